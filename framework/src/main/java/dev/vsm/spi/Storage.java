@@ -1,0 +1,98 @@
+package dev.vsm.spi;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One configured storage, opened by its {@link StoragePlugin}. The engine calls these methods
+ * with the storage activated and, for every change (alloc, free, create-base, clone), with the
+ * storage lock held. Optional capabilities have default methods that refuse; plugins override
+ * what they support.
+ */
+public interface Storage {
+    StorageConfig config();
+
+    /** Parses the part of a volume id after the storage id. */
+    VolumeName parseVolname(String volname);
+
+    /** Where the volume lives on this host (file or block device); nothing needs to exist. */
+    Path path(VolumeName volume);
+
+    /** The volume id of a path on this storage, if the path is one of its volumes. */
+    default Optional<String> volnameForPath(Path path) {
+        return Optional.empty();
+    }
+
+    /** Allocates a volume and returns its volume name. */
+    String allocImage(AllocRequest request);
+
+    /**
+     * Frees a volume. A plugin that must do slow work after the fast part (zeroing a removed LV)
+     * returns it as a task, which the engine runs after releasing the storage lock.
+     */
+    Optional<Runnable> freeImage(VolumeName volume);
+
+    /** The images (VM and container disks) on this storage, of one owner when {@code vmid} is not null. */
+    List<VolumeInfo> listImages(Integer vmid);
+
+    /** The volumes of the given content types, of one owner when {@code vmid} is not null. */
+    default List<VolumeInfo> listVolumes(Integer vmid, Set<ContentType> types) {
+        if (types.contains(ContentType.IMAGES) || types.contains(ContentType.ROOTDIR)) {
+            return listImages(vmid).stream().filter(v -> types.contains(v.content())).toList();
+        }
+        return List.of();
+    }
+
+    /** Size, format, allocation and backing of one volume. */
+    ImageInfo volumeSizeInfo(VolumeName volume);
+
+    /** Grows a volume to {@code sizeBytes}. */
+    default void volumeResize(VolumeName volume, long sizeBytes) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot resize volumes", config().id(), config().type());
+    }
+
+    /** Turns a volume into a base (template) volume and returns its new volume name. */
+    default String createBase(VolumeName volume) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot create base volumes", config().id(), config().type());
+    }
+
+    /** Makes a linked clone of a base volume for {@code vmid} and returns its volume name. */
+    default String cloneImage(VolumeName base, int vmid) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot clone volumes", config().id(), config().type());
+    }
+
+    /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
+    StorageStatus status();
+
+    default void activate() {}
+
+    default void deactivate() {}
+
+    default void activateVolume(VolumeName volume) {}
+
+    default void deactivateVolume(VolumeName volume) {}
+
+    /** Whether the volume (or its snapshot, when {@code snapshot} is not null) supports a feature. */
+    default boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+        return false;
+    }
+
+    /** The features a volume supports, from {@link #hasFeature}. */
+    default Set<Feature> features(VolumeName volume) {
+        Set<Feature> set = EnumSet.noneOf(Feature.class);
+        for (Feature f : Feature.values()) {
+            if (hasFeature(f, volume, null, false)) {
+                set.add(f);
+            }
+        }
+        return set;
+    }
+
+    /** The preallocation/qemu-img option hook: how this storage wants its images made. */
+    default ImageOptions imageOptions() {
+        return ImageOptions.of(config());
+    }
+}

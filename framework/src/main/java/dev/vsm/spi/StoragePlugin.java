@@ -1,0 +1,32 @@
+package dev.vsm.spi;
+
+/**
+ * A storage type, found with {@link java.util.ServiceLoader} (list the class in
+ * {@code META-INF/services/dev.vsm.spi.StoragePlugin}). It describes the type and opens
+ * {@link Storage}s from configuration sections. Implementations need a public no-argument
+ * constructor and should do no work in it.
+ */
+public interface StoragePlugin {
+    /** The SPI version this plugin was built for; loaded when {@link StorageApi#accepts(int)}. */
+    default int apiVersion() {
+        return StorageApi.VERSION;
+    }
+
+    /** The type name used in configuration ({@code dir}, {@code lvm}, ...): lower case, a valid identifier. */
+    String type();
+
+    /** The properties, content types and formats a section of this type may hold. */
+    PluginSchema schema();
+
+    /** Opens one configured storage. Cheap: no I/O until an operation is called. */
+    Storage open(StorageConfig config, StorageContext context);
+
+    /** Called before a new storage section is written; may refuse it (throw) or prepare the storage. */
+    default void onAdd(StorageConfig config, StorageContext context) {}
+
+    /** Called before a changed storage section is written; may refuse the change. */
+    default void onUpdate(StorageConfig before, StorageConfig after, StorageContext context) {}
+
+    /** Called before a storage section is removed. Data is never touched by vsm when a storage is removed. */
+    default void onDelete(StorageConfig config, StorageContext context) {}
+}

@@ -1,0 +1,64 @@
+package dev.vsm.spi;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A volume id, {@code storeid:volname}. The volume name is everything after the first colon
+ * that follows a valid storage id; it may itself hold colons and slashes.
+ */
+public record VolumeId(String storage, String volname) {
+    private static final Pattern VOLID =
+            Pattern.compile("^([a-z][a-z0-9\\-_.]*[a-z0-9]):(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+    private static final Pattern STORAGE_ID = Pattern.compile("^[a-z][a-z0-9\\-_.]*[a-z0-9]$", Pattern.CASE_INSENSITIVE);
+
+    public VolumeId {
+        requireNonNull(storage, "storage");
+        requireNonNull(volname, "volname");
+    }
+
+    /** Parses {@code storeid:volname}; fails with pve's {@code unable to parse volume ID '<volid>'}. */
+    public static VolumeId parse(String volid) {
+        Matcher m = VOLID.matcher(requireNonNull(volid, "volid"));
+        if (!m.matches() || volid.indexOf('\0') >= 0 || volid.contains("\n")) {
+            throw StorageException.badInput("unable to parse volume ID '%s'", printable(volid));
+        }
+        return new VolumeId(m.group(1), m.group(2));
+    }
+
+    /** Checks a storage id as pve's {@code parse_storage_id} does and returns it. */
+    public static String checkStorageId(String id) {
+        requireNonNull(id, "id");
+        if (id.length() < 2) {
+            throw StorageException.badInput("storage ID '%s' cannot be shorter than 2 characters", printable(id));
+        }
+        if (!STORAGE_ID.matcher(id).matches()) {
+            throw StorageException.badInput("storage ID '%s' contains illegal characters", printable(id));
+        }
+        return id;
+    }
+
+    /** Makes a user-supplied string safe to echo in a one-line message (no control characters). */
+    public static String printable(String s) {
+        StringBuilder b = new StringBuilder(Math.min(s.length(), 256));
+        for (int i = 0; i < s.length() && b.length() < 256; i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                b.append(String.format("\\x%02x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        if (b.length() >= 256) {
+            b.append("...");
+        }
+        return b.toString();
+    }
+
+    @Override
+    public String toString() {
+        return storage + ":" + volname;
+    }
+}
