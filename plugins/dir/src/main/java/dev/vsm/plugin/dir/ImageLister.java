@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * allocation from qemu-img, and for a linked clone the volume id that names its base.
  */
 final class ImageLister {
-    private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,8}");
+    /** A VMID directory: written canonically and fitting an int, as volume names require. */
+    private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,9}");
     private static final Pattern IMAGE_FILE = Pattern.compile("[^/]+\\.(qcow2|raw|subvol|vmdk)");
     private static final Pattern BACKING = Pattern.compile("\\.\\./(\\d+)/([^/]+\\.(?:qcow2|raw|subvol|vmdk))");
     private static final Pattern NOT_IN_FORMAT = Pattern.compile("Image is not in \\S+ format$");
@@ -60,7 +61,8 @@ final class ImageLister {
         List<Path> owners = vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(layout.subdir(ContentType.IMAGES));
         List<Path> files = new ArrayList<>();
         for (Path ownerDir : owners) {
-            if (!OWNER.matcher(ownerDir.getFileName().toString()).matches()) {
+            String owner = ownerDir.getFileName().toString();
+            if (!OWNER.matcher(owner).matches() || Long.parseLong(owner) > Integer.MAX_VALUE) {
                 continue;
             }
             for (Path file : FileStat.entries(ownerDir)) {
