@@ -1,0 +1,141 @@
+package dev.vsm.config;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.config.StorageConfigs.Origin;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.StorageConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Reads a configuration: the file's bytes (at most {@value #MAX_BYTES}), their digest, their
+ * YAML ({@link ConfigParser}), each section checked against its type's schema
+ * ({@link SectionValidator}) or kept as an {@link UnloadedSection}. Any problem fails the whole
+ * read with every problem found, naming file and line: vsm never runs on half a configuration.
+ */
+final class ConfigReader {
+    static final int MAX_BYTES = 1 << 20;
+    private static final byte[] NO_BYTES = new byte[0];
+
+    private final Function<String, Optional<PluginSchema>> schemas;
+
+    ConfigReader(Function<String, Optional<PluginSchema>> schemas) {
+        this.schemas = requireNonNull(schemas, "schemas");
+    }
+
+    /** The configuration at {@code location}; when its file does not exist, see {@link ConfigLocation}. */
+    StorageConfigs read(ConfigLocation location) {
+        Optional<byte[]> bytes = readFile(location.file());
+        if (bytes.isPresent()) {
+            return parse(location.file(), Origin.FILE, location.file().toString(), bytes.get(), bytes.get());
+        }
+        if (location.explicit()) {
+            return new StorageConfigs(location.file(), Origin.NEW_FILE, sha1(NO_BYTES), ConfigContents.EMPTY, List.of());
+        }
+        byte[] defaults = BuiltInDefault.yaml(location.defaultLocalDir()).getBytes(StandardCharsets.UTF_8);
+        return parse(location.file(), Origin.BUILT_IN_DEFAULT, BuiltInDefault.LABEL, defaults, NO_BYTES);
+    }
+
+    /**
+     * Reads {@code bytes} as the configuration of {@code file}.
+     *
+     * @param label       how the source is named in messages
+     * @param digestBytes what the digest is computed over (the file's bytes; none for the built-in default)
+     */
+    StorageConfigs parse(Path file, Origin origin, String label, byte[] bytes, byte[] digestBytes) {
+        List<ConfigProblem> problems = new ArrayList<>();
+        ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes), problems);
+        List<String> order = new ArrayList<>();
+        Map<String, StorageConfig> storages = new LinkedHashMap<>();
+        Map<String, UnloadedSection> unloaded = new LinkedHashMap<>();
+        List<String> warnings = new ArrayList<>();
+        for (ConfigParser.Section s : doc.sections()) {
+            Optional<PluginSchema> schema = schemas.apply(s.type());
+            if (schema.isEmpty()) {
+                UnloadedSection section = new UnloadedSection(s.id(), s.type(), s.line(), s.node());
+                unloaded.put(s.id(), section);
+                order.add(s.id());
+                warnings.add(section.warning(label));
+                continue;
+            }
+            SectionValidator.validate(label, s.line(), s.id(), s.id(), s.type(), schema.get(), s.properties(), problems)
+                    .ifPresent(config -> {
+                        storages.put(s.id(), config);
+                        order.add(s.id());
+                    });
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        ConfigContents contents = new ConfigContents(doc.topLevelKeys(), doc.reserved(), order, storages, unloaded);
+        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings);
+    }
+
+    /** The file's bytes, or empty when it does not exist. */
+    private static Optional<byte[]> readFile(Path file) {
+        String label = file.toString();
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (!attributes.isRegularFile()) {
+                throw problem(label, "not a regular file");
+            }
+            try (InputStream in = Files.newInputStream(file)) {
+                byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+                if (bytes.length > MAX_BYTES) {
+                    throw problem(label, "the file is larger than 1 MiB - is it really a storage configuration?");
+                }
+                return Optional.of(bytes);
+            }
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (AccessDeniedException e) {
+            throw problem(label, "cannot read the file: permission denied");
+        } catch (IOException e) {
+            throw problem(label, "cannot read the file: " + e.getMessage());
+        }
+    }
+
+    private static String decode(String label, byte[] bytes) {
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
+            return text.startsWith("\uFEFF") ? text.substring(1) : text;
+        } catch (CharacterCodingException e) {
+            throw problem(label, "the file is not UTF-8 text");
+        }
+    }
+
+    static String sha1(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-1", e);
+        }
+    }
+
+    private static ConfigException problem(String label, String message) {
+        return new ConfigException(new ConfigProblem(label, 0, null, null, message));
+    }
+}

@@ -1,0 +1,156 @@
+package dev.vsm.config;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.config.StorageConfigs.Origin;
+import dev.vsm.lock.FileLocks;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The storage configuration file: reading it, and changing it safely.
+ *
+ * <p>Reading needs no lock (the file is only ever replaced whole). Every edit runs as one
+ * transaction under the {@value #LOCK} lock: re-read the file, check the edit against it, run
+ * the plugin's hook, write the new file atomically ({@link AtomicFile}) — so concurrent edits
+ * from threads or processes all land, none is lost. An edit that changes nothing writes nothing.
+ * Before writing, the new text is read back through the same checks: vsm never writes a file
+ * it would refuse to read.
+ *
+ * <p>Errors found under the lock carry pve's prefix ({@code create storage failed: },
+ * {@code update storage failed: }, {@code delete storage failed: }); those found before (the
+ * values of an add) do not, as in pve.
+ *
+ * <p>Schemas come from {@code schemas}, a lookup by type name (the plugin registry's), so this
+ * package does not depend on how plugins are found.
+ */
+public final class ConfigStore {
+    /** The name of the lock held while the configuration is edited. */
+    public static final String LOCK = "storage-config";
+
+    private final ConfigLocation location;
+    private final Function<String, Optional<PluginSchema>> schemas;
+    private final FileLocks locks;
+    private final ConfigReader reader;
+    private final ConfigEditor editor;
+
+    public ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks) {
+        this.location = requireNonNull(location, "location");
+        this.schemas = requireNonNull(schemas, "schemas");
+        this.locks = requireNonNull(locks, "locks");
+        this.reader = new ConfigReader(schemas);
+        this.editor = new ConfigEditor(schemas);
+    }
+
+    public ConfigLocation location() {
+        return location;
+    }
+
+    /**
+     * The configuration, for commands that read it.
+     *
+     * @throws ConfigException when the file is not valid (every problem, with file and line)
+     * @throws StorageException (BAD_INPUT) {@code config file '<f>' does not exist} for a missing
+     *                          file given with {@code --config} (see {@link ConfigLocation})
+     */
+    public StorageConfigs load() {
+        StorageConfigs configs = reader.read(location);
+        if (configs.origin() == Origin.NEW_FILE) {
+            throw StorageException.badInput("config file '%s' does not exist (a command that adds a storage creates it)",
+                    location.file());
+        }
+        return configs;
+    }
+
+    /** {@code vsm add}: {@link #apply} without hooks, not a dry run. */
+    public EditResult add(String type, String id, Map<String, ?> values) {
+        return apply(new ConfigEdit.Add(type, id, values), ConfigHooks.NONE, false);
+    }
+
+    /** {@code vsm set}: {@link #apply} without hooks, not a dry run. */
+    public EditResult update(String id, Map<String, ?> set, Collection<String> delete, String digest) {
+        return apply(new ConfigEdit.Update(id, set, delete, digest), ConfigHooks.NONE, false);
+    }
+
+    /** {@code vsm remove}: {@link #apply} without hooks, not a dry run. */
+    public EditResult remove(String id) {
+        return apply(new ConfigEdit.Remove(id), ConfigHooks.NONE, false);
+    }
+
+    /**
+     * Applies an edit: checks it, runs the hook, writes the file.
+     *
+     * @param hooks  the plugin's hooks, run after the checks and before the write
+     * @param dryRun when true, nothing is written (and no lock taken); the result tells what would
+     *               be written, its {@link EditResult#changes()} are the lines to print
+     * @throws StorageException (BAD_INPUT) when the edit is refused, in pve's words; FAILED when
+     *                          the lock or the write fails. The file is unchanged in both cases.
+     */
+    public EditResult apply(ConfigEdit edit, ConfigHooks hooks, boolean dryRun) {
+        requireNonNull(edit, "edit");
+        requireNonNull(hooks, "hooks");
+        StorageConfig added = edit instanceof ConfigEdit.Add add ? editor.checkNew(add) : null;
+        if (dryRun) {
+            return transaction(edit, added, hooks, true);
+        }
+        return locks.withLock(LOCK, FileLocks.DEFAULT_TIMEOUT, () -> transaction(edit, added, hooks, false));
+    }
+
+    private EditResult transaction(ConfigEdit edit, StorageConfig added, ConfigHooks hooks, boolean dryRun) {
+        try {
+            StorageConfigs current = reader.read(location);
+            ConfigEditor.Change change;
+            if (edit instanceof ConfigEdit.Update update) {
+                change = editor.update(current, update);
+            } else if (edit instanceof ConfigEdit.Remove remove) {
+                change = editor.remove(current, remove);
+            } else {
+                change = editor.add(current.contents(), added);
+            }
+            runHooks(change, hooks);
+            if (change.contents().equals(current.contents())) {
+                return new EditResult(current, current, List.of(), false);
+            }
+            byte[] bytes = ConfigWriter.render(change.contents(), schemas).getBytes(StandardCharsets.UTF_8);
+            StorageConfigs after = readBack(bytes);
+            List<String> changes = DryRunLines.writeFile(location.file());
+            if (!dryRun) {
+                AtomicFile.removeStaleTemporaries(location.file());
+                AtomicFile.write(location.file(), bytes);
+            }
+            return new EditResult(current, after, changes, !dryRun);
+        } catch (ConfigException e) {
+            throw e.prefixed(edit.errorPrefix());
+        } catch (StorageException e) {
+            throw new StorageException(e.kind(), edit.errorPrefix() + e.getMessage(), e);
+        }
+    }
+
+    private static void runHooks(ConfigEditor.Change change, ConfigHooks hooks) {
+        if (change.before() != null && change.after() != null) {
+            hooks.onUpdate(change.before(), change.after());
+        } else if (change.after() != null) {
+            hooks.onAdd(change.after());
+        } else if (change.before() != null) {
+            hooks.onDelete(change.before());
+        }
+        // else: a section of a type that is not loaded was removed; it has no plugin to ask
+    }
+
+    /** The new file as a later load will see it; refuses (FAILED, nothing written) what would not read back. */
+    private StorageConfigs readBack(byte[] bytes) {
+        try {
+            return reader.parse(location.file(), Origin.FILE, location.file().toString(), bytes, bytes);
+        } catch (ConfigException e) {
+            throw new StorageException(StorageException.Kind.FAILED,
+                    "internal error: the new configuration would not read back (nothing written): " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.vsm.lock;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Named exclusive locks, each backed by a file {@code <directory>/<name>.lock} locked with
+ * {@link FileChannel#tryLock()} (an {@code fcntl} lock on Linux), so that vsm processes on one host
+ * exclude each other. This is pve's {@code lock_file}: used as {@code storage-<id>} around
+ * changes to one storage and as {@code storage-config} around edits of the configuration file.
+ *
+ * <ul>
+ *   <li>Threads of one JVM exclude each other too (a file lock alone cannot: it belongs to the
+ *       process), through one in-process lock per lock file, shared by every {@code FileLocks}.</li>
+ *   <li>Re-entrant: a thread that holds a lock and asks for it again just runs the work.</li>
+ *   <li>Waiting is bounded ({@link #DEFAULT_TIMEOUT}, pve's 10 s). While waiting,
+ *       {@code trying to acquire lock...} is printed once to the progress stream, completed by
+ *       {@code  OK} or {@code  failed}; a timeout fails with pve's
+ *       {@code can't lock file '<file>' - got timeout}.</li>
+ *   <li>Lock files are left in place after use: deleting them would let two processes hold
+ *       "the same" lock on two different files.</li>
+ * </ul>
+ */
+public final class FileLocks {
+    /** How long to wait for a lock unless told otherwise (pve's default). */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
+    private static final long MAX_POLL_MILLIS = 100;
+
+    /** One in-process lock per lock file, shared by all instances so that two of them on one directory still exclude. */
+    private static final ConcurrentMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
+
+    private final Path directory;
+    private final PrintStream progress;
+
+    /**
+     * @param directory where the lock files live; must exist and be writable
+     * @param progress  where {@code trying to acquire lock...} goes (pve: stderr)
+     */
+    public FileLocks(Path directory, PrintStream progress) {
+        this.directory = requireNonNull(directory, "directory").toAbsolutePath().normalize();
+        this.progress = requireNonNull(progress, "progress");
+    }
+
+    /** Locks in {@link LockDirectory#resolve()}, printing progress to stderr. */
+    public static FileLocks atDefaultLocation() {
+        return new FileLocks(LockDirectory.resolve(), System.err);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** The file behind lock {@code name}. */
+    public Path file(String name) {
+        requireNonNull(name, "name");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("bad lock name '" + name + "': use letters, digits, '.', '_' and '-'");
+        }
+        return directory.resolve(name + ".lock");
+    }
+
+    /** Runs {@code work} holding lock {@code name}, waiting at most {@link #DEFAULT_TIMEOUT} for it. */
+    public <T> T withLock(String name, Supplier<T> work) {
+        return withLock(name, DEFAULT_TIMEOUT, work);
+    }
+
+    /**
+     * Runs {@code work} holding lock {@code name} and returns its result. Exceptions from
+     * {@code work} pass through unchanged; the lock is released in every case.
+     *
+     * @throws StorageException (FAILED) {@code can't lock file '<file>' - got timeout} when the
+     *                          lock is not free within {@code timeout}
+     */
+    public <T> T withLock(String name, Duration timeout, Supplier<T> work) {
+        requireNonNull(timeout, "timeout");
+        requireNonNull(work, "work");
+        Path file = file(name);
+        ReentrantLock inProcess = IN_PROCESS.computeIfAbsent(file, f -> new ReentrantLock(true));
+        if (inProcess.isHeldByCurrentThread()) {
+            return work.get();
+        }
+        Acquisition acquisition = new Acquisition(file, System.nanoTime() + timeout.toNanos());
+        acquisition.lockInProcess(inProcess);
+        try {
+            FileChannel channel = acquisition.lockFile();
+            try {
+                acquisition.reportSuccess();
+                return work.get();
+            } finally {
+                closeQuietly(channel);
+            }
+        } finally {
+            inProcess.unlock();
+        }
+    }
+
+    /** Like {@link #withLock(String, Duration, Supplier)} for work without a result. */
+    public void runWithLock(String name, Duration timeout, Runnable work) {
+        requireNonNull(work, "work");
+        withLock(name, timeout, () -> {
+            work.run();
+            return null;
+        });
+    }
+
+    /** Whether the calling thread holds lock {@code name} (through any {@code FileLocks} on this directory). */
+    public boolean isHeldByCurrentThread(String name) {
+        ReentrantLock lock = IN_PROCESS.get(file(name));
+        return lock != null && lock.isHeldByCurrentThread();
+    }
+
+    /** One attempt to take a lock: the in-process part, then the file part, sharing one deadline. */
+    private final class Acquisition {
+        private final Path file;
+        private final long deadline;
+        private boolean waited;
+
+        Acquisition(Path file, long deadline) {
+            this.file = file;
+            this.deadline = deadline;
+        }
+
+        void lockInProcess(ReentrantLock lock) {
+            if (lock.tryLock()) {
+                return;
+            }
+            startWaiting();
+            try {
+                if (!lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    throw timeout();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw interrupted();
+            }
+        }
+
+        /** Opens the lock file and locks it; the returned channel holds the lock until closed. */
+        FileChannel lockFile() {
+            FileChannel channel = open();
+            try {
+                long pause = 10;
+                while (true) {
+                    FileLock lock = channel.tryLock();
+                    if (lock != null) {
+                        return channel;
+                    }
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    if (left <= 0) {
+                        throw timeout();
+                    }
+                    startWaiting();
+                    Thread.sleep(Math.min(pause, left));
+                    pause = Math.min(pause * 2, MAX_POLL_MILLIS);
+                }
+            } catch (IOException e) {
+                closeQuietly(channel);
+                throw StorageException.failed(e, "can't lock file '%s' - %s", file, e.getMessage());
+            } catch (InterruptedException e) {
+                closeQuietly(channel);
+                Thread.currentThread().interrupt();
+                throw interrupted();
+            } catch (RuntimeException e) {
+                closeQuietly(channel);
+                throw e;
+            }
+        }
+
+        private FileChannel open() {
+            try {
+                return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException e) {
+                throw StorageException.failed(e, "can't open file '%s' - %s", file, e.getMessage());
+            }
+        }
+
+        private void startWaiting() {
+            if (!waited) {
+                waited = true;
+                progress.print("trying to acquire lock...");
+                progress.flush();
+            }
+        }
+
+        void reportSuccess() {
+            if (waited) {
+                progress.println(" OK");
+            }
+        }
+
+        private StorageException timeout() {
+            if (waited) {
+                progress.println(" failed");
+            }
+            return StorageException.failed("can't lock file '%s' - got timeout", file);
+        }
+
+        private StorageException interrupted() {
+            if (waited) {
+                progress.println(" failed");
+            }
+            return StorageException.failed("can't lock file '%s' - interrupted", file);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing releases the lock even when it reports an error; nothing more to do
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.vsm.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.spi.StorageException;
+import dev.vsm.testing.ChildJvm;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileLocksTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream progressBytes = new ByteArrayOutputStream();
+    private final PrintStream progress = new PrintStream(progressBytes, true, StandardCharsets.UTF_8);
+    private final List<Process> children = new ArrayList<>();
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopChildren() throws Exception {
+        for (Process p : children) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        pool.shutdownNow();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private FileLocks locks() {
+        return new FileLocks(dir, progress);
+    }
+
+    private String progress() {
+        return progressBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void runsTheWorkAndReturnsItsResultWithTheLockFileInTheDirectory() {
+        FileLocks locks = locks();
+        String result = locks.withLock("storage-local", Duration.ofSeconds(1), () -> {
+            assertThat(locks.isHeldByCurrentThread("storage-local")).isTrue();
+            return "done";
+        });
+        assertThat(result).isEqualTo("done");
+        assertThat(dir.resolve("storage-local.lock")).exists();
+        assertThat(locks.isHeldByCurrentThread("storage-local")).isFalse();
+        assertThat(progress()).isEmpty();
+    }
+
+    @Test
+    void isReentrantWithinOneThread() {
+        FileLocks locks = locks();
+        int depth = locks.withLock("storage-config", Duration.ofMillis(100),
+                () -> locks.withLock("storage-config", Duration.ofMillis(100),
+                        () -> new FileLocks(dir, progress).withLock("storage-config", Duration.ofMillis(100), () -> 3)));
+        assertThat(depth).isEqualTo(3);
+        assertThat(progress()).isEmpty();
+    }
+
+    @Test
+    void differentNamesDoNotExcludeEachOther() throws Exception {
+        FileLocks locks = locks();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> locks.runWithLock("storage-a", Duration.ofSeconds(1), () -> {
+            held.countDown();
+            await(release);
+        }));
+        held.await();
+        assertThat(locks.withLock("storage-b", Duration.ZERO, () -> "free")).isEqualTo("free");
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void releasesTheLockWhenTheWorkThrows() {
+        FileLocks locks = locks();
+        assertThatThrownBy(() -> locks.runWithLock("storage-x", Duration.ofSeconds(1), () -> {
+            throw new IllegalStateException("boom");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+        assertThat(locks.isHeldByCurrentThread("storage-x")).isFalse();
+        assertThat(locks.withLock("storage-x", Duration.ZERO, () -> 1)).isEqualTo(1);
+    }
+
+    @Test
+    void threadsExcludeEachOther() throws Exception {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        int[] counter = {0};
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            // a FileLocks per thread, as separate engine objects would have
+            FileLocks locks = new FileLocks(dir, progress);
+            futures.add(pool.submit(() -> {
+                for (int i = 0; i < 25; i++) {
+                    locks.runWithLock("storage-config", Duration.ofSeconds(30), () -> {
+                        maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                        int read = counter[0];
+                        Thread.yield();
+                        counter[0] = read + 1;
+                        inside.decrementAndGet();
+                    });
+                }
+            }));
+        }
+        for (Future<?> f : futures) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(maxInside.get()).isEqualTo(1);
+        assertThat(counter[0]).isEqualTo(200);
+    }
+
+    @Test
+    void aThreadWaitingTooLongGetsPvesTimeoutMessage() throws Exception {
+        FileLocks locks = locks();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> locks.runWithLock("storage-local", Duration.ofSeconds(1), () -> {
+            held.countDown();
+            await(release);
+        }));
+        held.await();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> locks.withLock("storage-local", Duration.ofMillis(300), () -> "never"))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .hasMessage("can't lock file '" + dir.resolve("storage-local.lock") + "' - got timeout");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+        assertThat(progress()).isEqualTo("trying to acquire lock... failed" + System.lineSeparator());
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWaitingThreadGetsTheLockWhenItIsReleased() throws Exception {
+        FileLocks locks = locks();
+        CountDownLatch held = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> locks.runWithLock("storage-local", Duration.ofSeconds(1), () -> {
+            held.countDown();
+            sleep(300);
+        }));
+        held.await();
+        assertThat(locks.withLock("storage-local", Duration.ofSeconds(10), () -> "mine")).isEqualTo("mine");
+        assertThat(progress()).isEqualTo("trying to acquire lock... OK" + System.lineSeparator());
+        holder.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anotherProcessHoldingTheLockMakesUsWaitAndTimeOut() throws Exception {
+        Process child = startChild("hold", dir.toString(), "storage-config");
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("locked");
+
+        FileLocks locks = locks();
+        assertThatThrownBy(() -> locks.withLock("storage-config", Duration.ofMillis(400), () -> "never"))
+                .hasMessage("can't lock file '" + dir.resolve("storage-config.lock") + "' - got timeout");
+
+        // release: the child holds until its stdin closes
+        child.getOutputStream().close();
+        assertThat(locks.withLock("storage-config", Duration.ofSeconds(20), () -> "mine")).isEqualTo("mine");
+        assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).isZero();
+    }
+
+    @Test
+    void weHoldingTheLockMakesAnotherProcessTimeOut() throws Exception {
+        String output = locks().withLock("storage-local", Duration.ofSeconds(1), () -> {
+            try {
+                Process child = startChild("try", dir.toString(), "storage-local", "300");
+                String text = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(child.exitValue()).isEqualTo(1);
+                return text;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(output).contains("trying to acquire lock... failed")
+                .contains("can't lock file '" + dir.resolve("storage-local.lock") + "' - got timeout");
+
+        Process again = startChild("try", dir.toString(), "storage-local", "5000");
+        assertThat(new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("acquired\n");
+        assertThat(again.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(again.exitValue()).isZero();
+    }
+
+    @Test
+    void refusesNamesThatAreNotPlainFileNames() {
+        FileLocks locks = locks();
+        for (String bad : List.of("", "../etc/passwd", "a/b", ".hidden", "with space")) {
+            assertThatThrownBy(() -> locks.withLock(bad, Duration.ZERO, () -> 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("bad lock name");
+        }
+        assertThat(Files.exists(dir.resolve("etc"))).isFalse();
+    }
+
+    @Test
+    void doesNotFollowASymlinkPlantedAsLockFile() throws Exception {
+        Path victim = Files.writeString(dir.resolve("victim"), "keep");
+        Files.createSymbolicLink(dir.resolve("storage-evil.lock"), victim);
+        assertThatThrownBy(() -> locks().withLock("storage-evil", Duration.ZERO, () -> 1))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("can't open file '" + dir.resolve("storage-evil.lock") + "'");
+        assertThat(victim).hasContent("keep");
+    }
+
+    private Process startChild(String... args) throws java.io.IOException {
+        Process p = ChildJvm.start(LockHolderMain.class, List.of(FileLocks.class, StorageException.class), args);
+        children.add(p);
+        return p;
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
