@@ -6,6 +6,7 @@ import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Every qemu-img argv and {@code -o} option string vsm runs, built in this one place
@@ -23,9 +24,14 @@ public final class QemuImgCommands {
     private static final int SUBCLUSTER_MIN_CLUSTER = 16 * 1024;
 
     private final String program;
-    private final boolean extendedL2Supported;
+    private final BooleanSupplier extendedL2Supported;
 
     public QemuImgCommands(String program, boolean extendedL2Supported) {
+        this(program, () -> extendedL2Supported);
+    }
+
+    /** @param extendedL2Supported asked only when an image could get subclusters (it may run {@code qemu-img --version}) */
+    public QemuImgCommands(String program, BooleanSupplier extendedL2Supported) {
         this.program = program;
         this.extendedL2Supported = extendedL2Supported;
     }
@@ -106,8 +112,8 @@ public final class QemuImgCommands {
 
     /** Whether a qcow2 image made with these options gets extended L2 entries. */
     public boolean usesSubclusters(ImageOptions options, boolean backed) {
-        return extendedL2Supported && (options.subclusters() == Subclusters.ON
-                || (options.subclusters() == Subclusters.AUTO && backed));
+        boolean wanted = options.subclusters() == Subclusters.ON || (options.subclusters() == Subclusters.AUTO && backed);
+        return wanted && extendedL2Supported.getAsBoolean();
     }
 
     private List<String> clusterOptions(ImageOptions options, boolean backed) {

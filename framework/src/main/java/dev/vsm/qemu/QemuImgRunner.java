@@ -31,7 +31,8 @@ public final class QemuImgRunner implements QemuImg {
     private final String program;
     private final CommandRunner commands;
     private final Console console;
-    private QemuImgCommands argv;
+    private final QemuImgCommands argv;
+    private Boolean extendedL2;
 
     public QemuImgRunner(CommandRunner commands, Console console) {
         this(System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img"), commands, console);
@@ -41,14 +42,20 @@ public final class QemuImgRunner implements QemuImg {
         this.program = requireNonNull(program, "program");
         this.commands = requireNonNull(commands, "commands");
         this.console = requireNonNull(console, "console");
+        this.argv = new QemuImgCommands(program, this::extendedL2Supported);
     }
 
-    /** The argv builder, after probing once whether this qemu-img knows extended_l2 (QEMU 5.2+). */
-    public synchronized QemuImgCommands commands() {
-        if (argv == null) {
-            argv = new QemuImgCommands(program, probeExtendedL2());
-        }
+    /** The argv builder. */
+    public QemuImgCommands commands() {
         return argv;
+    }
+
+    /** Whether this qemu-img knows extended_l2 (QEMU 5.2+), probed once, when first needed. */
+    private synchronized boolean extendedL2Supported() {
+        if (extendedL2 == null) {
+            extendedL2 = probeExtendedL2();
+        }
+        return extendedL2;
     }
 
     private boolean probeExtendedL2() {

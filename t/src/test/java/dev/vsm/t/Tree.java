@@ -1,0 +1,36 @@
+package dev.vsm.t;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/** A snapshot of a directory tree (path → size, mtime, permissions) to prove a command changed nothing. */
+final class Tree {
+    private Tree() {}
+
+    static Map<String, String> snapshot(Path root) {
+        Map<String, String> map = new TreeMap<>();
+        if (!Files.exists(root)) {
+            return map;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(p -> !p.getFileName().toString().startsWith(".vsm-")).forEach(p -> {
+                try {
+                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+                    String perms = Files.isSymbolicLink(p) ? "link" : java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+                    map.put(root.relativize(p).toString(), (a.isDirectory() ? "d " : a.size() + " ") + a.lastModifiedTime() + " " + perms);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return map;
+    }
+}
