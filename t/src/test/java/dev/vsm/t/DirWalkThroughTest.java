@@ -14,6 +14,11 @@ class DirWalkThroughTest {
     @TempDir
     Path sandbox;
 
+    @org.junit.jupiter.api.AfterEach
+    void release() {
+        new Vsm(sandbox).releaseImmutable();
+    }
+
     @Test
     void allocListBaseCloneInfoFree() {
         Vsm vsm = new Vsm(sandbox);

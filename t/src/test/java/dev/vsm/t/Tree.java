@@ -9,7 +9,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
-/** A snapshot of a directory tree (path → size, mtime, permissions) to prove a command changed nothing. */
+/**
+ * A snapshot of a directory tree to prove a command changed nothing: every entry's path, and
+ * for files their size, modification time and permissions. Directories are compared by their
+ * entries and permissions only (their mtime moves when a file is made and removed again).
+ */
 final class Tree {
     private Tree() {}
 
@@ -19,11 +23,11 @@ final class Tree {
             return map;
         }
         try (Stream<Path> s = Files.walk(root)) {
-            s.filter(p -> !p.getFileName().toString().startsWith(".vsm-")).forEach(p -> {
+            s.filter(p -> !p.equals(root) && !p.getFileName().toString().startsWith(".vsm-") && !isLock(root.relativize(p))).forEach(p -> {
                 try {
                     BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
                     String perms = Files.isSymbolicLink(p) ? "link" : java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
-                    map.put(root.relativize(p).toString(), (a.isDirectory() ? "d " : a.size() + " ") + a.lastModifiedTime() + " " + perms);
+                    map.put(root.relativize(p).toString(), (a.isDirectory() ? "dir " : a.size() + " " + a.lastModifiedTime() + " ") + perms);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -32,5 +36,10 @@ final class Tree {
             throw new UncheckedIOException(e);
         }
         return map;
+    }
+
+    /** Lock files are not state: taking a lock to find that an edit is wrong leaves one behind, by design. */
+    private static boolean isLock(Path relative) {
+        return relative.startsWith("locks");
     }
 }

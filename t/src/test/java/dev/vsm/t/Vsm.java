@@ -110,6 +110,21 @@ final class Vsm {
         }
     }
 
+    /**
+     * Makes everything in the sandbox deletable again: base volumes are made immutable with
+     * {@code chattr +i} (as pve does), which would keep JUnit from removing the temp dir.
+     */
+    void releaseImmutable() {
+        try {
+            new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Writes a config file for this sandbox. */
     Vsm writeConfig(String yaml) {
         try {
