@@ -9,6 +9,9 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.ZeroOut;
+import dev.vsm.zeroout.Sysfs;
+import dev.vsm.zeroout.ZeroOutEngine;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -19,6 +22,7 @@ public final class DefaultStorageContext implements StorageContext {
     private final ProcessCommandRunner commands;
     private final LocalHostFiles files;
     private final QemuImgRunner qemuImg;
+    private final ZeroOutEngine zeroOut;
     private String nodeName;
 
     public DefaultStorageContext(boolean dryRun, Console console) {
@@ -27,6 +31,7 @@ public final class DefaultStorageContext implements StorageContext {
         this.commands = new ProcessCommandRunner(dryRun, console);
         this.files = new LocalHostFiles(dryRun, console);
         this.qemuImg = new QemuImgRunner(commands, console);
+        this.zeroOut = new ZeroOutEngine(commands, console, Sysfs.fromEnvironment(), dryRun);
     }
 
     @Override
@@ -47,6 +52,11 @@ public final class DefaultStorageContext implements StorageContext {
     /** The concrete qemu-img runner, for the engine's own use (per-command preallocation). */
     public QemuImgRunner qemuImgRunner() {
         return qemuImg;
+    }
+
+    @Override
+    public ZeroOut zeroOut() {
+        return zeroOut;
     }
 
     @Override

@@ -12,6 +12,9 @@ public interface StorageContext {
 
     QemuImg qemuImg();
 
+    /** The zero-out engine (LVM saferemove, {@code vsm wipe}). */
+    ZeroOut zeroOut();
+
     Console console();
 
     /** True under {@code --dry-run}: changes are printed, not made. */
