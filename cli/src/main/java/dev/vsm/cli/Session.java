@@ -7,6 +7,7 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.engine.FileStorageLocks;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
@@ -14,7 +15,9 @@ import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -85,9 +88,14 @@ public final class Session {
 
     public StorageContext context() {
         if (context == null) {
-            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()));
+            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()), storageLocks(), Map.of());
         }
         return context;
+    }
+
+    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    private StorageLocks storageLocks() {
+        return dryRun ? StorageLocks.NONE : new FileStorageLocks(locks());
     }
 
     public StorageManager manager() {
@@ -97,12 +105,9 @@ public final class Session {
         return manager;
     }
 
-    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    /** The engine's storage lock: the same lock plugins take through the context. */
     private <T> T locked(String storageId, Supplier<T> work) {
-        if (dryRun) {
-            return work.get();
-        }
-        return locks().withLock("storage-" + storageId, FileLocks.DEFAULT_TIMEOUT, work);
+        return context().locks().withStorageLock(storageId, work);
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

@@ -9,13 +9,18 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.Sysfs;
 import dev.vsm.zeroout.ZeroOutEngine;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 
-/** The real {@link StorageContext}: processes through commons-exec, local files, the installed qemu-img. */
+/**
+ * The real {@link StorageContext}: processes through commons-exec, local files, the installed
+ * qemu-img, the zero-out engine and the host's storage locks.
+ */
 public final class DefaultStorageContext implements StorageContext {
     private final boolean dryRun;
     private final Console console;
@@ -23,12 +28,24 @@ public final class DefaultStorageContext implements StorageContext {
     private final LocalHostFiles files;
     private final QemuImgRunner qemuImg;
     private final ZeroOutEngine zeroOut;
+    private final StorageLocks locks;
     private String nodeName;
 
+    /** A context without storage locks, for tests and single-process use. */
     public DefaultStorageContext(boolean dryRun, Console console) {
+        this(dryRun, console, StorageLocks.NONE, Map.of());
+    }
+
+    /**
+     * @param locks       the storage locks plugins take after the engine released its own
+     * @param environment variables set for every command run, over vsm's own environment (tests
+     *                    point {@code LVM_SYSTEM_DIR} at their own lvm.conf this way)
+     */
+    public DefaultStorageContext(boolean dryRun, Console console, StorageLocks locks, Map<String, String> environment) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
-        this.commands = new ProcessCommandRunner(dryRun, console);
+        this.locks = requireNonNull(locks, "locks");
+        this.commands = new ProcessCommandRunner(dryRun, console, environment);
         this.files = new LocalHostFiles(dryRun, console);
         this.qemuImg = new QemuImgRunner(commands, console);
         this.zeroOut = new ZeroOutEngine(commands, console, Sysfs.fromEnvironment(), dryRun);
@@ -57,6 +74,11 @@ public final class DefaultStorageContext implements StorageContext {
     @Override
     public ZeroOut zeroOut() {
         return zeroOut;
+    }
+
+    @Override
+    public StorageLocks locks() {
+        return locks;
     }
 
     @Override
