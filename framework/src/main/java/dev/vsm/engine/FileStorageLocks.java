@@ -8,8 +8,8 @@ import java.util.function.Supplier;
 
 /**
  * {@link StorageLocks} on vsm's lock files: {@code storage-<id>} is the lock the engine takes
- * around changes (pve's {@code lock_file} per storage), {@code storage-<id>.<name>} a plugin's
- * claim on a piece of work.
+ * around changes (pve's {@code lock_file} per storage), {@code claim-<name>} a plugin's claim on
+ * a piece of work.
  */
 public final class FileStorageLocks implements StorageLocks {
     private final FileLocks locks;
@@ -29,7 +29,10 @@ public final class FileStorageLocks implements StorageLocks {
     }
 
     @Override
-    public boolean tryExclusive(String storageId, String name, Runnable work) {
-        return locks.tryRunWithLock(storageLockName(storageId) + "." + name, work);
+    public boolean tryExclusive(String name, Runnable work) {
+        if (name.length() > 100) {
+            throw new IllegalArgumentException("claim name longer than 100 characters: " + name);
+        }
+        return locks.tryRunWithLock("claim-" + name, work);
     }
 }

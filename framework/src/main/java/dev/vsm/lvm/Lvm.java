@@ -81,10 +81,10 @@ public final class Lvm {
         run(LvmCommands.lvextend(lvPath, sizeKib));
     }
 
-    /** pve's {@code activate_volume} for a raw LV: {@code lvchange -aey}, then {@code --refresh}. */
-    public void activate(Path lvPath) {
-        run(LvmCommands.activate(lvPath));
-        run(LvmCommands.refresh(lvPath));
+    /** pve's {@code activate_volume}: {@code lvchange -aey}, then {@code --refresh}. */
+    public void activate(ActivationTarget target) {
+        run(LvmCommands.activate(target));
+        run(LvmCommands.refresh(target));
     }
 
     /** saferemove's activation before zeroing: {@code lvchange -aly}, then {@code --refresh}. */
@@ -93,8 +93,8 @@ public final class Lvm {
         run(LvmCommands.refreshForZeroing(lvPath));
     }
 
-    public void deactivate(Path lvPath) {
-        run(LvmCommands.deactivate(lvPath));
+    public void deactivate(ActivationTarget target) {
+        run(LvmCommands.deactivate(target));
     }
 
     public void deactivateGroup(String vg) {

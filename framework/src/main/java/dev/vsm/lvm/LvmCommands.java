@@ -114,20 +114,25 @@ public final class LvmCommands {
                 .withErrorPrefix("error resizing volume '" + lvPath + "'");
     }
 
-    /** {@code lvchange -aey <path>}: activate exclusively on this node (pve's {@code activate_volume}). */
-    public static Command activate(Path lvPath) {
-        return Command.of(LVCHANGE, "-aey", lvPath.toString()).withErrorPrefix("can't activate LV '" + lvPath + "'");
+    /** {@code lvchange -aey <target>}: activate exclusively on this node (pve's {@code activate_volume}). */
+    public static Command activate(ActivationTarget target) {
+        return lvchange("-aey", target).withErrorPrefix("can't activate " + target.description());
     }
 
-    /** {@code lvchange --refresh <path>}, after {@link #activate}. */
-    public static Command refresh(Path lvPath) {
-        return Command.of(LVCHANGE, "--refresh", lvPath.toString())
-                .withErrorPrefix("can't refresh LV '" + lvPath + "' for activation");
+    /** {@code lvchange --refresh <target>}, after {@link #activate}. */
+    public static Command refresh(ActivationTarget target) {
+        return lvchange("--refresh", target).withErrorPrefix("can't refresh " + target.description() + " for activation");
     }
 
-    /** {@code lvchange -aln <path>} (pve's {@code deactivate_volume}). */
-    public static Command deactivate(Path lvPath) {
-        return Command.of(LVCHANGE, "-aln", lvPath.toString()).withErrorPrefix("can't deactivate LV '" + lvPath + "'");
+    /** {@code lvchange -aln <target>} (pve's {@code deactivate_volume}). */
+    public static Command deactivate(ActivationTarget target) {
+        return lvchange("-aln", target).withErrorPrefix("can't deactivate " + target.description());
+    }
+
+    private static Command lvchange(String option, ActivationTarget target) {
+        List<String> argv = new ArrayList<>(List.of(LVCHANGE, option));
+        argv.addAll(target.args());
+        return Command.of(argv);
     }
 
     /** {@code lvchange -aly <path>}: activate a {@code del-} LV before zeroing it (saferemove). */

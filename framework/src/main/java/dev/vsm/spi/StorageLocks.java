@@ -21,12 +21,14 @@ public interface StorageLocks {
     <T> T withStorageLock(String storageId, Supplier<T> work);
 
     /**
-     * Runs {@code work} holding the lock {@code <storage>.<name>} if no one else holds it right now.
+     * Runs {@code work} holding the host-wide lock {@code name} if no one else holds it right now:
+     * a claim on a piece of work that is not tied to one storage (LVM: one LV, which two storages
+     * on the same volume group both see).
      *
-     * @param name letters, digits, {@code .}, {@code _} and {@code -}
+     * @param name up to 100 letters, digits, {@code .}, {@code _} and {@code -}
      * @return false, without running {@code work}, when another process or thread holds the lock
      */
-    boolean tryExclusive(String storageId, String name, Runnable work);
+    boolean tryExclusive(String name, Runnable work);
 
     /** No locking at all: for tests and tools that run alone. */
     StorageLocks NONE = new StorageLocks() {
@@ -36,7 +38,7 @@ public interface StorageLocks {
         }
 
         @Override
-        public boolean tryExclusive(String storageId, String name, Runnable work) {
+        public boolean tryExclusive(String name, Runnable work) {
             work.run();
             return true;
         }

@@ -60,16 +60,30 @@ class LvmCommandsTest {
     void resizeAndActivation() {
         assertThat(LvmCommands.lvextend(LV, 8192).argv()).containsExactly("/sbin/lvextend", "-L", "8192k", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.lvextend(LV, 8192).errorPrefix()).isEqualTo("error resizing volume '/dev/vg0/vm-100-disk-0'");
-        assertThat(LvmCommands.activate(LV).argv()).containsExactly("/sbin/lvchange", "-aey", "/dev/vg0/vm-100-disk-0");
-        assertThat(LvmCommands.activate(LV).errorPrefix()).isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0'");
-        assertThat(LvmCommands.refresh(LV).argv()).containsExactly("/sbin/lvchange", "--refresh", "/dev/vg0/vm-100-disk-0");
-        assertThat(LvmCommands.refresh(LV).errorPrefix()).isEqualTo("can't refresh LV '/dev/vg0/vm-100-disk-0' for activation");
-        assertThat(LvmCommands.deactivate(LV).argv()).containsExactly("/sbin/lvchange", "-aln", "/dev/vg0/vm-100-disk-0");
+        ActivationTarget lv = ActivationTarget.lv(LV);
+        assertThat(LvmCommands.activate(lv).argv()).containsExactly("/sbin/lvchange", "-aey", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.activate(lv).errorPrefix()).isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0'");
+        assertThat(LvmCommands.refresh(lv).argv()).containsExactly("/sbin/lvchange", "--refresh", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.refresh(lv).errorPrefix()).isEqualTo("can't refresh LV '/dev/vg0/vm-100-disk-0' for activation");
+        assertThat(LvmCommands.deactivate(lv).argv()).containsExactly("/sbin/lvchange", "-aln", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.deactivate(lv).errorPrefix()).isEqualTo("can't deactivate LV '/dev/vg0/vm-100-disk-0'");
         assertThat(LvmCommands.activateForZeroing(LV).argv()).containsExactly("/sbin/lvchange", "-aly", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.activateForZeroing(LV).errorPrefix())
                 .isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0' to zero-out its data");
         assertThat(LvmCommands.refreshForZeroing(LV).errorPrefix())
                 .isEqualTo("can't refresh LV '/dev/vg0/vm-100-disk-0' to zero-out its data");
+    }
+
+    @Test
+    void aQcow2VolumeIsActivatedWithItsChainSelectedByName() {
+        Path path = Path.of("/dev/vg0/vm-100-disk-0.qcow2");
+        ActivationTarget chain = ActivationTarget.volumeChain("vg0", "vm-100-disk-0.qcow2", path);
+        assertThat(LvmCommands.activate(chain).argv()).containsExactly("/sbin/lvchange", "-aey", "--select",
+                "vg_name = \"vg0\" && lv_name =~ '^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'");
+        assertThat(LvmCommands.activate(chain).errorPrefix())
+                .isEqualTo("can't activate volume chain for LV '/dev/vg0/vm-100-disk-0.qcow2'");
+        assertThat(ActivationTarget.volumeChain("vg0", "vm-1-a.b.qcow2", path).args().get(1))
+                .isEqualTo("vg_name = \"vg0\" && lv_name =~ '^(vm-1-a\\.b|snap_vm-1-a\\.b_.+)\\.qcow2$'");
     }
 
     @Test
