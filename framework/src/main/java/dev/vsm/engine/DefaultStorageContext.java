@@ -3,6 +3,7 @@ package dev.vsm.engine;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.exec.ProcessCommandRunner;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
@@ -15,7 +16,10 @@ import dev.vsm.zeroout.ZeroOutEngine;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** The real {@link StorageContext}: processes through commons-exec, local files, the installed qemu-img. */
+/**
+ * The real {@link StorageContext}: processes through commons-exec, local files, the installed
+ * qemu-img, the zero-out engine on the real block devices (sysfs at {@code $VSM_SYSFS}, else {@code /sys}).
+ */
 public final class DefaultStorageContext implements StorageContext {
     private final boolean dryRun;
     private final Console console;
@@ -25,13 +29,22 @@ public final class DefaultStorageContext implements StorageContext {
     private final ZeroOutEngine zeroOut;
     private String nodeName;
 
+    /** A context whose long jobs (zero-out) print one summary line each, for output that is not a terminal. */
     public DefaultStorageContext(boolean dryRun, Console console) {
+        this(dryRun, console, ProgressOutput.lines(console));
+    }
+
+    /**
+     * @param progress where long jobs show their progress: {@link ProgressOutput#terminal} redraws a
+     *                 line while they run, {@link ProgressOutput#lines} prints a summary at the end
+     */
+    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.commands = new ProcessCommandRunner(dryRun, console);
         this.files = new LocalHostFiles(dryRun, console);
         this.qemuImg = new QemuImgRunner(commands, console);
-        this.zeroOut = new ZeroOutEngine(commands, console, Sysfs.fromEnvironment(), dryRun);
+        this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
     }
 
     @Override
