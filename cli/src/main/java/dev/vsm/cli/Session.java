@@ -12,6 +12,7 @@ import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.lock.FileLocks;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -88,7 +89,10 @@ public final class Session {
 
     public StorageContext context() {
         if (context == null) {
-            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()), storageLocks(), Map.of());
+            StdConsole console = new StdConsole(vsm.out(), vsm.err());
+            boolean terminal = vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
+            context = new DefaultStorageContext(dryRun, console,
+                    terminal ? ProgressOutput.terminal(vsm.out()) : ProgressOutput.lines(console), storageLocks(), Map.of());
         }
         return context;
     }

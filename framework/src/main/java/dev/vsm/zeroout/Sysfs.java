@@ -58,6 +58,19 @@ public record Sysfs(Path root) {
         return firstNumber(root.resolve("class/block").resolve(name).resolve("size")).map(sectors -> sectors * 512);
     }
 
+    /**
+     * Bytes written to the device since boot: the sectors-written field (the 7th) of
+     * {@code <root>/class/block/<name>/stat}, which counts write-zeroes requests too.
+     */
+    public Optional<Long> bytesWritten(String name) {
+        try (Stream<String> lines = Files.lines(root.resolve("class/block").resolve(name).resolve("stat"))) {
+            return lines.findFirst().map(l -> l.strip().split("\\s+")).filter(f -> f.length > 6 && f[6].matches("\\d{1,18}"))
+                    .map(f -> Long.parseLong(f[6]) * 512);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** What holds the device ({@code holders/}: device-mapper targets, md arrays, ...), empty when none. */
     public List<String> holders(String name) {
         return names(root.resolve("class/block").resolve(name).resolve("holders"));
