@@ -1,9 +1,7 @@
 package dev.vsm.testing;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,14 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.opentest4j.TestAbortedException;
 
 /**
  * A real LVM volume group on a loop device, for tests: a sparse file, {@code losetup -f --show},
@@ -43,14 +39,13 @@ import org.opentest4j.TestAbortedException;
 public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback, AfterEachCallback,
         BeforeAllCallback, AfterAllCallback {
     private static final String LVM = "/sbin/lvm";
-    private static final String LOSETUP = "/sbin/losetup";
     private static final long MIB = 1024 * 1024;
 
     private final long sizeBytes;
     private final String name;
     private boolean perClass;
     private Path dir;
-    private String device;
+    private LoopDevice loop;
     private boolean pvCreated;
     private boolean vgCreated;
 
@@ -71,7 +66,12 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     /** The loop device holding the PV, e.g. {@code /dev/loop3}. */
     public String device() {
-        return requireCreated(device);
+        return requireCreated(loop).path().toString();
+    }
+
+    /** The sparse file behind the loop device. */
+    public Path backingFile() {
+        return requireCreated(loop).file();
     }
 
     /** The directory holding {@code lvm.conf}: what {@code LVM_SYSTEM_DIR} points at. */
@@ -113,26 +113,16 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     // --- set-up and tear-down
 
-    /** Makes the file, loop device, PV and VG. On any failure, undoes what was done and fails (or skips, outside CI). */
+    /** Makes the loop device, lvm.conf, PV and VG. On any failure, undoes what was done and fails (or skips, outside CI). */
     public LoopVolumeGroup create() {
-        requirePrerequisites();
+        HostTools.require("LVM volume groups on loop devices", LVM);
         try {
+            loop = LoopDevice.create(sizeBytes);
             dir = Files.createTempDirectory("vsm-lvm-");
-            Path conf = Files.createDirectories(dir.resolve("lvm"));
-            Path image = dir.resolve("pv.img");
-            try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
-                f.setLength(sizeBytes); // sparse
-            }
-            Command attach = exec(LOSETUP, "-f", "--show", image.toString());
-            if (attach.exit != 0) {
-                close();
-                unavailable("no free loop device: losetup -f --show failed: " + attach.output.strip());
-            }
-            device = attach.output.strip();
-            Files.writeString(conf.resolve("lvm.conf"), lvmConf(device));
-            mustRun(LVM, "pvcreate", "-q", device);
+            Files.writeString(Files.createDirectories(systemDir()).resolve("lvm.conf"), lvmConf(device()));
+            mustRun(LVM, "pvcreate", "-q", device());
             pvCreated = true;
-            mustRun(LVM, "vgcreate", "-q", name, device);
+            mustRun(LVM, "vgcreate", "-q", name, device());
             vgCreated = true;
             return this;
         } catch (IOException e) {
@@ -180,12 +170,16 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
             vgCreated = false;
         }
         if (pvCreated) {
-            tryRun(problems, LVM, "pvremove", "-f", "-y", device);
+            tryRun(problems, LVM, "pvremove", "-f", "-y", device());
             pvCreated = false;
         }
-        if (device != null) {
-            tryRun(problems, LOSETUP, "-d", device);
-            device = null;
+        if (loop != null) {
+            try {
+                loop.close();
+            } catch (AssertionError e) {
+                problems.add(e.getMessage());
+            }
+            loop = null;
         }
         if (dir != null) {
             try (Stream<Path> walk = Files.walk(dir)) {
@@ -250,40 +244,7 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
         return Optional.empty();
     }
 
-    // --- prerequisites and processes
-
-    private static void requirePrerequisites() {
-        if (!isRoot()) {
-            unavailable("needs root (losetup, pvcreate)");
-        }
-        if (!Files.isExecutable(Path.of(LVM))) {
-            unavailable("lvm2 is not installed (" + LVM + " missing): apt-get install lvm2");
-        }
-        if (!Files.isExecutable(Path.of(LOSETUP))) {
-            unavailable("losetup is not installed (" + LOSETUP + " missing)");
-        }
-        if (!Files.exists(Path.of("/dev/loop-control"))) {
-            unavailable("no loop device support (/dev/loop-control missing)");
-        }
-    }
-
-    private static boolean isRoot() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .filter(l -> l.startsWith("Uid:")).anyMatch(l -> l.split("\\s+")[2].equals("0"));
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Skips the test with the reason, or fails it under CI. */
-    private static void unavailable(String reason) {
-        String message = "real LVM test: " + reason;
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new AssertionError(message + " (CI=true: tests needing lvm2 must run, not skip)");
-        }
-        throw new TestAbortedException(message);
-    }
+    // --- processes
 
     private <T> T requireCreated(T value) {
         if (value == null) {
@@ -292,50 +253,18 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
         return value;
     }
 
-    private record Command(int exit, String output) {}
-
     private String mustRun(String... argv) {
-        Command c = exec(argv);
-        if (c.exit != 0) {
-            throw new AssertionError(String.join(" ", argv) + " failed (exit " + c.exit + "): " + c.output.strip());
-        }
-        return c.output;
+        return HostTools.mustRun(environmentIfSet(), argv);
     }
 
     private void tryRun(List<String> problems, String... argv) {
-        Command c = exec(argv);
-        if (c.exit != 0) {
-            problems.add(String.join(" ", argv) + ": exit " + c.exit + ": " + c.output.strip());
+        HostTools.Result r = HostTools.run(environmentIfSet(), argv);
+        if (!r.ok()) {
+            problems.add(String.join(" ", argv) + ": exit " + r.exit() + ": " + (r.out() + r.err()).strip());
         }
     }
 
-    /** Runs a tool with this group's lvm2 environment; stdout only (lvm2's warnings go to stderr, which is kept for failures). */
-    private Command exec(String... argv) {
-        try {
-            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-            if (dir != null) {
-                pb.environment().put("LVM_SYSTEM_DIR", dir.resolve("lvm").toString());
-            }
-            pb.environment().put("LVM_SUPPRESS_FD_WARNINGS", "1");
-            Path err = Files.createTempFile("vsm-lvm-err", ".txt");
-            try {
-                pb.redirectError(err.toFile());
-                Process p = pb.start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    return new Command(-1, "timed out: " + String.join(" ", argv));
-                }
-                int exit = p.exitValue();
-                return new Command(exit, exit == 0 ? out : out + Files.readString(err));
-            } finally {
-                Files.deleteIfExists(err);
-            }
-        } catch (IOException e) {
-            return new Command(-1, e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Command(-1, "interrupted");
-        }
+    private Map<String, String> environmentIfSet() {
+        return dir == null ? Map.of("LVM_SUPPRESS_FD_WARNINGS", "1") : environment();
     }
 }

@@ -13,9 +13,11 @@ class LoopVolumeGroupTest {
         LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(32).create();
         String device;
         Path dir;
+        Path file;
         try {
             device = vg.device();
             dir = vg.systemDir().getParent();
+            file = vg.backingFile();
             assertThat(device).startsWith("/dev/loop");
             assertThat(Files.readString(vg.systemDir().resolve("lvm.conf"))).contains("activation = 0", "a|^" + device + "$|");
             assertThat(vg.lvm("vgs", "--noheadings", "-o", "vg_name").strip()).isEqualTo(vg.name());
@@ -28,8 +30,9 @@ class LoopVolumeGroupTest {
             vg.close();
         }
         assertThat(dir).doesNotExist();
+        assertThat(file).doesNotExist();
         String attached = new String(new ProcessBuilder("/sbin/losetup", "-a").start().getInputStream().readAllBytes());
-        assertThat(attached).doesNotContain(dir.toString());
+        assertThat(attached).doesNotContain(file.toString());
     }
 
     @Test
