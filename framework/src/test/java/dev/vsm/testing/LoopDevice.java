@@ -28,6 +28,15 @@ public final class LoopDevice implements AutoCloseable {
 
     /** A new loop device of {@code sizeBytes} (sparse: it takes no space until written). */
     public static LoopDevice create(long sizeBytes) {
+        return create(sizeBytes, false);
+    }
+
+    /** A new read-only loop device ({@code losetup -r}): every write to it fails, for tests of failing tools. */
+    public static LoopDevice createReadOnly(long sizeBytes) {
+        return create(sizeBytes, true);
+    }
+
+    private static LoopDevice create(long sizeBytes, boolean readOnly) {
         HostTools.require("loop devices", LOSETUP);
         if (!Files.exists(Path.of("/dev/loop-control"))) {
             HostTools.unavailable("loop device support (/dev/loop-control missing)");
@@ -40,7 +49,9 @@ public final class LoopDevice implements AutoCloseable {
                 f.setLength(sizeBytes);
             }
             LoopDevice loop = new LoopDevice(dir, file, sizeBytes);
-            HostTools.Result r = HostTools.run(Map.of(), LOSETUP, "-f", "--show", file.toString());
+            HostTools.Result r = readOnly
+                    ? HostTools.run(Map.of(), LOSETUP, "-r", "-f", "--show", file.toString())
+                    : HostTools.run(Map.of(), LOSETUP, "-f", "--show", file.toString());
             if (!r.ok()) {
                 loop.close();
                 throw HostTools.unavailable("a free loop device: losetup -f --show failed: " + (r.out() + r.err()).strip());

@@ -54,6 +54,12 @@ final class Vsm {
         return this;
     }
 
+    /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
+    Vsm env(Map<String, String> variables) {
+        env.putAll(variables);
+        return this;
+    }
+
     /** The outcome of one run. */
     record Result(int exit, String out, String err) {
         Result ok() {
@@ -88,10 +94,11 @@ final class Vsm {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
         pb.environment().putAll(env);
-        Path outFile = sandbox.resolve(".vsm-out");
-        Path errFile = sandbox.resolve(".vsm-err");
-        pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         try {
+            // unique per run, so that concurrent runs (race tests) keep their output apart
+            Path outFile = Files.createTempFile(sandbox, ".vsm-out", "");
+            Path errFile = Files.createTempFile(sandbox, ".vsm-err", "");
+            pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
