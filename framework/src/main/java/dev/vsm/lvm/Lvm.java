@@ -101,13 +101,9 @@ public final class Lvm {
         run(LvmCommands.deactivateGroup(vg));
     }
 
-    /** {@code vgscan --mknodes}; a failure is only warned about (pve). It may create device nodes, so dry-run prints it. */
+    /** {@code vgscan --mknodes}: look for volume groups again. It may create device nodes, so dry-run prints it. */
     public void vgscan() {
-        try {
-            run(LvmCommands.vgscan());
-        } catch (StorageException e) {
-            console.warn(e.getMessage());
-        }
+        run(LvmCommands.vgscan());
     }
 
     private String query(Command command) {

@@ -71,11 +71,16 @@ final class LvmStorage implements Storage {
 
     // --- storage activation and status (reference §7.2)
 
-    /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, that is all. */
+    /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, and only warns when that fails. */
     @Override
     public void activate() {
         if (lvm.vgs().group(options.vgname()).isEmpty()) {
-            lvm.vgscan();
+            try {
+                lvm.vgscan();
+            } catch (StorageException e) {
+                context.console().warn("storage '" + config.id() + "': volume group '" + options.vgname()
+                        + "' not found, and vgscan failed: " + e.getMessage());
+            }
         }
     }
 

@@ -94,6 +94,8 @@ class LvmStorageTest {
         TestLvmStorage t = TestLvmStorage.on(vg, null, Map.of("vgname", "nosuchvg"));
         t.storage.activate();
         assertThat(t.ran("/sbin/vgscan")).hasSize(1);
+        assertThat(t.console.warnings()).allSatisfy(w -> assertThat(w)
+                .startsWith("storage 'san': volume group 'nosuchvg' not found, and vgscan failed: "));
         assertThat(t.storage.status()).isEqualTo(StorageStatus.INACTIVE);
         assertThat(t.storage.listImages(null)).isEmpty();
         assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 1024)))
