@@ -26,8 +26,13 @@ public final class HostTools {
 
     /** Skips the test with the reason, or fails it under CI. Never returns. */
     public static RuntimeException unavailable(String reason) {
+        return unavailable(reason, System.getenv("CI"));
+    }
+
+    /** {@link #unavailable(String)} with the value of {@code CI} given. */
+    static RuntimeException unavailable(String reason, String ci) {
         String message = "needs the real host: " + reason;
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        if ("true".equalsIgnoreCase(ci)) {
             throw new AssertionError(message + " (CI=true: such tests must run, not skip)");
         }
         throw new TestAbortedException(message);
