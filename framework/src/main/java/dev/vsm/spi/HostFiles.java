@@ -1,6 +1,13 @@
 package dev.vsm.spi;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * File-system changes made for a plugin. Under {@code --dry-run} each is printed as a
@@ -22,4 +29,33 @@ public interface HostFiles {
 
     /** chmod 0444. */
     void makeReadOnly(Path file);
+
+    /**
+     * {@code rm -rf}: removes a directory and everything in it (symbolic links are removed, not
+     * followed); nothing happens when it does not exist. The default walks the tree and removes
+     * each entry with {@link #delete} and {@link #deleteIfEmpty}; an implementation may do it in
+     * one step (and print one line under dry-run).
+     */
+    default void deleteTree(Path dir) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            delete(dir);
+            return;
+        }
+        List<Path> entries;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            entries = walk.sorted(Comparator.reverseOrder()).toList();
+        } catch (IOException | UncheckedIOException e) {
+            throw StorageException.failed(e, "unable to remove '%s' - %s", dir, e.getMessage());
+        }
+        for (Path entry : entries) {
+            if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                deleteIfEmpty(entry);
+            } else {
+                delete(entry);
+            }
+        }
+    }
 }

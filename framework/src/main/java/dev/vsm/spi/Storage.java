@@ -21,7 +21,10 @@ public interface Storage {
     /** Where the volume lives on this host (file or block device); nothing needs to exist. */
     Path path(VolumeName volume);
 
-    /** The volume id of a path on this storage, if the path is one of its volumes. */
+    /**
+     * The volume name (the part of the volume id after the storage id) of a path on this storage,
+     * if the path is one of its volumes (pve's {@code path_to_volume_id}).
+     */
     default Optional<String> volnameForPath(Path path) {
         return Optional.empty();
     }

@@ -1,0 +1,64 @@
+package dev.vsm.cli;
+
+import dev.vsm.spi.StorageException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The {@code vsm} entry point: runs one command and maps what went wrong to the exit status
+ * (0 success, 2 bad input, 1 the operation failed) and one line on stderr.
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
+            System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by logback.xml when the first logger is made
+        }
+        Vsm vsm = new Vsm(out, err);
+        CommandLine cli = new CommandLine(vsm);
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        cli.setParameterExceptionHandler(Main::badParameters);
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, vsm, err));
+        return cli.execute(args);
+    }
+
+    private static int badParameters(ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        String help = cmd.getCommandSpec().qualifiedName(" ");
+        cmd.getErr().println(oneLine(e.getMessage()) + " (see '" + help + " --help')");
+        return ExitCode.BAD_INPUT;
+    }
+
+    private static int failure(Exception e, Vsm vsm, PrintStream err) {
+        if (vsm.verbose()) {
+            e.printStackTrace(err);
+        }
+        if (e instanceof StorageException se) {
+            err.println(oneLine(se.getMessage()));
+            return se.kind() == StorageException.Kind.BAD_INPUT ? ExitCode.BAD_INPUT : ExitCode.FAILED;
+        }
+        err.println("internal error: " + oneLine(String.valueOf(e)) + (vsm.verbose() ? "" : " (run with --verbose for details)"));
+        return ExitCode.FAILED;
+    }
+
+    static String oneLine(String message) {
+        return message == null ? "unknown error" : message.strip().replace('\n', ' ');
+    }
+
+    /** vsm's exit statuses. */
+    public static final class ExitCode {
+        public static final int OK = 0;
+        public static final int FAILED = 1;
+        public static final int BAD_INPUT = 2;
+
+        private ExitCode() {}
+    }
+}

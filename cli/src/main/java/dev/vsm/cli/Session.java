@@ -1,0 +1,132 @@
+package dev.vsm.cli;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.config.ConfigHooks;
+import dev.vsm.config.ConfigLocation;
+import dev.vsm.config.ConfigStore;
+import dev.vsm.config.StorageConfigs;
+import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.engine.PluginRegistry;
+import dev.vsm.engine.StdConsole;
+import dev.vsm.engine.StorageManager;
+import dev.vsm.lock.FileLocks;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StoragePlugin;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * What one command run works with, each part made on first use so that a command pays only
+ * for what it needs: the plugin registry, the configuration, the lock directory, the context
+ * handed to plugins and the storage facade.
+ */
+public final class Session {
+    private final Vsm vsm;
+    private final boolean dryRun;
+    private PluginRegistry registry;
+    private FileLocks locks;
+    private ConfigStore configStore;
+    private StorageConfigs config;
+    private DefaultStorageContext context;
+    private StorageManager manager;
+
+    public Session(Vsm vsm, boolean dryRun) {
+        this.vsm = requireNonNull(vsm, "vsm");
+        this.dryRun = dryRun;
+    }
+
+    public boolean dryRun() {
+        return dryRun;
+    }
+
+    public PluginRegistry registry() {
+        if (registry == null) {
+            registry = PluginRegistry.builtIn();
+            for (PluginRegistry.Entry e : registry.entries()) {
+                if (!e.loaded()) {
+                    vsm.err().println("warning: plugin " + (e.className() == null ? "" : e.className() + " ") + "from "
+                            + e.source() + " not loaded: " + e.problem());
+                }
+            }
+        }
+        return registry;
+    }
+
+    /** The schema of a type, for the configuration's checks. */
+    public Optional<PluginSchema> schema(String type) {
+        return registry().plugin(type).map(StoragePlugin::schema);
+    }
+
+    public FileLocks locks() {
+        if (locks == null) {
+            locks = new FileLocks(dev.vsm.lock.LockDirectory.resolve(), vsm.err());
+        }
+        return locks;
+    }
+
+    public ConfigStore configStore() {
+        if (configStore == null) {
+            configStore = new ConfigStore(ConfigLocation.resolve(vsm.configOption()), this::schema, locks());
+        }
+        return configStore;
+    }
+
+    /** The configuration as read at first use; warnings (sections of unloaded types) go to stderr once. */
+    public StorageConfigs config() {
+        if (config == null) {
+            config = configStore().load();
+            config.warnings().forEach(w -> vsm.err().println("warning: " + w));
+        }
+        return config;
+    }
+
+    public StorageContext context() {
+        if (context == null) {
+            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()));
+        }
+        return context;
+    }
+
+    public StorageManager manager() {
+        if (manager == null) {
+            manager = new StorageManager(registry(), config().storages(), context(), this::locked);
+        }
+        return manager;
+    }
+
+    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    private <T> T locked(String storageId, Supplier<T> work) {
+        if (dryRun) {
+            return work.get();
+        }
+        return locks().withLock("storage-" + storageId, FileLocks.DEFAULT_TIMEOUT, work);
+    }
+
+    /** The plugins' config hooks, run by the configuration store just before it writes. */
+    public ConfigHooks hooks() {
+        return new ConfigHooks() {
+            @Override
+            public void onAdd(StorageConfig added) {
+                plugin(added).ifPresent(p -> p.onAdd(added, context()));
+            }
+
+            @Override
+            public void onUpdate(StorageConfig before, StorageConfig after) {
+                plugin(after).ifPresent(p -> p.onUpdate(before, after, context()));
+            }
+
+            @Override
+            public void onDelete(StorageConfig removed) {
+                plugin(removed).ifPresent(p -> p.onDelete(removed, context()));
+            }
+        };
+    }
+
+    private Optional<StoragePlugin> plugin(StorageConfig cfg) {
+        return registry().plugin(cfg.type());
+    }
+
+}

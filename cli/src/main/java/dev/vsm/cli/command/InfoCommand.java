@@ -1,0 +1,56 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.engine.StorageManager.VolumeDetails;
+import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.VolumeId;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code vsm info <volume>}: what a volume is and what its image says about itself. */
+@Command(name = "info", description = "Show a volume's parsed name, format, sizes, backing volume and qcow2 details.")
+public final class InfoCommand extends VsmCommand {
+    @Parameters(index = "0", paramLabel = "VOLUME")
+    String volume;
+
+    @Override
+    void execute() {
+        VolumeDetails d = session().manager().info(VolumeId.parse(volume));
+        Map<String, Object> m = describe(d);
+        output.print(out(), m, o -> m.forEach((k, v) -> {
+            if (v != null) {
+                o.println(k + ": " + v);
+            }
+        }));
+    }
+
+    static Map<String, Object> describe(VolumeDetails d) {
+        ImageInfo img = d.image();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("volid", d.volid().toString());
+        m.put("path", d.path().toString());
+        m.put("vtype", d.name().type().id());
+        m.put("name", d.name().name());
+        m.put("vmid", d.name().vmid());
+        m.put("basename", d.name().baseName());
+        m.put("basevmid", d.name().baseVmid());
+        m.put("isBase", d.name().isBase());
+        m.put("format", img.format());
+        m.put("size", img.virtualSize());
+        m.put("used", img.actualSize());
+        m.put("backing-volid", d.backingVolid());
+        m.put("backing-file", img.backingFile());
+        m.put("backing-format", img.backingFormat());
+        if (img.clusterSize() != null) {
+            m.put("cluster-size", img.clusterSize());
+            m.put("extended-l2", img.extendedL2());
+            m.put("l2-cache-size", img.l2CacheBytes());
+        }
+        m.put("ctime", img.ctime());
+        m.put("features", d.features().stream().map(Feature::id).collect(Collectors.joining(",")));
+        return m;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.cli.Args;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeInfo;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code vsm list <storage>}: the volumes of a storage (pvesm's columns; sizes in bytes). */
+@Command(name = "list", description = "List the volumes of a storage.")
+public final class ListCommand extends VsmCommand {
+    @Parameters(index = "0", paramLabel = "STORAGE")
+    String storage;
+
+    @Option(names = "--content", paramLabel = "TYPE", description = "only this content type (images, rootdir, iso, vztmpl, backup, snippets, import)")
+    String content;
+
+    @Option(names = "--vmid", paramLabel = "VMID", description = "only volumes owned by this guest")
+    String vmid;
+
+    @Override
+    void execute() {
+        VolumeId.checkStorageId(storage);
+        ContentType ct = content == null ? null : ContentType.fromId(content)
+                .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
+        Integer owner = vmid == null ? null : Args.vmid(vmid);
+        List<VolumeInfo> volumes = session().manager().list(storage, ct, owner);
+        output.print(out(), volumes.stream().map(ListCommand::json).toList(), o -> printText(o, volumes));
+    }
+
+    static void printText(java.io.PrintStream o, List<VolumeInfo> volumes) {
+        int w1 = Math.max("Volid".length(), volumes.stream().mapToInt(v -> v.volid().length()).max().orElse(0));
+        long largest = volumes.stream().mapToLong(VolumeInfo::size).max().orElse(0);
+        boolean approx = volumes.stream().anyMatch(VolumeInfo::approximate);
+        int w4 = Math.max("Size".length(), Long.toString(largest).length() + (approx ? 1 : 0));
+        o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s %s%n", "Volid", "Format", "Type", "Size", "VMID");
+        List<VolumeInfo> withoutVmid = new ArrayList<>();
+        for (VolumeInfo v : volumes) {
+            if (v.vmid() == null) {
+                withoutVmid.add(v);
+                continue;
+            }
+            o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s %d%n", v.volid(), v.format(), v.content(), size(v), v.vmid());
+        }
+        withoutVmid.sort(Comparator.comparing(VolumeInfo::format));
+        for (VolumeInfo v : withoutVmid) {
+            o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s%n", v.volid(), v.format(), v.content(), size(v));
+        }
+    }
+
+    private static String size(VolumeInfo v) {
+        return (v.approximate() ? "~" : "") + v.size();
+    }
+
+    private static Map<String, Object> json(VolumeInfo v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("volid", v.volid());
+        m.put("format", v.format());
+        m.put("size", v.size());
+        m.put("used", v.used());
+        m.put("vmid", v.vmid());
+        m.put("content", v.content().id());
+        m.put("ctime", v.ctime());
+        m.put("parent", v.parent());
+        if (v.approximate()) {
+            m.put("approximate", true);
+        }
+        return m;
+    }
+}

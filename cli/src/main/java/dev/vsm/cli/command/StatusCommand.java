@@ -1,0 +1,61 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.engine.StorageManager.StatusRow;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.StorageException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code vsm status}: every storage's type, state and capacity (pvesm's columns). */
+@Command(name = "status", description = "Show the status of all storages (or one).")
+public final class StatusCommand extends VsmCommand {
+    @Option(names = "--storage", paramLabel = "ID", description = "only this storage")
+    String storage;
+
+    @Option(names = "--content", paramLabel = "TYPE", description = "only storages holding this content type")
+    String content;
+
+    @Option(names = "--enabled", description = "only enabled storages")
+    boolean enabled;
+
+    @Override
+    void execute() {
+        ContentType ct = content == null ? null : ContentType.fromId(content)
+                .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
+        List<StatusRow> rows = session().manager().status(storage, ct, enabled);
+        output.print(out(), rows.stream().map(StatusCommand::json).toList(), o -> {
+            int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
+            String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
+            o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
+            for (StatusRow r : rows) {
+                String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
+                String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("% 8s", "N/A");
+                o.printf("%-" + w + "s %10s %10s %15d %15d %15d %s%n", r.storage(), r.type(), state,
+                        r.status().total() / 1024, r.status().used() / 1024, r.status().avail() / 1024, pct);
+            }
+        });
+    }
+
+    private static double percent(StatusRow r) {
+        return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
+    }
+
+    private static Map<String, Object> json(StatusRow r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("storage", r.storage());
+        m.put("type", r.type());
+        m.put("content", r.content().stream().map(ContentType::id).sorted().collect(Collectors.joining(",")));
+        m.put("active", r.status().active() ? 1 : 0);
+        m.put("enabled", r.enabled() ? 1 : 0);
+        m.put("shared", r.shared() ? 1 : 0);
+        m.put("total", r.status().total());
+        m.put("used", r.status().used());
+        m.put("avail", r.status().avail());
+        m.put("used_fraction", r.status().total() == 0 ? 0.0 : (double) r.status().used() / r.status().total());
+        return m;
+    }
+}

@@ -1,0 +1,108 @@
+package dev.vsm.engine;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.exec.ShellQuote;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/** {@link HostFiles} on the local file system; under dry-run each change is printed as a {@code + } shell line. */
+public final class LocalHostFiles implements HostFiles {
+    private final boolean dryRun;
+    private final Console console;
+
+    public LocalHostFiles(boolean dryRun, Console console) {
+        this.dryRun = dryRun;
+        this.console = requireNonNull(console, "console");
+    }
+
+    @Override
+    public void createDirectories(Path dir) {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        if (dryRun) {
+            console.info("+ mkdir -p " + ShellQuote.quote(dir.toString()));
+            return;
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to create directory '%s' - %s", dir, reason(e));
+        }
+    }
+
+    @Override
+    public void delete(Path file) {
+        if (dryRun) {
+            console.info("+ rm -f " + ShellQuote.quote(file.toString()));
+            return;
+        }
+        try {
+            Files.delete(file);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unlink '%s' failed - %s", file, reason(e));
+        }
+    }
+
+    @Override
+    public boolean deleteIfEmpty(Path dir) {
+        if (dryRun) {
+            console.info("+ rmdir --ignore-fail-on-non-empty " + ShellQuote.quote(dir.toString()));
+            return false;
+        }
+        try {
+            return Files.deleteIfExists(dir);
+        } catch (DirectoryNotEmptyException e) {
+            return false;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void move(Path from, Path to) {
+        if (dryRun) {
+            console.info("+ mv -n " + ShellQuote.quote(from.toString()) + " " + ShellQuote.quote(to.toString()));
+            return;
+        }
+        try {
+            Files.move(from, to);
+        } catch (FileAlreadyExistsException e) {
+            throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "rename '%s' to '%s' failed - %s", from, to, reason(e));
+        }
+    }
+
+    @Override
+    public void makeReadOnly(Path file) {
+        if (dryRun) {
+            console.info("+ chmod 0444 " + ShellQuote.quote(file.toString()));
+            return;
+        }
+        try {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+        } catch (IOException e) {
+            throw StorageException.failed(e, "chmod '%s' failed - %s", file, reason(e));
+        }
+    }
+
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "No such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "Permission denied";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

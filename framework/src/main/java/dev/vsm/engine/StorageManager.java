@@ -1,0 +1,313 @@
+package dev.vsm.engine;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.qemu.Preallocation;
+import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.CommonProperties;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.spi.VolumeName;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The facade every command goes through (pve's {@code PVE::Storage}): resolves volume ids to
+ * storages, checks that a storage is enabled on this node, activates it, takes the storage lock
+ * around every change and calls the plugin.
+ */
+public final class StorageManager {
+    private final PluginRegistry registry;
+    private final Map<String, StorageConfig> storages;
+    private final StorageContext context;
+    private final StorageLocker locker;
+    private final Map<String, Storage> opened = new HashMap<>();
+    private final Set<String> activated = new java.util.HashSet<>();
+
+    /** A row of {@code vsm status}. */
+    public record StatusRow(String storage, String type, Set<ContentType> content, boolean enabled, boolean shared,
+                            StorageStatus status) {}
+
+    /** What {@code vsm info} shows. */
+    public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
+                                Set<dev.vsm.spi.Feature> features) {}
+
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
+                          StorageLocker locker) {
+        this.registry = requireNonNull(registry, "registry");
+        this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
+        this.context = requireNonNull(context, "context");
+        this.locker = requireNonNull(locker, "locker");
+    }
+
+    public StorageContext context() {
+        return context;
+    }
+
+    /** The configuration of a storage; pve's {@code storage '<id>' does not exist}. */
+    public StorageConfig config(String storageId) {
+        StorageConfig cfg = storages.get(storageId);
+        if (cfg == null) {
+            VolumeId.checkStorageId(storageId);
+            throw StorageException.badInput("storage '%s' does not exist", storageId);
+        }
+        return cfg;
+    }
+
+    public Map<String, StorageConfig> storages() {
+        return storages;
+    }
+
+    /** The opened storage (plugin instance) for an id. */
+    public Storage storage(String storageId) {
+        return opened.computeIfAbsent(storageId, id -> open(config(id)));
+    }
+
+    private Storage open(StorageConfig cfg) {
+        return registry.require(cfg.type()).open(cfg, context);
+    }
+
+    public PluginSchema schema(String storageId) {
+        return registry.require(config(storageId).type()).schema();
+    }
+
+    /** Whether a storage is enabled here: not disabled, and this node is among its {@code nodes} if it has any. */
+    public boolean enabled(StorageConfig cfg) {
+        return !cfg.disabled() && availableOnThisNode(cfg);
+    }
+
+    private boolean availableOnThisNode(StorageConfig cfg) {
+        List<String> nodes = cfg.list(CommonProperties.NODES);
+        return nodes.isEmpty() || nodes.contains(context.nodeName()) || nodes.contains("localhost");
+    }
+
+    /** pve's {@code storage_check_enabled}. */
+    public void checkEnabled(String storageId) {
+        StorageConfig cfg = config(storageId);
+        if (cfg.disabled()) {
+            throw StorageException.badInput("storage '%s' is disabled", storageId);
+        }
+        if (!availableOnThisNode(cfg)) {
+            throw StorageException.badInput("storage '%s' is not available on node '%s'", storageId, context.nodeName());
+        }
+    }
+
+    /** Activates a storage once per manager (pve's activation cache). */
+    public Storage activate(String storageId) {
+        Storage s = storage(storageId);
+        if (activated.add(storageId)) {
+            s.activate();
+        }
+        return s;
+    }
+
+    public VolumeName parse(VolumeId volid) {
+        return storage(volid.storage()).parseVolname(volid.volname());
+    }
+
+    /** Where a volume lives; nothing needs to exist and nothing is activated (pve's {@code path}). */
+    public Path path(VolumeId volid) {
+        Storage s = storage(volid.storage());
+        return s.path(s.parseVolname(volid.volname()));
+    }
+
+    /**
+     * Allocates a volume (pve's {@code vdisk_alloc}) and returns its volume id.
+     *
+     * @param format        null for the storage's default format
+     * @param preallocation a mode asked for on this command, or null for the storage's
+     */
+    public VolumeId alloc(String storageId, int vmid, String name, String format, long sizeKib, String preallocation) {
+        StorageConfig cfg = config(storageId);
+        checkEnabled(storageId);
+        PluginSchema schema = registry.require(cfg.type()).schema();
+        String fmt = format != null ? format : cfg.string(CommonProperties.FORMAT).orElse(schema.defaultFormat());
+        if (!schema.formats().contains(fmt)) {
+            throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)",
+                    storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
+        }
+        Storage storage;
+        if (preallocation != null) {
+            Preallocation.check(fmt, preallocation);
+            storage = open(cfg.with(CommonProperties.PREALLOCATION, preallocation));
+        } else {
+            storage = storage(storageId);
+        }
+        activate(storageId);
+        AllocRequest request = new AllocRequest(vmid, name, fmt, sizeKib);
+        String volname = locker.withStorageLock(storageId, () -> storage.allocImage(request));
+        return new VolumeId(storageId, volname);
+    }
+
+    /** Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused. */
+    public void free(VolumeId volid) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        Optional<Runnable> cleanup = locker.withStorageLock(volid.storage(), () -> {
+            if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
+                throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            return storage.freeImage(name);
+        });
+        cleanup.ifPresent(Runnable::run);
+    }
+
+    /** The linked clones of a base volume (pve's {@code volume_is_base_and_used}). */
+    public List<VolumeInfo> linkedClones(Storage storage, VolumeName base) {
+        List<VolumeInfo> clones = new ArrayList<>();
+        for (VolumeInfo v : storage.listImages(null)) {
+            VolumeName n = storage.parseVolname(VolumeId.parse(v.volid()).volname());
+            if (n.isLinkedClone() && base.name().equals(n.baseName()) && base.vmid() != null && base.vmid().equals(n.baseVmid())) {
+                clones.add(v);
+            }
+        }
+        return clones;
+    }
+
+    /**
+     * The volumes of one storage (pve's {@code volume_list}), sorted by volume id.
+     *
+     * @param content one content type, or null for all the storage holds
+     * @param vmid    one owner, or null for all
+     */
+    public List<VolumeInfo> list(String storageId, ContentType content, Integer vmid) {
+        checkEnabled(storageId);
+        StorageConfig cfg = config(storageId);
+        Set<ContentType> configured = cfg.content(schema(storageId).defaultContent());
+        Set<ContentType> types = EnumSet.noneOf(ContentType.class);
+        if (content != null) {
+            if (configured.contains(content)) {
+                types.add(content);
+            }
+        } else {
+            types.addAll(configured);
+        }
+        types.remove(ContentType.NONE);
+        if (types.isEmpty()) {
+            return List.of();
+        }
+        Storage storage = activate(storageId);
+        List<VolumeInfo> list = new ArrayList<>(storage.listVolumes(vmid, types));
+        list.sort(Comparator.comparing(v -> v.volid().toLowerCase(Locale.ROOT)));
+        return list;
+    }
+
+    /**
+     * Every storage's state (pve's {@code storage_info}). A storage that fails to activate or
+     * report is shown inactive, with a warning.
+     */
+    public List<StatusRow> status(String onlyStorage, ContentType content, boolean enabledOnly) {
+        if (onlyStorage != null) {
+            config(onlyStorage);
+        }
+        List<StatusRow> rows = new ArrayList<>();
+        for (StorageConfig cfg : storages.values()) {
+            if (onlyStorage != null && !onlyStorage.equals(cfg.id())) {
+                continue;
+            }
+            Optional<StoragePlugin> plugin = registry.plugin(cfg.type());
+            if (plugin.isEmpty()) {
+                continue;
+            }
+            Set<ContentType> ct = cfg.content(plugin.get().schema().defaultContent());
+            if (content != null && !ct.contains(content)) {
+                continue;
+            }
+            boolean enabled = enabled(cfg);
+            if (enabledOnly && !enabled) {
+                continue;
+            }
+            StorageStatus st = StorageStatus.INACTIVE;
+            if (enabled) {
+                try {
+                    st = activate(cfg.id()).status();
+                } catch (StorageException e) {
+                    context.console().warn(e.getMessage());
+                }
+            }
+            rows.add(new StatusRow(cfg.id(), cfg.type(), ct, enabled, cfg.shared(), st));
+        }
+        rows.sort(Comparator.comparing(StatusRow::storage));
+        return rows;
+    }
+
+    /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
+    public VolumeId volumeIdForPath(Path path) {
+        Path abs = path.toAbsolutePath().normalize();
+        for (StorageConfig cfg : storages.values()) {
+            if (registry.plugin(cfg.type()).isEmpty()) {
+                continue;
+            }
+            Optional<String> volname = storage(cfg.id()).volnameForPath(abs);
+            if (volname.isPresent()) {
+                return new VolumeId(cfg.id(), volname.get());
+            }
+        }
+        throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+    }
+
+    /** Parsed name, image details and features of a volume. */
+    public VolumeDetails info(VolumeId volid) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        Path path = storage.path(name);
+        ImageInfo image = storage.volumeSizeInfo(name);
+        String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
+        return new VolumeDetails(volid, name, path, image, backing, storage.features(name));
+    }
+
+    /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */
+    public long resize(VolumeId volid, long sizeBytes) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        long padded = (sizeBytes + 1023) / 1024 * 1024;
+        locker.withStorageLock(volid.storage(), () -> {
+            long current = storage.volumeSizeInfo(name).virtualSize();
+            if (padded < current) {
+                throw StorageException.badInput("shrinking '%s' from %d to %d bytes is not supported", volid, current, padded);
+            }
+            storage.volumeResize(name, padded);
+            return null;
+        });
+        return padded;
+    }
+
+    /** Turns a volume into a base volume (pve's {@code vdisk_create_base}); returns the new volume id. */
+    public VolumeId createBase(VolumeId volid) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String newName = locker.withStorageLock(volid.storage(), () -> storage.createBase(name));
+        return new VolumeId(volid.storage(), newName);
+    }
+
+    /** A linked clone of a base volume for {@code vmid} (pve's {@code vdisk_clone}); returns the new volume id. */
+    public VolumeId cloneVolume(VolumeId base, int vmid) {
+        checkEnabled(base.storage());
+        Storage storage = activate(base.storage());
+        VolumeName name = storage.parseVolname(base.volname());
+        String newName = locker.withStorageLock(base.storage(), () -> storage.cloneImage(name, vmid));
+        return new VolumeId(base.storage(), newName);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.vsm.qemu;
+
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.StorageException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Every qemu-img argv and {@code -o} option string vsm runs, built in this one place
+ * (DESIGN.md "qcow2 and qemu-img", reference §5).
+ *
+ * <p>Subclusters: with {@code qcow2-subclusters: auto} a backed qcow2 (linked clone, overlay)
+ * gets {@code extended_l2=on,cluster_size=128k}; with {@code on} every qcow2 gets it; with
+ * {@code off} none does. {@code qcow2-cluster-size} overrides the size (at least 16k with
+ * subclusters). When the installed qemu-img lacks extended_l2 the caller passes
+ * {@code extendedL2Supported = false} and images are made without it.
+ */
+public final class QemuImgCommands {
+    /** The cluster size that goes with subclusters unless configured otherwise (pve's choice). */
+    public static final int SUBCLUSTER_DEFAULT_CLUSTER = 128 * 1024;
+    private static final int SUBCLUSTER_MIN_CLUSTER = 16 * 1024;
+
+    private final String program;
+    private final BooleanSupplier extendedL2Supported;
+
+    public QemuImgCommands(String program, boolean extendedL2Supported) {
+        this(program, () -> extendedL2Supported);
+    }
+
+    /** @param extendedL2Supported asked only when an image could get subclusters (it may run {@code qemu-img --version}) */
+    public QemuImgCommands(String program, BooleanSupplier extendedL2Supported) {
+        this.program = program;
+        this.extendedL2Supported = extendedL2Supported;
+    }
+
+    /** {@code qemu-img create [-o <opts>] -f <fmt> <path> <size>K}. */
+    public List<String> create(Path path, String format, long sizeKib, ImageOptions options) {
+        List<String> opts = new ArrayList<>();
+        if (format.equals("qcow2")) {
+            opts.addAll(clusterOptions(options, false));
+        }
+        String prealloc = Preallocation.forFormat(format, options.preallocation());
+        if (prealloc != null) {
+            opts.add("preallocation=" + prealloc);
+        }
+        List<String> argv = new ArrayList<>(List.of(program, "create"));
+        if (!opts.isEmpty()) {
+            argv.add("-o");
+            argv.add(String.join(",", opts));
+        }
+        argv.addAll(List.of("-f", format, path.toString(), sizeKib + "K"));
+        return argv;
+    }
+
+    /**
+     * {@code qemu-img create -F <backing fmt> -b <backing> -f qcow2 <path> [-o <opts>]}: no size,
+     * the image takes the backing file's. The preallocation rule is the backing format's
+     * (pve's clone rule); qemu allows preallocation on a backed image only with extended L2, so
+     * without subclusters no preallocation is asked for.
+     */
+    public List<String> createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
+        List<String> opts = new ArrayList<>(clusterOptions(options, true));
+        boolean extendedL2 = opts.contains("extended_l2=on");
+        String prealloc = Preallocation.forFormat(backingFormat, options.preallocation());
+        if (prealloc != null && extendedL2) {
+            opts.add("preallocation=" + prealloc);
+        }
+        List<String> argv = new ArrayList<>(List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
+        if (!opts.isEmpty()) {
+            argv.add("-o");
+            argv.add(String.join(",", opts));
+        }
+        return argv;
+    }
+
+    /** {@code qemu-img resize [--preallocation=<p>] -f <fmt> <path> <bytes>}. */
+    public List<String> resize(Path path, String format, long sizeBytes, ImageOptions options) {
+        List<String> argv = new ArrayList<>(List.of(program, "resize"));
+        String prealloc = Preallocation.forFormat(format, options.preallocation());
+        if (prealloc != null) {
+            argv.add("--preallocation=" + prealloc);
+        }
+        argv.addAll(List.of("-f", format, path.toString(), Long.toString(sizeBytes)));
+        return argv;
+    }
+
+    /** {@code qemu-img info --output=json <path> [-f <fmt>]}. */
+    public List<String> info(Path path, String format) {
+        List<String> argv = new ArrayList<>(List.of(program, "info", "--output=json", path.toString()));
+        if (format != null) {
+            argv.add("-f");
+            argv.add(format);
+        }
+        return argv;
+    }
+
+    /** {@code qemu-img measure --output=json --size <n>K -O <fmt> [-o <opts>]}. */
+    public List<String> measure(long sizeKib, String format, ImageOptions options, boolean backed) {
+        List<String> argv = new ArrayList<>(List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format));
+        if (format.equals("qcow2")) {
+            List<String> opts = clusterOptions(options, backed);
+            if (!opts.isEmpty()) {
+                argv.add("-o");
+                argv.add(String.join(",", opts));
+            }
+        }
+        return argv;
+    }
+
+    /** Whether a qcow2 image made with these options gets extended L2 entries. */
+    public boolean usesSubclusters(ImageOptions options, boolean backed) {
+        boolean wanted = options.subclusters() == Subclusters.ON || (options.subclusters() == Subclusters.AUTO && backed);
+        return wanted && extendedL2Supported.getAsBoolean();
+    }
+
+    private List<String> clusterOptions(ImageOptions options, boolean backed) {
+        boolean subclusters = usesSubclusters(options, backed);
+        Integer cluster = options.clusterSize();
+        if (subclusters) {
+            int size = cluster != null ? cluster : SUBCLUSTER_DEFAULT_CLUSTER;
+            if (size < SUBCLUSTER_MIN_CLUSTER) {
+                throw StorageException.badInput(
+                        "qcow2-cluster-size %s is too small for subclusters: use at least 16k or set qcow2-subclusters off",
+                        sizeText(size));
+            }
+            return List.of("extended_l2=on", "cluster_size=" + sizeText(size));
+        }
+        return cluster == null ? List.of() : List.of("cluster_size=" + sizeText(cluster));
+    }
+
+    /** 131072 → {@code 128k}, 2097152 → {@code 2M}, 512 → {@code 512}. */
+    static String sizeText(int bytes) {
+        if (bytes % (1024 * 1024) == 0) {
+            return bytes / (1024 * 1024) + "M";
+        }
+        if (bytes % 1024 == 0) {
+            return bytes / 1024 + "k";
+        }
+        return Integer.toString(bytes);
+    }
+}

@@ -1,0 +1,140 @@
+package dev.vsm.qemu;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.spi.Command;
+import dev.vsm.spi.CommandRunner;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.QemuImg;
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@link QemuImg} on the installed qemu-img ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on
+ * the PATH). Argv come from {@link QemuImgCommands}; this class runs them and reads the answers.
+ */
+public final class QemuImgRunner implements QemuImg {
+    private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
+    private static final Pattern VERSION = Pattern.compile("qemu-img version (\\d+)\\.(\\d+)");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String program;
+    private final CommandRunner commands;
+    private final Console console;
+    private final QemuImgCommands argv;
+    private Boolean extendedL2;
+
+    public QemuImgRunner(CommandRunner commands, Console console) {
+        this(System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img"), commands, console);
+    }
+
+    public QemuImgRunner(String program, CommandRunner commands, Console console) {
+        this.program = requireNonNull(program, "program");
+        this.commands = requireNonNull(commands, "commands");
+        this.console = requireNonNull(console, "console");
+        this.argv = new QemuImgCommands(program, this::extendedL2Supported);
+    }
+
+    /** The argv builder. */
+    public QemuImgCommands commands() {
+        return argv;
+    }
+
+    /** Whether this qemu-img knows extended_l2 (QEMU 5.2+), probed once, when first needed. */
+    private synchronized boolean extendedL2Supported() {
+        if (extendedL2 == null) {
+            extendedL2 = probeExtendedL2();
+        }
+        return extendedL2;
+    }
+
+    private boolean probeExtendedL2() {
+        String out;
+        try {
+            out = commands.query(Command.of(program, "--version").withTimeout(INFO_TIMEOUT)).stdout();
+        } catch (StorageException e) {
+            throw StorageException.failed("qemu-img is not usable (%s): install qemu-utils", e.getMessage());
+        }
+        Matcher m = VERSION.matcher(out);
+        if (m.find()) {
+            int major = Integer.parseInt(m.group(1));
+            int minor = Integer.parseInt(m.group(2));
+            if (major > 5 || (major == 5 && minor >= 2)) {
+                return true;
+            }
+            console.warn(String.format("qemu-img %d.%d does not support extended_l2 (QEMU 5.2+): qcow2 images are made without subclusters",
+                    major, minor));
+            return false;
+        }
+        console.warn("cannot tell the qemu-img version: assuming it supports extended_l2");
+        return true;
+    }
+
+    @Override
+    public void create(Path path, String format, long sizeKib, ImageOptions options) {
+        List<String> cmd = commands().create(path, format, sizeKib, options);
+        commands.run(Command.of(cmd).withErrorPrefix("unable to create image"));
+    }
+
+    @Override
+    public void createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
+        List<String> cmd = commands().createBacked(path, backing, backingFormat, options);
+        commands.run(Command.of(cmd).inDirectory(path.getParent()).withErrorPrefix("unable to create image"));
+    }
+
+    @Override
+    public void resize(Path path, String format, long sizeBytes, ImageOptions options) {
+        commands.run(Command.of(commands().resize(path, format, sizeBytes, options))
+                .withErrorPrefix("unable to resize image '" + path + "'"));
+    }
+
+    @Override
+    public ImageInfo info(Path path, String format) {
+        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
+                .withErrorPrefix("qemu-img info '" + path + "' failed"));
+        return parseInfo(r.stdout(), ctime(path));
+    }
+
+    /** Reads {@code qemu-img info --output=json}. */
+    public static ImageInfo parseInfo(String json, Long ctime) {
+        JsonNode n;
+        try {
+            n = JSON.readTree(json);
+        } catch (IOException e) {
+            throw StorageException.failed("qemu-img info returned invalid JSON: %s", e.getMessage());
+        }
+        if (n == null || !n.has("virtual-size") || !n.has("format")) {
+            throw StorageException.failed("qemu-img info returned no virtual-size/format");
+        }
+        String format = n.get("format").asText();
+        boolean qcow2 = format.equals("qcow2");
+        Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
+        boolean extL2 = qcow2 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
+        return new ImageInfo(n.get("virtual-size").asLong(), format, n.path("actual-size").asLong(0),
+                text(n, "backing-filename"), text(n, "backing-filename-format"), cluster, extL2, ctime);
+    }
+
+    private static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Long ctime(Path path) {
+        try {
+            Object t = Files.getAttribute(path, "unix:ctime");
+            return t instanceof java.nio.file.attribute.FileTime ft ? ft.toMillis() / 1000 : null;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.vsm.spi.files;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The file name of a VM or container image on a path-based storage (pve's {@code parse_name_dir}):
+ * {@code vm-100-disk-0.qcow2}, {@code base-100-disk-1.raw}, {@code subvol-101-disk-0.subvol}, or a
+ * custom name such as {@code foo.raw}. The number in a standard name is not compared with the
+ * directory it lives in, as in pve.
+ *
+ * @param name   the file name
+ * @param format raw, qcow2, vmdk or subvol: the extension
+ * @param isBase whether the name starts with {@code base-} (a template's image)
+ */
+public record ImageFileName(String name, String format, boolean isBase) {
+    private static final Pattern STANDARD = Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
+    private static final Pattern SNAPSHOT = Pattern.compile("snap-.*\\.qcow2");
+    private static final Pattern CUSTOM = Pattern.compile("(base-)?[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
+
+    public ImageFileName {
+        requireNonNull(name, "name");
+        requireNonNull(format, "format");
+    }
+
+    /**
+     * Parses an image file name. Fails (bad input) with pve's
+     * {@code '<name>' is a snapshot filename, not a volume!} for {@code snap-*.qcow2} files and
+     * {@code unable to parse volume filename '<name>'} for anything else it does not accept.
+     */
+    public static ImageFileName parse(String name) {
+        requireNonNull(name, "name");
+        Matcher m = STANDARD.matcher(name);
+        if (m.matches()) {
+            return new ImageFileName(name, m.group(3), m.group(1).equals("base-"));
+        }
+        if (SNAPSHOT.matcher(name).matches()) {
+            throw StorageException.badInput("'%s' is a snapshot filename, not a volume!", VolumeId.printable(name));
+        }
+        m = CUSTOM.matcher(name);
+        if (m.matches()) {
+            return new ImageFileName(name, m.group(2), m.group(1) != null);
+        }
+        throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
+    }
+
+    /** Whether {@link #parse} accepts the name. */
+    public static boolean isValid(String name) {
+        try {
+            parse(name);
+            return true;
+        } catch (StorageException e) {
+            return false;
+        }
+    }
+}

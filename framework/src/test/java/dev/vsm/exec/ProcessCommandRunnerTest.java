@@ -1,0 +1,74 @@
+package dev.vsm.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.spi.Command;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.StorageException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProcessCommandRunnerTest {
+    private final List<String> out = new ArrayList<>();
+    private final Console console = new Console() {
+        @Override
+        public void info(String line) {
+            out.add(line);
+        }
+
+        @Override
+        public void warn(String line) {
+            out.add("WARN " + line);
+        }
+    };
+
+    @Test
+    void runsArgvWithoutAShell(@TempDir Path dir) throws Exception {
+        Path target = dir.resolve("a b; rm -rf x");
+        var r = new ProcessCommandRunner(false, console).run(Command.of("touch", target.toString()));
+        assertThat(r.exitCode()).isZero();
+        assertThat(Files.exists(target)).isTrue();
+    }
+
+    @Test
+    void reportsTheLastStderrLineAfterThePrefix() {
+        var runner = new ProcessCommandRunner(false, console);
+        assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo first >&2; echo 'real cause' >&2; exit 3")
+                .withErrorPrefix("unable to create image")))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("unable to create image: real cause");
+        assertThatThrownBy(() -> runner.query(Command.of("false")))
+                .hasMessage("command 'false' failed: exit code 1");
+    }
+
+    @Test
+    void timesOut() {
+        var runner = new ProcessCommandRunner(false, console);
+        assertThatThrownBy(() -> runner.query(Command.of("sleep", "30").withTimeout(Duration.ofMillis(300))))
+                .hasMessage("command 'sleep 30' failed: got timeout");
+    }
+
+    @Test
+    void aMissingProgramIsAClearFailure() {
+        var runner = new ProcessCommandRunner(false, console);
+        assertThatThrownBy(() -> runner.query(Command.of("/nonexistent/qemu-img", "info")))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("command '/nonexistent/qemu-img info' failed: ");
+    }
+
+    @Test
+    void dryRunPrintsChangesAndStillRunsQueries(@TempDir Path dir) {
+        var runner = new ProcessCommandRunner(true, console);
+        Path target = dir.resolve("it's");
+        runner.run(Command.of("touch", target.toString()).inDirectory(dir));
+        assertThat(Files.exists(target)).isFalse();
+        assertThat(out).containsExactly("+ cd " + dir + " && touch '" + dir + "/it'\\''s'");
+        assertThat(runner.query(Command.of("echo", "hi")).stdout()).isEqualTo("hi\n");
+    }
+}

@@ -1,0 +1,116 @@
+package dev.vsm.qemu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.StorageException;
+import java.nio.file.Path;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class QemuImgCommandsTest {
+    private static final Path IMG = Path.of("/var/lib/vz/images/100/vm-100-disk-0.qcow2");
+    private final QemuImgCommands cmds = new QemuImgCommands("qemu-img", true);
+
+    private static ImageOptions prealloc(String mode) {
+        return new ImageOptions(mode, Subclusters.AUTO, null);
+    }
+
+    @Test
+    void createsLikePveWithEachFormatsDefault() {
+        assertThat(String.join(" ", cmds.create(Path.of("/s/images/100/vm-100-disk-0.raw"), "raw", 33554432, ImageOptions.DEFAULTS)))
+                .isEqualTo("qemu-img create -o preallocation=off -f raw /s/images/100/vm-100-disk-0.raw 33554432K");
+        assertThat(String.join(" ", cmds.create(IMG, "qcow2", 33554432, ImageOptions.DEFAULTS)))
+                .isEqualTo("qemu-img create -o preallocation=metadata -f qcow2 " + IMG + " 33554432K");
+        assertThat(String.join(" ", cmds.create(Path.of("/s/x.vmdk"), "vmdk", 1024, prealloc("full"))))
+                .isEqualTo("qemu-img create -f vmdk /s/x.vmdk 1024K");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "qcow2, off, off", "qcow2, metadata, metadata", "qcow2, falloc, falloc", "qcow2, full, full",
+        "raw, off, off", "raw, metadata, off", "raw, falloc, falloc", "raw, full, full",
+    })
+    void preallocationPerFormat(String format, String configured, String expected) {
+        assertThat(cmds.create(Path.of("/x"), format, 1, prealloc(configured))).contains("preallocation=" + expected);
+        assertThat(cmds.resize(Path.of("/x"), format, 1024, prealloc(configured))).contains("--preallocation=" + expected);
+    }
+
+    @Test
+    void aModeTheFormatLacksIsRefusedNamingBoth() {
+        assertThatThrownBy(() -> Preallocation.check("vmdk", "full"))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("preallocation mode 'full' not supported by format 'vmdk'")
+                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> Preallocation.check("qcow2", "sparse"))
+                .hasMessage("preallocation mode 'sparse' not supported by format 'qcow2'");
+    }
+
+    @Test
+    void backedImagesGetSubclustersUnderAutoWithTheBaseFormatsPreallocation() {
+        Path clone = Path.of("/var/lib/vz/images/101/vm-101-disk-0.qcow2");
+        assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", ImageOptions.DEFAULTS)))
+                .isEqualTo("qemu-img create -F qcow2 -b ../100/base-100-disk-0.qcow2 -f qcow2 " + clone
+                        + " -o extended_l2=on,cluster_size=128k,preallocation=metadata");
+        assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.raw", "raw", ImageOptions.DEFAULTS)))
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
+        assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.vmdk", "vmdk", ImageOptions.DEFAULTS)))
+                .endsWith("-o extended_l2=on,cluster_size=128k");
+    }
+
+    @Test
+    void subclustersOnGivesEveryQcow2ThemAndOffNone() {
+        ImageOptions on = new ImageOptions(null, Subclusters.ON, null);
+        assertThat(cmds.create(IMG, "qcow2", 1, on)).contains("extended_l2=on,cluster_size=128k,preallocation=metadata");
+        assertThat(cmds.create(Path.of("/x.raw"), "raw", 1, on)).doesNotContain("extended_l2=on,cluster_size=128k");
+        ImageOptions off = new ImageOptions("metadata", Subclusters.OFF, null);
+        assertThat(cmds.createBacked(IMG, "b", "qcow2", off)).doesNotContain("-o");
+        ImageOptions offSized = new ImageOptions(null, Subclusters.OFF, 2 * 1024 * 1024);
+        assertThat(cmds.create(IMG, "qcow2", 1, offSized)).contains("cluster_size=2M,preallocation=metadata");
+    }
+
+    @Test
+    void clusterSizeOverridesAndIsCheckedAgainstSubclusters() {
+        ImageOptions big = new ImageOptions(null, Subclusters.AUTO, 256 * 1024);
+        assertThat(cmds.createBacked(IMG, "b", "qcow2", big)).contains("extended_l2=on,cluster_size=256k,preallocation=metadata");
+        ImageOptions tiny = new ImageOptions(null, Subclusters.ON, 4096);
+        assertThatThrownBy(() -> cmds.create(IMG, "qcow2", 1, tiny))
+                .hasMessageContaining("qcow2-cluster-size 4k is too small for subclusters");
+    }
+
+    @Test
+    void withoutExtendedL2SupportNothingAsksForIt() {
+        QemuImgCommands old = new QemuImgCommands("qemu-img", false);
+        assertThat(old.createBacked(IMG, "b", "qcow2", ImageOptions.DEFAULTS)).doesNotContain("-o");
+        assertThat(old.usesSubclusters(new ImageOptions(null, Subclusters.ON, null), true)).isFalse();
+    }
+
+    @Test
+    void infoAndMeasureArgv() {
+        assertThat(cmds.info(IMG, "qcow2")).containsExactly("qemu-img", "info", "--output=json", IMG.toString(), "-f", "qcow2");
+        assertThat(cmds.info(IMG, null)).containsExactly("qemu-img", "info", "--output=json", IMG.toString());
+        assertThat(cmds.measure(1024, "qcow2", ImageOptions.DEFAULTS, true))
+                .containsExactly("qemu-img", "measure", "--output=json", "--size", "1024K", "-O", "qcow2", "-o", "extended_l2=on,cluster_size=128k");
+    }
+
+    @Test
+    void parsesQemuImgInfoJson() {
+        String json = """
+                {"virtual-size": 1073741824, "filename": "b.qcow2", "cluster-size": 131072, "format": "qcow2",
+                 "actual-size": 397312, "backing-filename": "../100/base-100-disk-0.raw", "backing-filename-format": "raw",
+                 "format-specific": {"type": "qcow2", "data": {"compat": "1.1", "extended-l2": true}}}
+                """;
+        var info = QemuImgRunner.parseInfo(json, 42L);
+        assertThat(info.virtualSize()).isEqualTo(1073741824L);
+        assertThat(info.clusterSize()).isEqualTo(131072);
+        assertThat(info.extendedL2()).isTrue();
+        assertThat(info.backingFile()).isEqualTo("../100/base-100-disk-0.raw");
+        assertThat(info.l2CacheBytes()).isEqualTo(8192L * 16);
+        var vmdk = QemuImgRunner.parseInfo("{\"virtual-size\": 1048576, \"format\": \"vmdk\", \"cluster-size\": 65536}", null);
+        assertThat(vmdk.clusterSize()).isNull();
+        assertThat(vmdk.l2CacheBytes()).isNull();
+    }
+}

@@ -1,0 +1,125 @@
+package dev.vsm.plugin.dir;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.BackupDetails;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.spi.files.BackupArchiveName;
+import dev.vsm.spi.files.ContentFileNames;
+import dev.vsm.spi.files.DirLayout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Lists the files of the non-image content types (pve's {@code get_subdir_files}): ISO images and
+ * container templates (only when no owner is asked for), backups, snippets and import sources.
+ */
+final class ContentFileLister {
+    private final String storeid;
+    private final DirLayout layout;
+    private final ZoneId zone;
+
+    /**
+     * @param zone the time zone backup names are written in (pve: the host's local time)
+     */
+    ContentFileLister(String storeid, DirLayout layout, ZoneId zone) {
+        this.storeid = requireNonNull(storeid, "storeid");
+        this.layout = requireNonNull(layout, "layout");
+        this.zone = requireNonNull(zone, "zone");
+    }
+
+    /** The files of one content type, of one owner when {@code vmid} is not null. */
+    List<VolumeInfo> list(ContentType type, Integer vmid) {
+        if (vmid != null && (type == ContentType.ISO || type == ContentType.VZTMPL)) {
+            return List.of();
+        }
+        List<VolumeInfo> found = new ArrayList<>();
+        for (Path file : FileStat.entries(layout.subdir(type))) {
+            Optional<BasicFileAttributes> stat = FileStat.stat(file);
+            if (stat.isEmpty() || stat.get().isDirectory()) {
+                continue;
+            }
+            describe(type, file, vmid, stat.get()).ifPresent(found::add);
+        }
+        return found;
+    }
+
+    private Optional<VolumeInfo> describe(ContentType type, Path file, Integer vmid, BasicFileAttributes stat) {
+        String name = file.getFileName().toString();
+        String volid = storeid + ":" + type.id() + "/" + name;
+        long size = stat.size();
+        Long ctime = FileStat.ctime(file);
+        Optional<String> format = switch (type) {
+            case ISO -> ContentFileNames.isoFormat(name);
+            case VZTMPL -> ContentFileNames.templateFormat(name);
+            case SNIPPETS -> Optional.of("snippet");
+            case IMPORT -> ContentFileNames.importFormat(name);
+            case BACKUP -> ContentFileNames.backupFormat(name);
+            default -> Optional.empty();
+        };
+        if (format.isEmpty()) {
+            return Optional.empty();
+        }
+        if (type != ContentType.BACKUP) {
+            return Optional.of(new VolumeInfo(volid, format.get(), type, size, false, null, null, ctime, null));
+        }
+        // only match the VMID in the file name, not in a parent directory
+        if (vmid != null && !Pattern.compile("\\S+-" + vmid + "-\\S+").matcher(name).find()) {
+            return Optional.empty();
+        }
+        Optional<BackupArchiveName> archive = BackupArchiveName.parse(name, zone);
+        if (archive.isPresent() && archive.get().ctime() != null) {
+            ctime = archive.get().ctime();
+        }
+        Integer owner = vmid != null ? vmid : ownerFromName(name, format.get());
+        BackupDetails details = new BackupDetails(archive.map(BackupArchiveName::type).orElse("unknown"),
+                notes(file), Files.exists(Path.of(file + ".protected")));
+        return Optional.of(new VolumeInfo(volid, format.get(), type, size, false, null, owner, ctime, null, details));
+    }
+
+    private static Integer ownerFromName(String name, String format) {
+        Matcher m = Pattern.compile("-([1-9][0-9]{2,8})-[^/]+\\." + Pattern.quote(format) + "$").matcher(name);
+        return m.find() ? Integer.valueOf(m.group(1)) : null;
+    }
+
+    /** The first line of the archive's notes file, UTF-8 (read as Latin-1 when it is not valid UTF-8), or null. */
+    private static String notes(Path archive) {
+        Path notes = Path.of(archive + ".notes");
+        if (!Files.isRegularFile(notes)) {
+            return null;
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(notes);
+        } catch (IOException e) {
+            return null;
+        }
+        if (bytes.length == 0) {
+            return null;
+        }
+        int end = 0;
+        while (end < bytes.length && bytes[end] != '\n') {
+            end++;
+        }
+        ByteBuffer line = ByteBuffer.wrap(bytes, 0, end);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(line).toString();
+        } catch (CharacterCodingException e) {
+            return new String(bytes, 0, end, StandardCharsets.ISO_8859_1);
+        }
+    }
+}

@@ -1,0 +1,417 @@
+package dev.vsm.plugin.dir;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.Command;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.DiskNames;
+import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.spi.VolumeName;
+import dev.vsm.spi.files.DirLayout;
+import dev.vsm.spi.files.DirVolumeNames;
+import dev.vsm.spi.files.ImageFileName;
+import dev.vsm.spi.files.PathVolume;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One configured dir storage (pve's {@code DirPlugin} with the file-based behaviour of its base
+ * {@code Plugin}). Every change goes through the context's {@code files()}, {@code qemuImg()} and
+ * {@code commands()}, so that {@code --dry-run} prints it; reads use {@code java.nio} directly.
+ */
+final class DirStorage implements Storage {
+    private static final String CHATTR = "/usr/bin/chattr";
+
+    private final StorageConfig config;
+    private final StorageContext context;
+    private final DirLayout layout;
+    private final DirOptions options;
+    private final MountTable mounts;
+    private final ZoneId zone;
+
+    DirStorage(StorageConfig config, StorageContext context) {
+        this(config, context, new MountTable(MountTable.PROC_MOUNTS), ZoneId.systemDefault());
+    }
+
+    DirStorage(StorageConfig config, StorageContext context, MountTable mounts, ZoneId zone) {
+        this.config = requireNonNull(config, "config");
+        this.context = requireNonNull(context, "context");
+        this.layout = DirLayout.of(config);
+        this.options = DirOptions.of(config);
+        this.mounts = requireNonNull(mounts, "mounts");
+        this.zone = requireNonNull(zone, "zone");
+    }
+
+    @Override
+    public StorageConfig config() {
+        return config;
+    }
+
+    @Override
+    public VolumeName parseVolname(String volname) {
+        return DirVolumeNames.parse(volname);
+    }
+
+    @Override
+    public Path path(VolumeName volume) {
+        return layout.path(volume);
+    }
+
+    // --- activation and status (pve DirPlugin/Plugin activate_storage, status)
+
+    @Override
+    public void activate() {
+        Path base = layout.basePath();
+        Optional<Path> mountPoint = options.mountPoint();
+        if (mountPoint.isPresent() && !mounts.isMounted(mountPoint.get())) {
+            throw StorageException.failed("unable to activate storage '%s' - directory is expected to be a mount point but is not mounted: '%s'",
+                    config.id(), mountPoint.get());
+        }
+        if (options.createBasePath()) {
+            context.files().createDirectories(base);
+        }
+        boolean isDirectory = Probes.within(Probes.LIMIT, () -> Files.isDirectory(base)).orElse(false);
+        if (!isDirectory && !(context.dryRun() && options.createBasePath())) {
+            throw StorageException.failed("unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
+                    config.id(), base);
+        }
+        Set<ContentType> content = config.content(DirPlugin.schemaDefaultContent());
+        if (options.createSubdirs()) {
+            createContentDirectories(content);
+        }
+        checkOneDirectoryPerContent(content);
+    }
+
+    private void createContentDirectories(Set<ContentType> content) {
+        for (ContentType type : sortedById(content, true)) {
+            Path subdir = layout.subdir(type);
+            try {
+                context.files().createDirectories(subdir);
+            } catch (StorageException e) {
+                String reason = e.getMessage();
+                String hint = reason.matches("(?is).*(permission\\s+denied|read-?\\s?only\\s+file\\s?system).*")
+                        ? " - ensure that you have read and write access to your storage!" : "";
+                throw StorageException.failed(e, "failed to create content directory '%s' for content '%s' - %s%s",
+                        subdir, type.id(), reason, hint);
+            }
+        }
+    }
+
+    /** The configured content types in pve's (sorted) order; with {@code forDirectories}, backup too when rootdir is on. */
+    private static List<ContentType> sortedById(Set<ContentType> content, boolean forDirectories) {
+        List<ContentType> types = new ArrayList<>();
+        for (ContentType t : ContentType.values()) {
+            boolean wanted = content.contains(t) || (forDirectories && t == ContentType.BACKUP && content.contains(ContentType.ROOTDIR));
+            if (wanted && t != ContentType.NONE) {
+                types.add(t);
+            }
+        }
+        types.sort((a, b) -> a.id().compareTo(b.id()));
+        return types;
+    }
+
+    private void checkOneDirectoryPerContent(Set<ContentType> content) {
+        Map<Path, ContentType> seen = new HashMap<>();
+        for (ContentType type : sortedById(content, false)) {
+            Path real;
+            try {
+                real = layout.subdir(type).toRealPath();
+            } catch (IOException e) {
+                continue;
+            }
+            if (seen.putIfAbsent(real, type) != null) {
+                throw StorageException.failed("storage '%s' uses directory %s for multiple content types", config.id(), real);
+            }
+        }
+    }
+
+    @Override
+    public StorageStatus status() {
+        Optional<Path> mountPoint = options.mountPoint();
+        if (mountPoint.isPresent() && !mounts.isMounted(mountPoint.get())) {
+            return StorageStatus.INACTIVE;
+        }
+        Path base = layout.basePath();
+        return Probes.within(Probes.LIMIT, () -> {
+            if (!Files.isDirectory(base)) {
+                return StorageStatus.INACTIVE;
+            }
+            FileStore store = Files.getFileStore(base);
+            long total = store.getTotalSpace();
+            if (total <= 0) {
+                return StorageStatus.INACTIVE;
+            }
+            return new StorageStatus(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+        }).orElse(StorageStatus.INACTIVE);
+    }
+
+    // --- allocation and removal (pve Plugin alloc_image, free_image)
+
+    @Override
+    public String allocImage(AllocRequest request) {
+        int vmid = request.vmid();
+        String format = request.format();
+        Path imageDir = layout.imageDir(vmid);
+        String name = request.name() != null && !request.name().isEmpty()
+                ? request.name()
+                : DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
+                        config.id(), vmid, format, true, true);
+        String extension = ImageFileName.parse(name).format();
+        if (!extension.equals(format)) {
+            throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
+        }
+        Path path = imageDir.resolve(name);
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("disk image '%s' already exists", path);
+        }
+        if (format.equals("subvol") && request.sizeKib() != 0) {
+            throw StorageException.badInput("storage does not support subvol quotas");
+        }
+
+        context.files().createDirectories(imageDir);
+        try {
+            if (format.equals("subvol")) {
+                createSubvol(path);
+            } else {
+                context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
+            }
+        } catch (RuntimeException e) {
+            removePartialImage(path, imageDir);
+            throw e;
+        }
+        return vmid + "/" + name;
+    }
+
+    private void createSubvol(Path path) {
+        try {
+            context.files().createDirectories(path);
+        } catch (StorageException e) {
+            throw StorageException.failed(e, "unable to create subvol '%s' - %s", path, e.getMessage());
+        }
+    }
+
+    /** After a failed create: the half-written file (if any) and the guest's directory (if now empty) go. */
+    private void removePartialImage(Path path, Path imageDir) {
+        try {
+            if (FileStat.isFileOrLink(path)) {
+                context.files().delete(path);
+            } else if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+                context.files().deleteIfEmpty(path);
+            }
+        } catch (StorageException cleanup) {
+            context.console().warn(cleanup.getMessage());
+        }
+        context.files().deleteIfEmpty(imageDir);
+    }
+
+    @Override
+    public Optional<Runnable> freeImage(VolumeName volume) {
+        Path path = layout.path(volume);
+        if (volume.type() == ContentType.BACKUP && Files.exists(Path.of(path + ".protected"))) {
+            throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
+        }
+        if (volume.isBase()) {
+            runWarned(Command.of(CHATTR, "-i", path.toString()));
+        }
+        if (volume.format().equals("subvol")) {
+            context.files().deleteTree(path);
+        } else {
+            if (!FileStat.isFileOrLink(path)) {
+                context.console().warn("disk image '" + path + "' does not exist");
+                return Optional.empty();
+            }
+            context.files().delete(path);
+        }
+        if (volume.type() == ContentType.IMAGES) {
+            context.files().deleteIfEmpty(path.getParent());
+        }
+        return Optional.empty();
+    }
+
+    /** Runs a command whose failure is only worth a warning (pve's {@code eval { run_command } ; warn $@}). */
+    private void runWarned(Command command) {
+        try {
+            context.commands().run(command);
+        } catch (StorageException e) {
+            context.console().warn(e.getMessage());
+        }
+    }
+
+    // --- listing and sizes
+
+    @Override
+    public List<VolumeInfo> listImages(Integer vmid) {
+        return new ImageLister(config.id(), layout, context.qemuImg(), context.console()).list(vmid);
+    }
+
+    /**
+     * Images are always listed as content {@code images}: vsm has no cluster VM list to tell
+     * containers' volumes ({@code rootdir}) apart, so asking for {@code rootdir} alone lists no images.
+     */
+    @Override
+    public List<VolumeInfo> listVolumes(Integer vmid, Set<ContentType> types) {
+        List<VolumeInfo> volumes = new ArrayList<>();
+        if (types.contains(ContentType.IMAGES)) {
+            volumes.addAll(listImages(vmid));
+        }
+        ContentFileLister files = new ContentFileLister(config.id(), layout, zone);
+        for (ContentType type : ContentType.values()) {
+            if (types.contains(type) && type != ContentType.IMAGES && type != ContentType.ROOTDIR && type != ContentType.NONE) {
+                volumes.addAll(files.list(type, vmid));
+            }
+        }
+        return volumes;
+    }
+
+    @Override
+    public ImageInfo volumeSizeInfo(VolumeName volume) {
+        Path path = layout.path(volume);
+        if (Files.isDirectory(path)) {
+            return new ImageInfo(0, "subvol", 0, null, null, null, false, FileStat.ctime(path));
+        }
+        if (!Files.exists(path)) {
+            throw StorageException.failed("failed to stat '%s'%s", path, Files.isSymbolicLink(path) ? " - dangling symlink?" : "");
+        }
+        ImageInfo info = context.qemuImg().info(path, volume.format());
+        if (info.ctime() == null) {
+            info = new ImageInfo(info.virtualSize(), info.format(), info.actualSize(), info.backingFile(), info.backingFormat(),
+                    info.clusterSize(), info.extendedL2(), FileStat.ctime(path));
+        }
+        return info;
+    }
+
+    @Override
+    public void volumeResize(VolumeName volume, long sizeBytes) {
+        if (!volume.volname().endsWith(".raw") && !volume.volname().endsWith(".qcow2")) {
+            throw StorageException.badInput("can't resize this image format");
+        }
+        context.qemuImg().resize(layout.path(volume), volume.format(), sizeBytes, imageOptions());
+    }
+
+    // --- templates and linked clones (pve Plugin create_base, clone_image)
+
+    @Override
+    public String createBase(VolumeName volume) {
+        if (volume.type() != ContentType.IMAGES) {
+            throw StorageException.badInput("create_base on wrong vtype '%s'", volume.type().id());
+        }
+        if (volume.isBase()) {
+            throw StorageException.badInput("create_base not possible with base image");
+        }
+        Path path = layout.path(volume);
+        ImageInfo info;
+        try {
+            info = volumeSizeInfo(volume);
+        } catch (StorageException e) {
+            throw StorageException.failed(e, "file_size_info on '%s' failed", volume.volname());
+        }
+        if (volume.isLinkedClone()) {
+            String expected = "../" + volume.baseVmid() + "/" + volume.baseName();
+            if (!expected.equals(info.backingFile())) {
+                throw StorageException.badInput("volname '%s' contains wrong information about parent", volume.volname());
+            }
+        }
+        String newName = volume.name().replaceFirst("^vm-", "base-");
+        String newVolname = volume.isLinkedClone()
+                ? volume.baseVmid() + "/" + volume.baseName() + "/" + volume.vmid() + "/" + newName
+                : volume.vmid() + "/" + newName;
+        Path newPath = layout.path(DirVolumeNames.parse(newVolname));
+        if (Files.isRegularFile(newPath)) {
+            throw StorageException.badInput("file '%s' already exists", newPath);
+        }
+        context.files().move(path, newPath);
+        context.files().makeReadOnly(newPath);
+        runWarned(Command.of(CHATTR, "+i", newPath.toString()));
+        return newVolname;
+    }
+
+    @Override
+    public String cloneImage(VolumeName base, int vmid) {
+        if (base.type() != ContentType.IMAGES) {
+            throw StorageException.badInput("clone_image on wrong vtype '%s'", base.type().id());
+        }
+        if (base.format().equals("subvol")) {
+            throw StorageException.badInput("this storage type does not support clone_image on subvolumes");
+        }
+        if (!base.isBase()) {
+            throw StorageException.badInput("clone_image only works on base images");
+        }
+        Path imageDir = layout.imageDir(vmid);
+        String name = DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
+                config.id(), vmid, "qcow2", true, true);
+        String backing = "../" + base.vmid() + "/" + base.name();
+        String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
+        Path path = imageDir.resolve(name);
+        context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
+
+        context.files().createDirectories(imageDir);
+        try {
+            context.qemuImg().createBacked(path, backing, base.format(), imageOptions());
+        } catch (RuntimeException e) {
+            removePartialImage(path, imageDir);
+            throw e;
+        }
+        return newVolname;
+    }
+
+    // --- features and paths
+
+    @Override
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+        return DirFeatures.has(feature, volume, snapshot);
+    }
+
+    /**
+     * The volume name of a file on this storage (pve's {@code path_to_volume_id}). An image must
+     * exist and be listed, so that a linked clone gets the name that records its base.
+     */
+    @Override
+    public Optional<String> volnameForPath(Path file) {
+        Path absolute = file.toAbsolutePath().normalize();
+        try {
+            absolute = absolute.toRealPath();
+        } catch (IOException e) {
+            // pve: abs_path() fails for a missing path; use it as given
+        }
+        Optional<PathVolume> found = layoutForRealPaths().volumeForPath(absolute);
+        if (found.isEmpty() || found.get().type() != ContentType.IMAGES) {
+            return found.map(PathVolume::volname);
+        }
+        int vmid = Integer.parseInt(found.get().volname().substring(0, found.get().volname().indexOf('/')));
+        for (VolumeInfo image : listImages(vmid)) {
+            String volname = VolumeId.parse(image.volid()).volname();
+            if (layoutForRealPaths().path(DirVolumeNames.parse(volname)).equals(absolute)) {
+                return Optional.of(volname);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The layout with the storage path's symbolic links resolved, to compare with resolved paths. */
+    private DirLayout layoutForRealPaths() {
+        try {
+            return new DirLayout(layout.basePath().toRealPath(), layout.contentDirs());
+        } catch (IOException e) {
+            return layout;
+        }
+    }
+}

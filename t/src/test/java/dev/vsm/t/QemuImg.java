@@ -1,0 +1,31 @@
+package dev.vsm.t;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/** The tests' own look at an image: {@code qemu-img info --output=json}, run independently of vsm. */
+final class QemuImg {
+    private QemuImg() {}
+
+    static JsonNode info(Path image) {
+        try {
+            Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "-U", image.toString())
+                    .redirectErrorStream(false).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new AssertionError("qemu-img info " + image + " failed: " + err);
+            }
+            return new ObjectMapper().readTree(out);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.vsm.t;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the real {@code cli/vsm} launcher in a sandbox: its own config file, data home and lock
+ * directory under a temp dir, so tests never touch the machine's vsm configuration.
+ */
+final class Vsm {
+    static final Path HOME = Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
+    static final Path LAUNCHER = HOME.resolve("cli/vsm");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path sandbox;
+    private final Map<String, String> env = new HashMap<>();
+
+    Vsm(Path sandbox) {
+        this.sandbox = sandbox;
+        env.put("VSM_CONFIG", sandbox.resolve("etc/storage.yaml").toString());
+        env.put("XDG_DATA_HOME", sandbox.resolve("data").toString());
+        env.put("VSM_LOCK_DIR", sandbox.resolve("locks").toString());
+        env.put("VSM_PLUGIN_DIR", sandbox.resolve("plugins").toString());
+        env.put("HOME", sandbox.toString());
+    }
+
+    Path sandbox() {
+        return sandbox;
+    }
+
+    Path config() {
+        return Path.of(env.get("VSM_CONFIG"));
+    }
+
+    /** The built-in default storage's directory. */
+    Path defaultLocal() {
+        return sandbox.resolve("data/vsm/local");
+    }
+
+    Vsm env(String key, String value) {
+        env.put(key, value);
+        return this;
+    }
+
+    /** The outcome of one run. */
+    record Result(int exit, String out, String err) {
+        Result ok() {
+            assertThat(exit).as("exit status of vsm; stderr: %s", err).isZero();
+            return this;
+        }
+
+        /** Bad input: exit 2 and exactly one line on stderr. */
+        Result badInput(String expectedMessagePart) {
+            assertThat(exit).as("exit status; stdout: %s stderr: %s", out, err).isEqualTo(2);
+            assertThat(err.strip().lines().count()).as("stderr lines: %s", err).isEqualTo(1);
+            assertThat(err).contains(expectedMessagePart);
+            return this;
+        }
+
+        JsonNode json() {
+            try {
+                return JSON.readTree(out);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON: " + out, e);
+            }
+        }
+
+        List<String> lines() {
+            return out.lines().toList();
+        }
+    }
+
+    Result run(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(LAUNCHER.toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
+        pb.environment().putAll(env);
+        Path outFile = sandbox.resolve(".vsm-out");
+        Path errFile = sandbox.resolve(".vsm-err");
+        pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        try {
+            Process p = pb.start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("vsm " + String.join(" ", args) + " did not finish in 120 s");
+            }
+            String out = Files.readString(outFile, StandardCharsets.UTF_8);
+            String err = Files.readString(errFile, StandardCharsets.UTF_8);
+            Files.delete(outFile);
+            Files.delete(errFile);
+            return new Result(p.exitValue(), out, err);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Makes everything in the sandbox deletable again: base volumes are made immutable with
+     * {@code chattr +i} (as pve does), which would keep JUnit from removing the temp dir.
+     */
+    void releaseImmutable() {
+        try {
+            new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Writes a config file for this sandbox. */
+    Vsm writeConfig(String yaml) {
+        try {
+            Files.createDirectories(config().getParent());
+            Files.writeString(config(), yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+}
