@@ -5,14 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,7 +66,7 @@ class ConfigEditTest {
         if (Files.isDirectory(dir)) {
             try (Stream<Path> entries = Files.list(dir)) {
                 assertThat(entries.map(p -> p.getFileName().toString())).allMatch(n -> !n.contains(".tmp-"));
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new AssertionError(e);
             }
         }
@@ -181,7 +186,7 @@ class ConfigEditTest {
         String digest = files.load().digest();
         assertRefused(new ConfigEdit.Update("san", values("saferemove", "0"), List.of(), "0".repeat(40)),
                 "update storage failed: detected modified configuration - file changed by other user? Try again.");
-        store.update("san", values("saferemove", "0"), List.of(), digest.toUpperCase(java.util.Locale.ROOT));
+        store.update("san", values("saferemove", "0"), List.of(), digest.toUpperCase(Locale.ROOT));
         assertThat(files.load().require("san").get("saferemove")).contains(false);
         // the digest is now stale
         assertRefused(new ConfigEdit.Update("san", values("saferemove", "1"), List.of(), digest),
@@ -357,6 +362,35 @@ class ConfigEditTest {
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("create storage failed: no such volume group 'vg_x'");
         assertThat(files.bytes()).isEqualTo(before);
+    }
+
+    @Test
+    void anEditWaitsForTheLockAndGivesUpWithPvesMessage() throws Exception {
+        files.write(TWO_STORAGES);
+        byte[] before = files.bytes();
+        ConfigStore impatient = new ConfigStore(files.location(), TestSchemas.LOOKUP, files.locks(), Duration.ofMillis(200));
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> files.locks().runWithLock(ConfigStore.LOCK, Duration.ofSeconds(1), () -> {
+            held.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        holder.start();
+        held.await();
+        try {
+            assertThatThrownBy(() -> impatient.remove("san"))
+                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                    .hasMessage("delete storage failed: can't lock file '" + files.lockDir.resolve("storage-config.lock") + "' - got timeout");
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+        assertThat(files.bytes()).isEqualTo(before);
+        assertThat(files.progress.toString(StandardCharsets.UTF_8)).isEqualTo("trying to acquire lock... failed\n");
     }
 
     // --- dry run

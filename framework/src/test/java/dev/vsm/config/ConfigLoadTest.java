@@ -3,6 +3,7 @@ package dev.vsm.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import java.nio.charset.StandardCharsets;
@@ -225,7 +226,7 @@ class ConfigLoadTest {
     void aListElementNotMatchingThePatternIsReportedOnItsOwnLine() {
         assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    nodes:\n      - node1\n      - bad_node\n",
                 f + ":7: storage 'local': nodes: value 'bad_node' does not match the regex pattern '"
-                        + dev.vsm.spi.CommonProperties.NODE_NAME_PATTERN + "'");
+                        + CommonProperties.NODE_NAME_PATTERN + "'");
     }
 
     @Test
