@@ -94,11 +94,16 @@ final class Vsm {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
         pb.environment().putAll(env);
+        Path outFile;
+        Path errFile;
         try {
-            // unique per run, so that concurrent runs (race tests) keep their output apart
-            Path outFile = Files.createTempFile(sandbox, ".vsm-out", "");
-            Path errFile = Files.createTempFile(sandbox, ".vsm-err", "");
-            pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            outFile = Files.createTempFile(sandbox, ".vsm-out", "");
+            errFile = Files.createTempFile(sandbox, ".vsm-err", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        try {
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -1,12 +1,10 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.spi.VolumeId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -15,17 +13,9 @@ import picocli.CommandLine.Parameters;
  * removed now). {@code vsm free} on such a storage does this first as well.
  */
 @Command(name = "cleanup", description = "Finish removals an interrupted run left on a storage (LVM: pending del-* volumes).")
-public final class CleanupCommand extends VsmCommand {
+public final class CleanupCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
-
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
@@ -34,12 +24,12 @@ public final class CleanupCommand extends VsmCommand {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("storage", storage);
         json.put("pending", done);
-        json.put("dry-run", dryRun.enabled());
+        json.put("dry-run", dryRun());
         output.print(out(), json, o -> {
             if (done.isEmpty()) {
                 o.println("nothing to clean up on storage '" + storage + "'");
             } else {
-                o.println("cleanup of storage '" + storage + "' " + (dryRun.enabled() ? "would be " : "") + "done ("
+                o.println("cleanup of storage '" + storage + "' " + (dryRun() ? "would be " : "") + "done ("
                         + done.size() + " pending removal" + (done.size() == 1 ? "" : "s") + ": " + String.join(", ", done) + ")");
             }
         });
