@@ -28,7 +28,7 @@ public final class DefaultStorageContext implements StorageContext {
     private final Console console;
     private final ProcessCommandRunner commands;
     private final LocalHostFiles files;
-    private final QemuImgRunner qemuImg;
+    private QemuImgRunner qemuImg;
     private final ZeroOutEngine zeroOut;
     private final StorageLocks locks;
     private String nodeName;
@@ -62,7 +62,6 @@ public final class DefaultStorageContext implements StorageContext {
         this.locks = requireNonNull(locks, "locks");
         this.commands = new ProcessCommandRunner(dryRun, console, environment);
         this.files = new LocalHostFiles(dryRun, console);
-        this.qemuImg = new QemuImgRunner(commands, console);
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
     }
 
@@ -78,11 +77,18 @@ public final class DefaultStorageContext implements StorageContext {
 
     @Override
     public QemuImg qemuImg() {
-        return qemuImg;
+        return qemuImgRunner();
     }
 
-    /** The concrete qemu-img runner, for the engine's own use (per-command preallocation). */
-    public QemuImgRunner qemuImgRunner() {
+    /**
+     * The concrete qemu-img runner, for the engine's own use (per-command preallocation). Made on
+     * first use: its JSON reader costs about 0.1 s of start-up that commands without qemu-img
+     * (wipe, LVM) need not pay.
+     */
+    public synchronized QemuImgRunner qemuImgRunner() {
+        if (qemuImg == null) {
+            qemuImg = new QemuImgRunner(commands, console);
+        }
         return qemuImg;
     }
 

@@ -44,8 +44,10 @@ public final class ZeroOutEngine implements ZeroOut {
     public void zero(Path device, int stepMiB, String throughput) {
         requireNonNull(device, "device");
         if (dryRun && !Files.exists(device, LinkOption.NOFOLLOW_LINKS)) {
-            // the activation that would create the node was not run either
-            ZeroOutPlan plan = ZeroOutPlan.of(device.toString(), 0, stepMiB, throughput);
+            // the activation that would create the node was not run either: plan for a device that writes zeroes
+            ZeroOutPlan plan = ZeroOutPlan.of(device.toString(), Long.MAX_VALUE, stepMiB, throughput);
+            console.info("'" + device + "' is not there yet (dry run): planned with the full step; "
+                    + "the device's write_zeroes_max_bytes may reduce it, or select cstream if 0");
             commands.stream(Command.of(plan.argv()), (channel, line) -> { });
             return;
         }
