@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -129,5 +131,56 @@ class LvmSafeRemoveTest {
                 "successfully removed volume vm-100-disk-3 (" + vg.name() + "/del-vm-100-disk-3)",
                 "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
         assertThat(vg.lvNames()).isEmpty();
+    }
+
+    @Test
+    void sigtermDuringTheWipeLeavesTheRenamedVolumeForCleanup() throws Exception {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true", "saferemove_throughput: 1048576");
+        vsm.run("alloc", "san", "100", "", "4M").ok();
+        try (LoopDevice disk = LoopDevice.create(64L << 20)) {
+            standInNode("del-vm-100-disk-0", disk.path());
+            // a device without WRITE ZEROES: the cstream fallback at 1 MiB/s runs long enough to be stopped
+            Path sysfs = sandbox.resolve("sys");
+            Path queue = Files.createDirectories(sysfs.resolve("block").resolve(disk.path().getFileName().toString()).resolve("queue"));
+            Files.writeString(queue.resolve("write_zeroes_max_bytes"), "0\n");
+            Path err = sandbox.resolve("free.err");
+            ProcessBuilder pb = new ProcessBuilder(Vsm.LAUNCHER.toString(), "free", "san:vm-100-disk-0")
+                    .directory(sandbox.toFile()).redirectError(err.toFile()).redirectOutput(sandbox.resolve("free.out").toFile());
+            pb.environment().putAll(vsm.environment());
+            pb.environment().put("VSM_SYSFS", sysfs.toString());
+            Process free = pb.start();
+            try {
+                ProcessHandle cstream = awaitChild(free, "cstream");
+                free.destroy(); // SIGTERM to the JVM (the launcher execs java)
+                assertThat(free.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(free.exitValue()).isEqualTo(143);
+                cstream.onExit().get(10, TimeUnit.SECONDS);
+                String message = Files.readString(err, StandardCharsets.UTF_8);
+                assertThat(message.strip().lines()).hasSize(1);
+                assertThat(message).startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 stopped, the volume "
+                        + "stays until it is done (run 'vsm cleanup san') - ");
+            } finally {
+                free.descendants().forEach(ProcessHandle::destroyForcibly);
+                free.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
+        }
+        removeStandInNodes();
+        assertThat(vsm.run("cleanup", "san").ok().lines()).last()
+                .isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    private static ProcessHandle awaitChild(Process parent, String command) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            for (ProcessHandle child : parent.descendants().toList()) {
+                if (child.info().command().orElse("").endsWith("/" + command)) {
+                    return child;
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(command + " did not start under vsm within 60 s");
     }
 }

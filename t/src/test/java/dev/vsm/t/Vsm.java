@@ -54,6 +54,11 @@ final class Vsm {
         return this;
     }
 
+    /** The environment vsm runs with (for tests that start it themselves). */
+    Map<String, String> environment() {
+        return Map.copyOf(env);
+    }
+
     /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
     Vsm env(Map<String, String> variables) {
         env.putAll(variables);

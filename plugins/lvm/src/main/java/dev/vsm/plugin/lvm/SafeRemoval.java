@@ -106,7 +106,8 @@ final class SafeRemoval {
             lvm.activateForZeroing(path);
             zero(path);
         } catch (InterruptedCommandException e) {
-            throw e;
+            throw new InterruptedCommandException(String.format("storage '%s': zero-out of %s/%s stopped, the volume stays "
+                    + "until it is done (run 'vsm cleanup %s') - %s", storageId, vg, delName, storageId, e.getMessage()));
         } catch (StorageException e) {
             throw StorageException.failed(e, "storage '%s': zero-out of %s/%s failed, the volume stays until it is done "
                     + "(run 'vsm cleanup %s') - %s", storageId, vg, delName, storageId, e.getMessage());

@@ -206,7 +206,9 @@ class SafeRemovalTest {
              DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-5", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
             Runnable task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow();
-            assertThatThrownBy(task::run).isInstanceOf(InterruptedCommandException.class);
+            assertThatThrownBy(task::run).isInstanceOf(InterruptedCommandException.class).hasMessage("storage 'san': zero-out of "
+                    + vg.name() + "/del-vm-100-disk-5 stopped, the volume stays until it is done (run 'vsm cleanup san') - "
+                    + "blkdiscard stopped by SIGINT");
         }
         assertThat(t.ran("/sbin/lvremove")).isEmpty();
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0", "del-vm-100-disk-5");
