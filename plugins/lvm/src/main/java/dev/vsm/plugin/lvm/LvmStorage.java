@@ -34,7 +34,6 @@ import java.util.regex.Pattern;
 final class LvmStorage implements Storage {
     /** pve's {@code tagged_only} test: a whole tag {@code pve-vm-<digits>}. */
     private static final Pattern OWNER_TAG = Pattern.compile("pve-vm-\\d+");
-    private static final Pattern OWNER = Pattern.compile("^vm-(\\d+)-.*");
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -212,9 +211,8 @@ final class LvmStorage implements Storage {
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VolumeInfo> images = new ArrayList<>();
         for (LogicalVolume lv : lvm.lvs(null).inGroup(options.vgname())) {
-            var owner = OWNER.matcher(lv.name());
-            if (!owner.matches() || !LvmVolumeNames.isVolumeName(lv.name())) {
-                continue;
+            if (!LvmVolumeNames.isVolumeName(lv.name())) {
+                continue; // del-*, base-*, snap_*, other LVs; and vm-* names pve's parser would die on
             }
             if (options.taggedOnly() && lv.tags().stream().noneMatch(t -> OWNER_TAG.matcher(t).matches())) {
                 continue;
