@@ -103,6 +103,44 @@ public interface Storage {
         return set;
     }
 
+    // --- import and export (vsm import, export, import-stream, copy)
+
+    /**
+     * How this storage makes a volume from an image with {@code qemu-img convert}; empty (the
+     * default) when it cannot, and {@code vsm import} is then refused naming the storage and type.
+     */
+    default Optional<ImageImporter> imageImporter() {
+        return Optional.empty();
+    }
+
+    /**
+     * The stream formats a volume can be exported in (pve's {@code volume_export_formats}). The
+     * framework writes the stream from {@link #path} and {@link #volumeSizeInfo}; empty (the
+     * default) means the storage cannot export, and {@code vsm export} is refused.
+     */
+    default Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        return Set.of();
+    }
+
+    /**
+     * The stream formats a new volume of {@code volumeFormat} can be imported from (pve's
+     * {@code volume_import_formats}). The framework allocates the volume ({@link #allocImage}),
+     * writes the data to its {@link #path} and frees it again when the stream is bad; empty (the
+     * default) means the storage cannot import streams.
+     */
+    default Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        return Set.of();
+    }
+
+    /**
+     * Whether a volume just allocated reads zeros everywhere (a file, a thin volume, an LV on a
+     * storage that zeroes what it frees), so that writing into it may skip runs of zeros. False by
+     * default: a block device that may hold a previous owner's data gets every zero written.
+     */
+    default boolean newVolumesReadZeros() {
+        return false;
+    }
+
     /** The preallocation/qemu-img option hook: how this storage wants its images made. */
     default ImageOptions imageOptions() {
         return ImageOptions.of(config());

@@ -10,9 +10,9 @@ package dev.vsm.spi;
  */
 public final class StorageApi {
     /** The SPI version this framework implements. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** How many versions back a plugin may have been built for and still load. */
-    public static final int AGE = 0;
+    public static final int AGE = 1;
 
     private StorageApi() {}
 

@@ -7,12 +7,14 @@ import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageImporter;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -371,6 +373,44 @@ final class DirStorage implements Storage {
             throw e;
         }
         return newVolname;
+    }
+
+    // --- import and export (vsm import, export, import-stream, copy)
+
+    @Override
+    public Optional<ImageImporter> imageImporter() {
+        return Optional.of(new DirImageImporter(config.id(), layout, context, imageOptions(),
+                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid)));
+    }
+
+    /**
+     * pve's path-based {@code volume_export_formats} for images: {@code raw+size} without
+     * snapshots, {@code qcow2+size} (the file as it is, internal snapshots and all) only with them.
+     */
+    @Override
+    public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        if (volume.type() != ContentType.IMAGES || volume.format().equals("subvol")) {
+            return Set.of();
+        }
+        if (withSnapshots) {
+            return volume.format().equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+        }
+        return Set.of(StreamFormat.RAW_SIZE);
+    }
+
+    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 only with snapshots. */
+    @Override
+    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        if (withSnapshots) {
+            return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+        }
+        return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** A new image is a new file: it reads zeros. */
+    @Override
+    public boolean newVolumesReadZeros() {
+        return true;
     }
 
     // --- features and paths

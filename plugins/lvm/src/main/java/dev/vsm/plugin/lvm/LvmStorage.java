@@ -11,6 +11,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageImporter;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
@@ -18,12 +19,14 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -269,6 +272,35 @@ final class LvmStorage implements Storage {
             return;
         }
         lvm.lvextend(path, (sizeBytes + 1023) / 1024);
+    }
+
+    // --- import and export (reference §7.10)
+
+    @Override
+    public Optional<ImageImporter> imageImporter() {
+        return Optional.of(new LvmImageImporter(this, context));
+    }
+
+    /** Only {@code raw+size}, without snapshots (pve). */
+    @Override
+    public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        return !withSnapshots && volume.format().equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** Only {@code raw+size} into raw volumes, without snapshots (pve). */
+    @Override
+    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        return !withSnapshots && volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /**
+     * With {@code saferemove} every freed LV was zeroed, so the extents a new LV gets read zeros
+     * (assuming every removal on the VG went through this storage with saferemove on); without it
+     * a new LV may hold a previous volume's data.
+     */
+    @Override
+    public boolean newVolumesReadZeros() {
+        return options.saferemove();
     }
 
     // --- what plain LVM cannot do
