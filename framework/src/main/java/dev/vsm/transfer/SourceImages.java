@@ -65,7 +65,7 @@ public final class SourceImages {
                     sourceFormat == null ? "" : " as " + sourceFormat, e.getMessage());
         }
         if (sourceFormat == null && info.format().equals("raw") && !device) {
-            checkLooksLikeRawDisk(path, shown, info.virtualSize());
+            checkLooksLikeRawDisk(path, shown, fileSize(path)); // qemu-img rounds a raw file's size up to whole sectors
         }
         return new SourceImage(path.toAbsolutePath(), info.format(), info.virtualSize());
     }
@@ -76,6 +76,14 @@ public final class SourceImages {
         } catch (IOException e) {
             throw StorageException.badInput("source '%s' cannot be read: %s", shown,
                     e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage());
+        }
+    }
+
+    private static long fileSize(Path path) {
+        try {
+            return Files.size(path);
+        } catch (IOException e) {
+            throw StorageException.badInput("source '%s' cannot be read: %s", VolumeId.printable(path.toString()), e.getMessage());
         }
     }
 
