@@ -44,12 +44,20 @@ public final class VolumeCopier {
     public record Copy(VolumeId volid, Method method, StreamFormat stream) {}
 
     /**
-     * Copies {@code source} to {@code targetStorage}.
+     * Copies {@code source} to {@code targetStorage}, converting when the target imports images.
      *
      * @param vmid   the new volume's owner, or null for the source's
      * @param format the new volume's format, or null: the source's when the target takes it, else the target's default
      */
     public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format) {
+        return copy(source, targetStorage, vmid, format, null);
+    }
+
+    /**
+     * As {@link #copy(VolumeId, String, Integer, String)}, with the method forced ({@code null}: the
+     * target's choice, convert when it imports images).
+     */
+    public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format, Method method) {
         manager.checkEnabled(source.storage());
         Storage from = manager.activate(source.storage());
         VolumeName name = from.parseVolname(source.volname());
@@ -57,7 +65,7 @@ public final class VolumeCopier {
                 () -> StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
         String fmt = imports.targetFormat(targetStorage, format, name.format());
         Storage to = manager.activate(targetStorage);
-        if (to.imageImporter().isPresent()) {
+        if (method == Method.CONVERT || (method == null && to.imageImporter().isPresent())) {
             SourceImage image = imports.volumeSource(source);
             String volname = ImageImports.importer(to).importImage(new ImageImport(owner, null, fmt, image));
             return new Copy(new VolumeId(targetStorage, volname), Method.CONVERT, null);

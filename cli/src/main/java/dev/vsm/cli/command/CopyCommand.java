@@ -2,6 +2,7 @@ package dev.vsm.cli.command;
 
 import dev.vsm.cli.Args;
 import dev.vsm.cli.ProgressOption;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.transfer.VolumeCopier;
 import java.util.LinkedHashMap;
@@ -29,6 +30,10 @@ public final class CopyCommand extends ChangingCommand {
             description = "the copy's format (default: the volume's when the target takes it, else the target's default)")
     String format;
 
+    @Option(names = "--method", paramLabel = "METHOD", description = "convert or stream (default: convert when the target "
+            + "storage imports images, else a stream)")
+    String method;
+
     @Mixin
     ProgressOption progress;
 
@@ -42,7 +47,12 @@ public final class CopyCommand extends ChangingCommand {
         VolumeId source = VolumeId.parse(volume);
         VolumeId.checkStorageId(targetStorage);
         Integer owner = vmid == null ? null : Args.vmid(vmid);
-        VolumeCopier.Copy copy = session().transfers().copier().copy(source, targetStorage, owner, format);
+        VolumeCopier.Method how = method == null ? null : switch (method) {
+            case "convert" -> VolumeCopier.Method.CONVERT;
+            case "stream" -> VolumeCopier.Method.STREAM;
+            default -> throw StorageException.badInput("method: '%s' is not convert or stream", VolumeId.printable(method));
+        };
+        VolumeCopier.Copy copy = session().transfers().copier().copy(source, targetStorage, owner, format, how);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("source", source.toString());
         result.put("volid", copy.volid().toString());
