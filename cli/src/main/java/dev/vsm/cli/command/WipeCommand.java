@@ -1,6 +1,7 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.DryRunOption;
+import dev.vsm.cli.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.BlockDevice;
@@ -46,6 +47,14 @@ public final class WipeCommand extends VsmCommand {
 
     @Mixin
     DryRunOption dryRun;
+
+    @Mixin
+    ProgressOption progress;
+
+    @Override
+    boolean quiet() {
+        return progress.quiet();
+    }
 
     @Override
     boolean dryRun() {
