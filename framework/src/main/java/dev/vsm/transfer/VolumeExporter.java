@@ -38,8 +38,8 @@ public final class VolumeExporter {
         this.progress = requireNonNull(progress, "progress");
     }
 
-    /** The volume, checked to be exportable in {@code format}: enabled storage, activated volume. */
-    private Storage exportable(VolumeId volid, VolumeName name, StreamFormat format, boolean withSnapshots) {
+    /** Refuses a format the volume's storage does not export it in (naming the one it does). */
+    private void checkExportable(VolumeId volid, VolumeName name, StreamFormat format, boolean withSnapshots) {
         Storage storage = manager.storage(volid.storage());
         Set<StreamFormat> formats = storage.exportFormats(name, withSnapshots);
         if (!formats.contains(format)) {
@@ -50,7 +50,6 @@ public final class VolumeExporter {
             throw StorageException.badInput("volume export format %s not available for '%s' (storage type %s%s)", format, volid,
                     storage.config().type(), formats.isEmpty() ? ", which exports none" : ": " + names(formats));
         }
-        return storage;
     }
 
     static String names(Set<StreamFormat> formats) {
@@ -67,7 +66,7 @@ public final class VolumeExporter {
         manager.checkEnabled(volid.storage());
         Storage storage = manager.activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
-        exportable(volid, name, format, withSnapshots);
+        checkExportable(volid, name, format, withSnapshots);
         storage.activateVolume(name);
         Path path = storage.path(name);
         long size = storage.volumeSizeInfo(name).virtualSize();
@@ -121,11 +120,5 @@ public final class VolumeExporter {
         } catch (IOException e) {
             throw StorageException.failed(e, "cannot read '%s': %s", file, e.getMessage());
         }
-    }
-
-    /** Whether a volume can be exported in a format (for {@code vsm copy}'s choice). */
-    Set<StreamFormat> formats(VolumeId volid, boolean withSnapshots) {
-        Storage storage = manager.storage(volid.storage());
-        return storage.exportFormats(storage.parseVolname(volid.volname()), withSnapshots);
     }
 }
