@@ -1,0 +1,33 @@
+package dev.vsm.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The device-mapper probe: a missing node, a node that cannot be opened, one that can. */
+class DeviceMapperTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMissingControlNodeSaysSo() {
+        assertThat(DeviceMapper.missing(dir.resolve("control")))
+                .contains(dir.resolve("control") + " does not exist: this kernel has no device-mapper");
+    }
+
+    @Test
+    void aNodeThatCannotBeOpenedSaysWhy() throws IOException {
+        Path control = Files.createDirectory(dir.resolve("control"));
+        assertThat(DeviceMapper.missing(control)).hasValueSatisfying(reason -> assertThat(reason)
+                .startsWith(control + " cannot be opened (").endsWith("): this kernel has no device-mapper driver"));
+    }
+
+    @Test
+    void anOpenableNodeIsDeviceMapper() throws IOException {
+        assertThat(DeviceMapper.missing(Files.writeString(dir.resolve("control"), ""))).isEmpty();
+    }
+}
