@@ -115,6 +115,19 @@ class ThinLifeCycleTest {
     }
 
     @Test
+    void statusWarnsWhenThePoolIsOverEightyPercentFull() throws IOException {
+        vsm.run("alloc", "thin", "100", "", "60M").ok();
+        assertThat(vsm.run("status").ok().err()).isEmpty();
+        write(dev("vm-100-disk-0"), pattern((byte) 3, 56 * MIB)); // 87.5% of the pool's 64 MiB
+        Vsm.Result text = vsm.run("status").ok();
+        assertThat(text.err()).startsWith("warning: storage 'thin': thin pool " + vg.name() + "/data data is 8")
+                .contains("% full (warning above 80%)");
+        JsonNode row = vsm.run("status", "--output-format", "json").ok().json().get(0);
+        assertThat(row.get("warnings")).hasSize(1);
+        assertThat(row.get("used").asLong()).isGreaterThanOrEqualTo(56L * MIB);
+    }
+
+    @Test
     void scanFindsTheRealPool() {
         assertThat(vsm.run("scan", "lvmthin", vg.name()).ok().out()).isEqualTo("data\n");
         assertThat(attr("data")).as("an active thin pool").startsWith("twi-a");

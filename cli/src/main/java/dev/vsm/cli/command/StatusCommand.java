@@ -45,7 +45,7 @@ public final class StatusCommand extends VsmCommand {
         return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
     }
 
-    private static Map<String, Object> json(StatusRow r) {
+    static Map<String, Object> json(StatusRow r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("storage", r.storage());
         m.put("type", r.type());
