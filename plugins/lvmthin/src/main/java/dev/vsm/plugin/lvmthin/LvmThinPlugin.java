@@ -35,7 +35,7 @@ public final class LvmThinPlugin implements StoragePlugin {
             PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
             PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group").asRequired().asFixed()
                     .withPattern(LvmNames.REGEX),
-            PropertySpec.number(MAX_OVERPROVISION, "refuse allocations and clones that would make the thin volumes' "
+            PropertySpec.number(MAX_OVERPROVISION, "refuse allocations, clones and resizes that would make the thin volumes' "
                     + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)"),
             CommonProperties.nodes(),
             CommonProperties.disable(),
