@@ -31,6 +31,7 @@ import java.util.Set;
  */
 final class AtomicFile {
     private static final Set<PosixFilePermission> NEW_FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private AtomicFile() {}
@@ -43,7 +44,9 @@ final class AtomicFile {
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;
-            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(OWNER_ONLY))) {
+                // made private first, given the final mode and group before any byte is written
                 Files.setPosixFilePermissions(temp, old != null ? old.permissions() : NEW_FILE_MODE);
                 if (old != null) {
                     keepGroup(temp, old.group());

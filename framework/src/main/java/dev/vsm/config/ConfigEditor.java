@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * Applies {@link ConfigEdit}s to a configuration in memory, with pve's checks and messages
@@ -25,7 +24,6 @@ import java.util.regex.Pattern;
 final class ConfigEditor {
     /** pve's {@code base} property (LVM on iSCSI): a volume id on another storage. */
     static final String BASE = "base";
-    private static final Pattern LIST_SEPARATORS = Pattern.compile("[,;\\s]+");
 
     /** The section before and after an edit (null before an add, null after a remove), and the new contents. */
     record Change(StorageConfig before, StorageConfig after, ConfigContents contents) {
@@ -133,11 +131,7 @@ final class ConfigEditor {
     private static Set<String> deletions(ConfigEdit.Update update) {
         Set<String> keys = new LinkedHashSet<>();
         for (String entry : update.delete()) {
-            for (String key : LIST_SEPARATORS.split(entry.strip())) {
-                if (!key.isEmpty()) {
-                    keys.add(key);
-                }
-            }
+            keys.addAll(PropertyValues.splitList(entry));
         }
         return keys;
     }

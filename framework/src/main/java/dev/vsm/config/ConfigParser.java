@@ -96,6 +96,10 @@ final class ConfigParser {
     private Document document(String text) {
         Node root = compose(text);
         checkKeys(root);
+        if (!problems.isEmpty()) {
+            // duplicate or non-scalar keys: which value is meant is anybody's guess, read no further
+            throw new ConfigException(problems);
+        }
         if (!(root instanceof MappingNode top)) {
             throw problem(line(root), null, "the top level must be a mapping with a 'storages:' key (got " + describe(root) + ")");
         }

@@ -8,6 +8,7 @@ import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -38,13 +39,20 @@ public final class ConfigStore {
     private final ConfigLocation location;
     private final Function<String, Optional<PluginSchema>> schemas;
     private final FileLocks locks;
+    private final Duration lockTimeout;
     private final ConfigReader reader;
     private final ConfigEditor editor;
 
     public ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks) {
+        this(location, schemas, locks, FileLocks.DEFAULT_TIMEOUT);
+    }
+
+    /** With a shorter wait for the lock than pve's 10 s, for tests. */
+    ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks, Duration lockTimeout) {
         this.location = requireNonNull(location, "location");
         this.schemas = requireNonNull(schemas, "schemas");
         this.locks = requireNonNull(locks, "locks");
+        this.lockTimeout = requireNonNull(lockTimeout, "lockTimeout");
         this.reader = new ConfigReader(schemas);
         this.editor = new ConfigEditor(schemas);
     }
@@ -97,40 +105,41 @@ public final class ConfigStore {
         requireNonNull(edit, "edit");
         requireNonNull(hooks, "hooks");
         StorageConfig added = edit instanceof ConfigEdit.Add add ? editor.checkNew(add) : null;
-        if (dryRun) {
-            return transaction(edit, added, hooks, true);
-        }
-        return locks.withLock(LOCK, FileLocks.DEFAULT_TIMEOUT, () -> transaction(edit, added, hooks, false));
-    }
-
-    private EditResult transaction(ConfigEdit edit, StorageConfig added, ConfigHooks hooks, boolean dryRun) {
         try {
-            StorageConfigs current = reader.read(location);
-            ConfigEditor.Change change;
-            if (edit instanceof ConfigEdit.Update update) {
-                change = editor.update(current, update);
-            } else if (edit instanceof ConfigEdit.Remove remove) {
-                change = editor.remove(current, remove);
-            } else {
-                change = editor.add(current.contents(), added);
+            if (dryRun) {
+                return transaction(edit, added, hooks, true);
             }
-            runHooks(change, hooks);
-            if (change.contents().equals(current.contents())) {
-                return new EditResult(current, current, List.of(), false);
-            }
-            byte[] bytes = ConfigWriter.render(change.contents(), schemas).getBytes(StandardCharsets.UTF_8);
-            StorageConfigs after = readBack(bytes);
-            List<String> changes = DryRunLines.writeFile(location.file());
-            if (!dryRun) {
-                AtomicFile.removeStaleTemporaries(location.file());
-                AtomicFile.write(location.file(), bytes);
-            }
-            return new EditResult(current, after, changes, !dryRun);
+            return locks.withLock(LOCK, lockTimeout, () -> transaction(edit, added, hooks, false));
         } catch (ConfigException e) {
             throw e.prefixed(edit.errorPrefix());
         } catch (StorageException e) {
             throw new StorageException(e.kind(), edit.errorPrefix() + e.getMessage(), e);
         }
+    }
+
+    /** Re-reads, checks, runs the hook and writes: the part of an edit that runs under the lock. */
+    private EditResult transaction(ConfigEdit edit, StorageConfig added, ConfigHooks hooks, boolean dryRun) {
+        StorageConfigs current = reader.read(location);
+        ConfigEditor.Change change;
+        if (edit instanceof ConfigEdit.Update update) {
+            change = editor.update(current, update);
+        } else if (edit instanceof ConfigEdit.Remove remove) {
+            change = editor.remove(current, remove);
+        } else {
+            change = editor.add(current.contents(), added);
+        }
+        runHooks(change, hooks);
+        if (change.contents().equals(current.contents())) {
+            return new EditResult(current, current, List.of(), false);
+        }
+        byte[] bytes = ConfigWriter.render(change.contents(), schemas).getBytes(StandardCharsets.UTF_8);
+        StorageConfigs after = readBack(bytes);
+        List<String> changes = DryRunLines.writeFile(location.file());
+        if (!dryRun) {
+            AtomicFile.removeStaleTemporaries(location.file());
+            AtomicFile.write(location.file(), bytes);
+        }
+        return new EditResult(current, after, changes, !dryRun);
     }
 
     private static void runHooks(ConfigEditor.Change change, ConfigHooks hooks) {

@@ -1,10 +1,10 @@
 package dev.vsm.config;
 
+import dev.vsm.exec.ShellQuote;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * The {@code + ...} lines describing the file-system changes of a configuration edit, as
@@ -12,8 +12,6 @@ import java.util.regex.Pattern;
  * arguments shell-quoted).
  */
 final class DryRunLines {
-    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
-
     private DryRunLines() {}
 
     /** {@code + mkdir -p <dir>} when the directory is missing, then {@code + write <file>}. */
@@ -28,15 +26,6 @@ final class DryRunLines {
     }
 
     static String line(String... argv) {
-        StringBuilder b = new StringBuilder("+");
-        for (String arg : argv) {
-            b.append(' ').append(quote(arg));
-        }
-        return b.toString();
-    }
-
-    /** {@code arg} as a POSIX shell word. */
-    static String quote(String arg) {
-        return SAFE.matcher(arg).matches() ? arg : "'" + arg.replace("'", "'\\''") + "'";
+        return "+ " + ShellQuote.join(List.of(argv));
     }
 }

@@ -183,12 +183,15 @@ final class PropertyValues {
             return items;
         }
         Scalar s = scalar(raw, "list");
-        for (String part : LIST_SEPARATORS.split(s.text().strip())) {
-            if (!part.isEmpty()) {
-                items.add(new Scalar(part, Kind.STRING, null, s.line()));
-            }
+        for (String part : splitList(s.text())) {
+            items.add(new Scalar(part, Kind.STRING, null, s.line()));
         }
         return items;
+    }
+
+    /** pve's {@code split_list}: the non-empty parts of {@code text} between commas, semicolons and white space. */
+    static List<String> splitList(String text) {
+        return LIST_SEPARATORS.splitAsStream(text).filter(part -> !part.isEmpty()).toList();
     }
 
     /**

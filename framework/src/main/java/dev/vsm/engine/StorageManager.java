@@ -242,6 +242,9 @@ public final class StorageManager {
                     st = activate(cfg.id()).status();
                 } catch (StorageException e) {
                     context.console().warn(e.getMessage());
+                } catch (RuntimeException e) {
+                    // a broken plugin shows its storage inactive; it does not take the others down
+                    context.console().warn(String.format("storage '%s': plugin '%s' failed: %s", cfg.id(), cfg.type(), e));
                 }
             }
             rows.add(new StatusRow(cfg.id(), cfg.type(), ct, enabled, cfg.shared(), st));

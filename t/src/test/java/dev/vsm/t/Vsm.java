@@ -88,8 +88,14 @@ final class Vsm {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
         pb.environment().putAll(env);
-        Path outFile = sandbox.resolve(".vsm-out");
-        Path errFile = sandbox.resolve(".vsm-err");
+        Path outFile;
+        Path errFile;
+        try {
+            outFile = Files.createTempFile(sandbox, ".vsm-out", "");
+            errFile = Files.createTempFile(sandbox, ".vsm-err", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         try {
             Process p = pb.start();

@@ -1,6 +1,5 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.EditResult;
 import dev.vsm.spi.PluginSchema;
@@ -9,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
 
@@ -17,7 +15,7 @@ import picocli.CommandLine.Unmatched;
 @Command(name = "add", description = "Add a storage. Each property is given as --<name> <value> (see 'vsm add <type> --help').",
         footer = {"", "Booleans: 1|0|yes|no|on|off|true|false (a bare --flag means 1); lists: comma-separated.",
             "Properties per type are listed by 'vsm plugins --properties'."})
-public final class AddCommand extends VsmCommand {
+public final class AddCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "TYPE", description = "storage type (dir, ...)")
     String type;
 
@@ -27,20 +25,13 @@ public final class AddCommand extends VsmCommand {
     @Unmatched
     List<String> properties = new ArrayList<>();
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
         VolumeId.checkStorageId(storage);
         PluginSchema schema = session().registry().require(type).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, type);
-        EditResult r = session().configStore().apply(new ConfigEdit.Add(type, storage, values), session().hooks(), dryRun.enabled());
-        SetCommand.report(out(), output, r, storage, dryRun.enabled());
+        EditResult r = session().configStore().apply(new ConfigEdit.Add(type, storage, values), session().hooks(), dryRun());
+        SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

@@ -1,14 +1,12 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.Args;
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -16,7 +14,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "alloc", description = "Allocate a disk image.",
         footer = {"", "FILENAME '' lets the storage pick the next free name (vm-<vmid>-disk-<n>).",
             "A FILENAME ending in .raw, .qcow2 or .vmdk sets the format.", Args.SIZE_HELP})
-public final class AllocCommand extends VsmCommand {
+public final class AllocCommand extends ChangingCommand {
     private static final Pattern EXT = Pattern.compile("\\.(raw|qcow2|vmdk)$");
 
     @Parameters(index = "0", paramLabel = "STORAGE")
@@ -38,13 +36,6 @@ public final class AllocCommand extends VsmCommand {
             description = "off, metadata, falloc or full, for this image only (default: the storage's)")
     String preallocation;
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
@@ -61,7 +52,7 @@ public final class AllocCommand extends VsmCommand {
         long kib = Args.sizeKib(size, "subvol".equals(fmt));
         String name = filename.isEmpty() ? null : filename;
         VolumeId volid = session().manager().alloc(storage, owner, name, fmt, kib, preallocation);
-        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun.enabled()), o ->
-                o.println((dryRun.enabled() ? "would create '" : "successfully created '") + volid + "'"));
+        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun()), o ->
+                o.println((dryRun() ? "would create '" : "successfully created '") + volid + "'"));
     }
 }

@@ -1,37 +1,28 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm free <volume>}: delete a volume (pvesm free). */
 @Command(name = "free", description = "Delete a volume.")
-public final class FreeCommand extends VsmCommand {
+public final class FreeCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME", description = "a volume id, or a volume name with --storage")
     String volume;
 
     @Option(names = "--storage", paramLabel = "ID", description = "the storage, when VOLUME is only a volume name")
     String storage;
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
         VolumeId volid = resolve(volume, storage);
         session().manager().free(volid);
-        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun.enabled()), o ->
-                o.println((dryRun.enabled() ? "would remove volume '" : "Removed volume '") + volid + "'"));
+        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun()), o ->
+                o.println((dryRun() ? "would remove volume '" : "Removed volume '") + volid + "'"));
     }
 
     /** pve's {@code real_volume_id}: a volume id, or a volume name plus {@code --storage}. */

@@ -1,16 +1,27 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.engine.PluginRegistry.Entry;
+import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.StoragePlugin;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
-/** {@code vsm plugins}: the storage types found, where from, and whether they loaded. */
+/** {@code vsm plugins}: the storage types found, where from, and whether they loaded; with their properties on request. */
 @Command(name = "plugins", description = "List the storage plugins found and whether they loaded.")
 public final class PluginsCommand extends VsmCommand {
+    @Option(names = "--properties", description = "list each loaded type's storage properties (for add and set)")
+    boolean properties;
+
     @Override
     void execute() {
+        if (properties) {
+            printProperties();
+            return;
+        }
         List<Entry> entries = session().registry().entries();
         output.print(out(), entries.stream().map(PluginsCommand::json).toList(), o -> {
             o.printf("%-10s %-45s %-10s %-4s %s%n", "Type", "Class", "Source", "API", "Status");
@@ -18,6 +29,38 @@ public final class PluginsCommand extends VsmCommand {
                 o.printf("%-10s %-45s %-10s %-4s %s%n", e.type() == null ? "-" : e.type(),
                         e.className() == null ? "-" : e.className(), e.source(),
                         e.apiVersion() == null ? "-" : e.apiVersion(), e.loaded() ? "loaded" : "refused: " + e.problem());
+            }
+        });
+    }
+
+    private void printProperties() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (StoragePlugin plugin : session().registry().plugins().values()) {
+            for (PropertySpec p : plugin.schema().properties()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("type", plugin.type());
+                m.put("property", p.name());
+                m.put("value", p.type().name().toLowerCase(java.util.Locale.ROOT));
+                m.put("required", p.required());
+                m.put("fixed", p.fixed());
+                m.put("default", p.defaultValue());
+                m.put("allowed", p.allowed());
+                m.put("description", p.description());
+                rows.add(m);
+            }
+        }
+        output.print(out(), rows, o -> {
+            String type = null;
+            for (Map<String, Object> m : rows) {
+                if (!m.get("type").equals(type)) {
+                    type = (String) m.get("type");
+                    o.println((rows.indexOf(m) == 0 ? "" : "\n") + type + ":");
+                }
+                String flags = (Boolean.TRUE.equals(m.get("required")) ? " required" : "") + (Boolean.TRUE.equals(m.get("fixed")) ? " fixed" : "");
+                List<?> allowed = (List<?>) m.get("allowed");
+                String values = allowed.isEmpty() ? (String) m.get("value") : String.join("|", allowed.stream().map(Object::toString).toList());
+                o.printf("  --%-24s %-32s %s%s%s%n", m.get("property"), values, m.get("description"),
+                        m.get("default") == null ? "" : " (default: " + m.get("default") + ")", flags.isEmpty() ? "" : " [" + flags.strip() + "]");
             }
         });
     }

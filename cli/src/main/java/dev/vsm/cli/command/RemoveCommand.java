@@ -1,31 +1,22 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.EditResult;
 import dev.vsm.spi.VolumeId;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm remove <storage>}: remove a storage from the configuration; its data stays (pvesm remove). */
 @Command(name = "remove", description = "Remove a storage from the configuration. Its data is not touched.")
-public final class RemoveCommand extends VsmCommand {
+public final class RemoveCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
         VolumeId.checkStorageId(storage);
-        EditResult r = session().configStore().apply(new ConfigEdit.Remove(storage), session().hooks(), dryRun.enabled());
-        SetCommand.report(out(), output, r, storage, dryRun.enabled());
+        EditResult r = session().configStore().apply(new ConfigEdit.Remove(storage), session().hooks(), dryRun());
+        SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

@@ -1,30 +1,21 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.Args;
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm resize <volume> <size>}: grow a volume to a size, or by a size with a leading '+'. */
 @Command(name = "resize", description = "Grow a volume to SIZE, or by SIZE with a leading '+'. Shrinking is refused.",
         footer = {"", Args.SIZE_HELP})
-public final class ResizeCommand extends VsmCommand {
+public final class ResizeCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
     @Parameters(index = "1", paramLabel = "SIZE")
     String size;
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
@@ -37,6 +28,6 @@ public final class ResizeCommand extends VsmCommand {
         }
         long done = manager.resize(volid, bytes);
         output.print(out(), Map.of("volid", volid.toString(), "size", done), o ->
-                o.println((dryRun.enabled() ? "would resize '" : "resized '") + volid + "' to " + done + " bytes"));
+                o.println((dryRun() ? "would resize '" : "resized '") + volid + "' to " + done + " bytes"));
     }
 }

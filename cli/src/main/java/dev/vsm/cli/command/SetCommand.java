@@ -1,6 +1,5 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.cli.OutputOptions;
 import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.EditResult;
@@ -13,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
@@ -21,7 +19,7 @@ import picocli.CommandLine.Unmatched;
 /** {@code vsm set <storage> --<property> <value> ... [--delete a,b] [--digest sha1]}: change a storage (pvesm set). */
 @Command(name = "set", description = "Change a storage's properties. Each is given as --<name> <value>.",
         footer = {"", "Booleans: 1|0|yes|no|on|off|true|false (a bare --flag means 1); lists: comma-separated."})
-public final class SetCommand extends VsmCommand {
+public final class SetCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
 
@@ -35,13 +33,6 @@ public final class SetCommand extends VsmCommand {
     @Unmatched
     List<String> properties = new ArrayList<>();
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
 
     @Override
     void execute() {
@@ -50,8 +41,8 @@ public final class SetCommand extends VsmCommand {
         PluginSchema schema = session().registry().require(current.type()).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, current.type());
         EditResult r = session().configStore().apply(new ConfigEdit.Update(storage, values, delete, digest),
-                session().hooks(), dryRun.enabled());
-        report(out(), output, r, storage, dryRun.enabled());
+                session().hooks(), dryRun());
+        report(out(), output, r, storage, dryRun());
     }
 
     /** What add, set and remove print: nothing in text (as pvesm) but the dry-run lines; the result in JSON/YAML. */

@@ -33,7 +33,7 @@ public final class StatusCommand extends VsmCommand {
             o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
             for (StatusRow r : rows) {
                 String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
-                String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("% 8s", "N/A");
+                String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("%8s", "N/A");
                 o.printf("%-" + w + "s %10s %10s %15d %15d %15d %s%n", r.storage(), r.type(), state,
                         r.status().total() / 1024, r.status().used() / 1024, r.status().avail() / 1024, pct);
             }
