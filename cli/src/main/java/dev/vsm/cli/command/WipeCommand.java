@@ -1,6 +1,5 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.BlockDevice;
@@ -10,7 +9,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,7 +27,7 @@ import picocli.CommandLine.Option;
 @Command(name = "wipe", description = {"Zero a whole block device (blkdiscard --zeroout; cstream where the device "
         + "cannot write zeroes). Every byte on it is lost.",
         "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."})
-public final class WipeCommand extends VsmCommand {
+public final class WipeCommand extends ChangingCommand {
     @Option(names = "--device", required = true, paramLabel = "PATH", description = "the block device, e.g. /dev/sdb or /dev/vg/lv")
     Path device;
 
@@ -44,14 +42,6 @@ public final class WipeCommand extends VsmCommand {
             + "negative for a limit per write (default: " + ZeroOut.DEFAULT_THROUGHPUT + ")")
     String throughput;
 
-    @Mixin
-    DryRunOption dryRun;
-
-    @Override
-    boolean dryRun() {
-        return dryRun.enabled();
-    }
-
     @Override
     void execute() {
         Sysfs sysfs = Sysfs.fromEnvironment();
@@ -59,14 +49,14 @@ public final class WipeCommand extends VsmCommand {
         DeviceUse.ofThisHost(sysfs).why(target).ifPresent(why -> {
             throw StorageException.badInput("%s; not zeroing it", why);
         });
-        if (!yes && !dryRun.enabled()) {
+        if (!yes && !dryRun()) {
             throw StorageException.badInput("refusing to zero '%s' without --yes: every byte on it will be lost", device);
         }
         session().context().zeroOut().zero(device, stepMiB, throughput);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("device", device.toString());
         result.put("kernel-name", target.name());
-        result.put("dry-run", dryRun.enabled());
+        result.put("dry-run", dryRun());
         output.print(out(), result, o -> { });
     }
 }
