@@ -46,7 +46,7 @@ public final class Session {
     /** The built-in plugins, and the drop-in ones of the plugin directory when first needed; each refusal warned about once. */
     public PluginRegistry registry() {
         if (registry == null) {
-            registry = PluginRegistry.withDropIns(() -> pluginDirectory().scan(this::warn), this::warn);
+            registry = PluginRegistry.withDropIns(Session.class.getClassLoader(), () -> pluginDirectory().scan(this::warn), this::warn);
         }
         return registry;
     }

@@ -122,11 +122,12 @@ public final class PluginRegistry {
     /**
      * The built-in plugins now, and the drop-in plugins when first needed.
      *
+     * @param builtIns the class loader of vsm's own plugins (vsm's class path)
      * @param dropIns  the drop-in plugins (a {@link PluginDirectory#scan}), asked for at most once
      * @param warnings told each refused plugin's {@link Entry#warning()}, once
      */
-    public static PluginRegistry withDropIns(Supplier<List<PluginBundle>> dropIns, Consumer<String> warnings) {
-        return new PluginRegistry(List.of(Source.builtIn(PluginRegistry.class.getClassLoader())), dropIns, warnings);
+    public static PluginRegistry withDropIns(ClassLoader builtIns, Supplier<List<PluginBundle>> dropIns, Consumer<String> warnings) {
+        return new PluginRegistry(List.of(Source.builtIn(builtIns)), dropIns, warnings);
     }
 
     private synchronized void loadDropIns() {
