@@ -16,6 +16,8 @@ import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StoragePlugin;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -97,7 +99,9 @@ public final class Session {
 
     public StorageManager manager() {
         if (manager == null) {
-            manager = new StorageManager(registry(), config().storages(), context(), this::locked);
+            Map<String, String> unloaded = new LinkedHashMap<>();
+            config().unloaded().forEach((id, section) -> unloaded.put(id, section.type()));
+            manager = new StorageManager(registry(), config().storages(), unloaded, context(), this::locked);
         }
         return manager;
     }

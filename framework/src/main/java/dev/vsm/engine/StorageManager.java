@@ -37,6 +37,7 @@ import java.util.Set;
 public final class StorageManager {
     private final PluginRegistry registry;
     private final Map<String, StorageConfig> storages;
+    private final Map<String, String> unloaded;
     private final StorageContext context;
     private final StorageLocker locker;
     private final Map<String, Storage> opened = new HashMap<>();
@@ -52,8 +53,18 @@ public final class StorageManager {
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
+        this(registry, storages, Map.of(), context, locker);
+    }
+
+    /**
+     * @param unloaded the configured storages whose type is not loaded, id to type: named as such
+     *                 (not as missing) when a command asks for one
+     */
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
+                          StorageContext context, StorageLocker locker) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
+        this.unloaded = Map.copyOf(unloaded);
         this.context = requireNonNull(context, "context");
         this.locker = requireNonNull(locker, "locker");
     }
@@ -67,6 +78,10 @@ public final class StorageManager {
         StorageConfig cfg = storages.get(storageId);
         if (cfg == null) {
             VolumeId.checkStorageId(storageId);
+            if (unloaded.containsKey(storageId)) {
+                throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+                        storageId, VolumeId.printable(unloaded.get(storageId)));
+            }
             throw StorageException.badInput("storage '%s' does not exist", storageId);
         }
         return cfg;
