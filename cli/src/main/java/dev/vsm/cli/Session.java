@@ -7,14 +7,17 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.engine.FileStorageLocks;
 import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.lock.FileLocks;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -92,9 +95,17 @@ public final class Session {
 
     public StorageContext context() {
         if (context == null) {
-            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()));
+            StdConsole console = new StdConsole(vsm.out(), vsm.err());
+            boolean terminal = vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
+            context = new DefaultStorageContext(dryRun, console,
+                    terminal ? ProgressOutput.terminal(vsm.out()) : ProgressOutput.lines(console), storageLocks(), Map.of());
         }
         return context;
+    }
+
+    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    private StorageLocks storageLocks() {
+        return dryRun ? StorageLocks.NONE : new FileStorageLocks(locks());
     }
 
     public StorageManager manager() {
@@ -106,12 +117,9 @@ public final class Session {
         return manager;
     }
 
-    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    /** The engine's storage lock: the same lock plugins take through the context. */
     private <T> T locked(String storageId, Supplier<T> work) {
-        if (dryRun) {
-            return work.get();
-        }
-        return locks().withLock("storage-" + storageId, FileLocks.DEFAULT_TIMEOUT, work);
+        return context().locks().withStorageLock(storageId, work);
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

@@ -3,6 +3,7 @@ package dev.vsm.cli;
 import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
+import dev.vsm.cli.command.CleanupCommand;
 import dev.vsm.cli.command.CloneCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
 import dev.vsm.cli.command.FreeCommand;
@@ -12,9 +13,11 @@ import dev.vsm.cli.command.PathCommand;
 import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.VolidCommand;
+import dev.vsm.cli.command.WipeCommand;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
@@ -28,6 +31,7 @@ import picocli.CommandLine.ScopeType;
             StatusCommand.class, ListCommand.class, AllocCommand.class, FreeCommand.class, PathCommand.class,
             VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class,
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
+            ScanCommand.class, CleanupCommand.class, WipeCommand.class,
         },
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {

@@ -7,6 +7,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -184,6 +185,20 @@ public final class StorageManager {
             return storage.freeImage(name);
         });
         cleanup.ifPresent(Runnable::run);
+    }
+
+    /**
+     * Finishes what an interrupted earlier run left on a storage (LVM: {@code del-*} volumes whose
+     * saferemove wipe did not finish): found under the storage lock, done after releasing it.
+     *
+     * @return what was pending (empty when nothing was)
+     */
+    public List<String> cleanup(String storageId) {
+        checkEnabled(storageId);
+        Storage storage = activate(storageId);
+        Optional<PendingCleanup> pending = locker.withStorageLock(storageId, storage::pendingCleanup);
+        pending.ifPresent(p -> p.task().run());
+        return pending.map(PendingCleanup::items).orElse(List.of());
     }
 
     /** The linked clones of a base volume (pve's {@code volume_is_base_and_used}). */

@@ -42,6 +42,15 @@ public interface Storage {
      */
     Optional<Runnable> freeImage(VolumeName volume);
 
+    /**
+     * Work an interrupted earlier run left on this storage (LVM: {@code del-*} volumes whose wipe
+     * did not finish), found with the storage lock held; empty when there is none. The engine runs
+     * the task after releasing the lock ({@code vsm cleanup <storage>}).
+     */
+    default Optional<PendingCleanup> pendingCleanup() {
+        return Optional.empty();
+    }
+
     /** The images (VM and container disks) on this storage, of one owner when {@code vmid} is not null. */
     List<VolumeInfo> listImages(Integer vmid);
 

@@ -10,9 +10,9 @@ package dev.vsm.spi;
  * signature). Record each version here:
  *
  * <ul>
- *   <li>1: {@link StoragePlugin} (type, schema, open, config hooks) and {@link Storage} (volume
- *       names and paths, alloc, free, list, size info, status, activation; optional resize,
- *       create-base and clone, declared in {@link Storage#operations()}).</li>
+ *   <li>1: the first version, as first released: {@link StoragePlugin} and {@link Storage} with
+ *       optional resize, create-base and clone (declared in {@link Storage#operations()}), and
+ *       what the {@link StorageContext} offers.</li>
  * </ul>
  */
 public final class StorageApi {

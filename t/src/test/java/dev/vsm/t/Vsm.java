@@ -59,6 +59,17 @@ final class Vsm {
         return this;
     }
 
+    /** The environment vsm runs with (for tests that start it themselves). */
+    Map<String, String> environment() {
+        return Map.copyOf(env);
+    }
+
+    /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
+    Vsm env(Map<String, String> variables) {
+        env.putAll(variables);
+        return this;
+    }
+
     /** The outcome of one run. */
     record Result(int exit, String out, String err) {
         Result ok() {

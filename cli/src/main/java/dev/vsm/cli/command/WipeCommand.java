@@ -1,0 +1,72 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.cli.DryRunOption;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.ZeroOut;
+import dev.vsm.zeroout.BlockDevice;
+import dev.vsm.zeroout.DeviceUse;
+import dev.vsm.zeroout.Sysfs;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code vsm wipe --device <path> --yes}: zero a whole block device with the framework's
+ * zero-out engine (blkdiscard --zeroout, or cstream where the device cannot write zeroes).
+ *
+ * <p>Refused, with one line on stderr and exit status 2, before anything runs: no {@code --yes}
+ * (except with {@code --dry-run}, which changes nothing), a path that is not a block device, a
+ * device that is mounted, used as swap or held (device-mapper, md), itself or through one of its
+ * partitions.
+ *
+ * <p>Not here yet: {@code vsm wipe <volid>}, zeroing a storage volume in place. It needs the LVM
+ * plugin (activate the LV, zero {@code /dev/<vg>/<lv>}, with the storage's
+ * {@code saferemove-stepsize} and {@code saferemove_throughput}); it belongs with that plugin.
+ */
+@Command(name = "wipe", description = {"Zero a whole block device (blkdiscard --zeroout; cstream where the device "
+        + "cannot write zeroes). Every byte on it is lost.",
+        "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."})
+public final class WipeCommand extends VsmCommand {
+    @Option(names = "--device", required = true, paramLabel = "PATH", description = "the block device, e.g. /dev/sdb or /dev/vg/lv")
+    Path device;
+
+    @Option(names = "--yes", description = "really zero it (required, except with --dry-run)")
+    boolean yes;
+
+    @Option(names = "--stepsize", paramLabel = "MiB", description = "blkdiscard step in MiB, reduced to what the device takes "
+            + "(default: ${DEFAULT-VALUE})")
+    int stepMiB = ZeroOut.DEFAULT_STEP_MIB;
+
+    @Option(names = "--throughput", paramLabel = "T", description = "cstream's -t for the fallback: bytes/s, k/m/g suffix, "
+            + "negative for a limit per write (default: " + ZeroOut.DEFAULT_THROUGHPUT + ")")
+    String throughput;
+
+    @Mixin
+    DryRunOption dryRun;
+
+    @Override
+    boolean dryRun() {
+        return dryRun.enabled();
+    }
+
+    @Override
+    void execute() {
+        Sysfs sysfs = Sysfs.fromEnvironment();
+        BlockDevice target = BlockDevice.resolve(device, sysfs);
+        DeviceUse.ofThisHost(sysfs).why(target).ifPresent(why -> {
+            throw StorageException.badInput("%s; not zeroing it", why);
+        });
+        if (!yes && !dryRun.enabled()) {
+            throw StorageException.badInput("refusing to zero '%s' without --yes: every byte on it will be lost", device);
+        }
+        session().context().zeroOut().zero(device, stepMiB, throughput);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("device", device.toString());
+        result.put("kernel-name", target.name());
+        result.put("dry-run", dryRun.enabled());
+        output.print(out(), result, o -> { });
+    }
+}
