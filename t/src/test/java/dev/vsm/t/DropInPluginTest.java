@@ -46,9 +46,9 @@ class DropInPluginTest {
     @Test
     void addAllocListAndFreeThroughTheDropInPlugin() {
         JsonNode listed = vsm.run("plugins", "--output-format", "json").ok().json();
-        assertThat(listed).hasSize(2);
-        assertThat(listed.get(0).get("source").asText()).isEqualTo("built-in");
-        JsonNode quota = listed.get(1);
+        assertThat(listed).filteredOn(e -> !e.get("source").asText().equals("built-in")).hasSize(1);
+        assertThat(bySource(listed, "built-in").get("type").asText()).isEqualTo("dir");
+        JsonNode quota = bySource(listed, plugins.resolve("quota-dir.jar").toString());
         assertThat(quota.get("type").asText()).isEqualTo("quota-dir");
         assertThat(quota.get("class").asText()).isEqualTo("dev.vsm.example.quotadir.QuotaDirPlugin");
         assertThat(quota.get("source").asText()).isEqualTo(plugins.resolve("quota-dir.jar").toString());
@@ -107,8 +107,7 @@ class DropInPluginTest {
                         + " dev.vsm.spi.StoragePlugin, or remove the jar");
         assertThat(status.err()).contains("storage 'qd': type 'quota-dir' is not loaded - section kept unchanged");
 
-        JsonNode refused = vsm.run("plugins", "--output-format", "json").ok().json().get(1);
-        assertThat(refused.get("source").asText()).isEqualTo(jar);
+        JsonNode refused = bySource(vsm.run("plugins", "--output-format", "json").ok().json(), jar);
         assertThat(refused.get("status").asText()).isEqualTo("refused");
         assertThat(refused.get("reason").asText()).startsWith("no storage plugin in it");
         assertThat(vsm.run("plugins").ok().out()).contains(jar + "  refused: no storage plugin in it");
@@ -132,8 +131,8 @@ class DropInPluginTest {
     void aSubdirectoryOfJarsIsOnePlugin() throws IOException {
         Files.createDirectories(plugins.resolve("quota-dir"));
         Files.move(plugins.resolve("quota-dir.jar"), plugins.resolve("quota-dir/quota-dir.jar"));
-        JsonNode entry = vsm.run("plugins", "--output-format", "json").ok().json().get(1);
-        assertThat(entry.get("source").asText()).isEqualTo(plugins.resolve("quota-dir").toString());
+        JsonNode entry = bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("quota-dir").toString());
+        assertThat(entry.get("type").asText()).isEqualTo("quota-dir");
         assertThat(entry.get("status").asText()).isEqualTo("loaded");
     }
 
@@ -154,6 +153,16 @@ class DropInPluginTest {
                 + " (--plugin-dir) does not exist - no drop-in plugins loaded; create it or fix the path\n");
         assertThat(vsm.run("status", "--plugin-dir", sandbox.resolve("nope").toString()).ok().err())
                 .as("built-in types only: the plugin directory is not even looked at").isEmpty();
+    }
+
+    /** The first entry of {@code vsm plugins --output-format json} from a source. */
+    private static JsonNode bySource(JsonNode plugins, String source) {
+        for (JsonNode e : plugins) {
+            if (e.get("source").asText().equals(source)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no plugin from " + source + " in " + plugins);
     }
 
     /** A storage's lines in the configuration file, from its id to the next section. */
