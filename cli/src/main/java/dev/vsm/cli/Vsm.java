@@ -3,6 +3,7 @@ package dev.vsm.cli;
 import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
+import dev.vsm.cli.command.CleanupCommand;
 import dev.vsm.cli.command.CloneCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
 import dev.vsm.cli.command.FreeCommand;
@@ -12,6 +13,7 @@ import dev.vsm.cli.command.PathCommand;
 import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.VolidCommand;
@@ -29,7 +31,7 @@ import picocli.CommandLine.ScopeType;
             StatusCommand.class, ListCommand.class, AllocCommand.class, FreeCommand.class, PathCommand.class,
             VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class,
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
-            WipeCommand.class,
+            ScanCommand.class, CleanupCommand.class, WipeCommand.class,
         },
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {
@@ -38,7 +40,7 @@ public final class Vsm {
     Path config;
 
     @Option(names = "--plugin-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else /usr/share/vsm/plugins)")
+            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else plugin-dir in the config, else /usr/share/vsm/plugins)")
     Path pluginDir;
 
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "debug logging and stack traces")

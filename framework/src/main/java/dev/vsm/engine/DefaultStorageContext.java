@@ -10,15 +10,18 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.Sysfs;
 import dev.vsm.zeroout.ZeroOutEngine;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 
 /**
  * The real {@link StorageContext}: processes through commons-exec, local files, the installed
- * qemu-img, the zero-out engine on the real block devices (sysfs at {@code $VSM_SYSFS}, else {@code /sys}).
+ * qemu-img, the zero-out engine on the real block devices (sysfs at {@code $VSM_SYSFS}, else
+ * {@code /sys}) and the host's storage locks.
  */
 public final class DefaultStorageContext implements StorageContext {
     private final boolean dryRun;
@@ -27,21 +30,37 @@ public final class DefaultStorageContext implements StorageContext {
     private final LocalHostFiles files;
     private QemuImgRunner qemuImg;
     private final ZeroOutEngine zeroOut;
+    private final StorageLocks locks;
     private String nodeName;
 
-    /** A context whose long jobs (zero-out) print one summary line each, for output that is not a terminal. */
+    /** A context without storage locks whose long jobs (zero-out) print one summary line each: for tests and single-process use. */
     public DefaultStorageContext(boolean dryRun, Console console) {
-        this(dryRun, console, ProgressOutput.lines(console));
+        this(dryRun, console, ProgressOutput.lines(console), StorageLocks.NONE, Map.of());
+    }
+
+    /** A context without storage locks, with the given progress output. */
+    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress) {
+        this(dryRun, console, progress, StorageLocks.NONE, Map.of());
+    }
+
+    /** A context with storage locks and extra command environment, printing progress as summary lines. */
+    public DefaultStorageContext(boolean dryRun, Console console, StorageLocks locks, Map<String, String> environment) {
+        this(dryRun, console, ProgressOutput.lines(console), locks, environment);
     }
 
     /**
-     * @param progress where long jobs show their progress: {@link ProgressOutput#terminal} redraws a
-     *                 line while they run, {@link ProgressOutput#lines} prints a summary at the end
+     * @param progress    where long jobs show their progress: {@link ProgressOutput#terminal} redraws a
+     *                    line while they run, {@link ProgressOutput#lines} prints a summary at the end
+     * @param locks       the storage locks plugins take after the engine released its own
+     * @param environment variables set for every command run, over vsm's own environment (tests
+     *                    point {@code LVM_SYSTEM_DIR} at their own lvm.conf this way)
      */
-    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress) {
+    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress, StorageLocks locks,
+                                 Map<String, String> environment) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
-        this.commands = new ProcessCommandRunner(dryRun, console);
+        this.locks = requireNonNull(locks, "locks");
+        this.commands = new ProcessCommandRunner(dryRun, console, environment);
         this.files = new LocalHostFiles(dryRun, console);
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
     }
@@ -76,6 +95,11 @@ public final class DefaultStorageContext implements StorageContext {
     @Override
     public ZeroOut zeroOut() {
         return zeroOut;
+    }
+
+    @Override
+    public StorageLocks locks() {
+        return locks;
     }
 
     @Override

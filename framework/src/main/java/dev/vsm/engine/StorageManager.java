@@ -7,6 +7,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -37,6 +38,7 @@ import java.util.Set;
 public final class StorageManager {
     private final PluginRegistry registry;
     private final Map<String, StorageConfig> storages;
+    private final Map<String, String> unloaded;
     private final StorageContext context;
     private final StorageLocker locker;
     private final Map<String, Storage> opened = new HashMap<>();
@@ -52,8 +54,18 @@ public final class StorageManager {
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
+        this(registry, storages, Map.of(), context, locker);
+    }
+
+    /**
+     * @param unloaded the configured storages whose type is not loaded, id to type: named as such
+     *                 (not as missing) when a command asks for one
+     */
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
+                          StorageContext context, StorageLocker locker) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
+        this.unloaded = Map.copyOf(unloaded);
         this.context = requireNonNull(context, "context");
         this.locker = requireNonNull(locker, "locker");
     }
@@ -67,6 +79,10 @@ public final class StorageManager {
         StorageConfig cfg = storages.get(storageId);
         if (cfg == null) {
             VolumeId.checkStorageId(storageId);
+            if (unloaded.containsKey(storageId)) {
+                throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+                        storageId, VolumeId.printable(unloaded.get(storageId)));
+            }
             throw StorageException.badInput("storage '%s' does not exist", storageId);
         }
         return cfg;
@@ -169,6 +185,20 @@ public final class StorageManager {
             return storage.freeImage(name);
         });
         cleanup.ifPresent(Runnable::run);
+    }
+
+    /**
+     * Finishes what an interrupted earlier run left on a storage (LVM: {@code del-*} volumes whose
+     * saferemove wipe did not finish): found under the storage lock, done after releasing it.
+     *
+     * @return what was pending (empty when nothing was)
+     */
+    public List<String> cleanup(String storageId) {
+        checkEnabled(storageId);
+        Storage storage = activate(storageId);
+        Optional<PendingCleanup> pending = locker.withStorageLock(storageId, storage::pendingCleanup);
+        pending.ifPresent(p -> p.task().run());
+        return pending.map(PendingCleanup::items).orElse(List.of());
     }
 
     /** The linked clones of a base volume (pve's {@code volume_is_base_and_used}). */

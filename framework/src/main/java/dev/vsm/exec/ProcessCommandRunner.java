@@ -44,10 +44,17 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     private final boolean dryRun;
     private final Console console;
+    private final Map<String, String> environment;
 
     public ProcessCommandRunner(boolean dryRun, Console console) {
+        this(dryRun, console, Map.of());
+    }
+
+    /** @param environment variables set for every command, over this process's environment */
+    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
+        this.environment = Map.copyOf(environment);
     }
 
     @Override
@@ -148,8 +155,9 @@ public final class ProcessCommandRunner implements CommandRunner {
         return new Result(exit, stdout, stderr);
     }
 
-    private static Map<String, String> environment() {
+    private Map<String, String> environment() {
         Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(environment);
         String path = env.getOrDefault("PATH", "");
         env.put("PATH", path.isEmpty() ? SYSTEM_PATH : path + ":" + SYSTEM_PATH);
         env.put("LC_ALL", "C");

@@ -17,6 +17,9 @@ public interface StorageContext {
 
     Console console();
 
+    /** The storage locks, for work a plugin does after the engine released the storage lock. */
+    StorageLocks locks();
+
     /** True under {@code --dry-run}: changes are printed, not made. */
     boolean dryRun();
 

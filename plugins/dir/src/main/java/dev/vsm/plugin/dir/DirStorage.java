@@ -8,6 +8,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -40,6 +41,7 @@ import java.util.Set;
  */
 final class DirStorage implements Storage {
     private static final String CHATTR = "/usr/bin/chattr";
+    private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE);
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -297,6 +299,11 @@ final class DirStorage implements Storage {
                     info.clusterSize(), info.extendedL2(), FileStat.ctime(path));
         }
         return info;
+    }
+
+    @Override
+    public Set<Operation> operations() {
+        return OPERATIONS;
     }
 
     @Override
