@@ -20,9 +20,9 @@ import picocli.CommandLine.Option;
  * device that is mounted, used as swap or held (device-mapper, md), itself or through one of its
  * partitions.
  *
- * <p>Not here yet: {@code vsm wipe <volid>}, zeroing a storage volume in place. It needs the LVM
- * plugin (activate the LV, zero {@code /dev/<vg>/<lv>}, with the storage's
- * {@code saferemove-stepsize} and {@code saferemove_throughput}); it belongs with that plugin.
+ * <p>Not here yet: {@code vsm wipe <volid>}, zeroing a storage volume in place. It belongs with
+ * the LVM plugin: activate the LV, zero {@code /dev/<vg>/<lv>} through {@code context.zeroOut()}
+ * with the storage's {@code saferemove-stepsize} and {@code saferemove_throughput}, deactivate.
  */
 @Command(name = "wipe", description = {"Zero a whole block device (blkdiscard --zeroout; cstream where the device "
         + "cannot write zeroes). Every byte on it is lost.",
