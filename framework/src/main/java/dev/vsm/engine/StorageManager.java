@@ -326,6 +326,16 @@ public final class StorageManager {
         return padded;
     }
 
+    /**
+     * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
+     * wipe may take long, and the volume neither appears nor disappears.
+     */
+    public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        storage.wipeVolume(storage.parseVolname(volid.volname()), stepMiB, throughput);
+    }
+
     /** Turns a volume into a base volume (pve's {@code vdisk_create_base}); returns the new volume id. */
     public VolumeId createBase(VolumeId volid) {
         checkEnabled(volid.storage());

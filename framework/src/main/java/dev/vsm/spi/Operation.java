@@ -14,5 +14,7 @@ public enum Operation {
     /** {@link Storage#createBase}: make a volume a base (template) volume. */
     CREATE_BASE,
     /** {@link Storage#cloneImage}: a linked clone of a base volume. */
-    CLONE
+    CLONE,
+    /** {@link Storage#wipeVolume}: zero a volume's data in place. */
+    WIPE
 }

@@ -91,6 +91,18 @@ public interface Storage {
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
 
+    /**
+     * Zeroes a volume's data in place ({@code vsm wipe <volid>}) with the context's
+     * {@link ZeroOut}; the volume stays.
+     *
+     * @param stepMiB    the zero-out step in MiB, or null for the storage's own
+     * @param throughput the fallback's throughput, or null for the storage's own
+     */
+    default void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot zero volumes in place: 'vsm wipe' works on block-device volumes (lvm)",
+                config().id(), config().type());
+    }
+
     default void activate() {}
 
     default void deactivate() {}

@@ -260,10 +260,31 @@ final class LvmStorage implements Storage {
 
     // --- resize (reference §7.7)
 
-    /** Resize only: plain LVM has no base volumes or clones (below). */
+    /** Resize and wipe: plain LVM has no base volumes or clones (below). */
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE);
+        return Set.of(Operation.RESIZE, Operation.WIPE);
+    }
+
+    /**
+     * Activates the LV, zeroes it with the storage's {@code saferemove-stepsize} and
+     * {@code saferemove_throughput} unless given, and deactivates it again. An LV that gets no
+     * block device node when activated is refused rather than skipped: nothing is ever zeroed
+     * through a path that is not a device (pve bug #6941).
+     */
+    @Override
+    public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        Path path = path(volume);
+        if (!context.dryRun() && lvm.lvs(options.vgname()).find(options.vgname(), volume.name()).isEmpty()) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        activateVolume(volume);
+        if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
+            throw StorageException.failed("storage '%s': '%s' is not a block device after activation"
+                    + " (no device-mapper on this host?) - not zeroing it", config.id(), path);
+        }
+        context.zeroOut().zero(path, stepMiB != null ? stepMiB : options.stepMiB(), throughput != null ? throughput : options.throughput());
+        deactivateVolume(volume);
     }
 
     /** {@code lvextend -L <KiB>k}; nothing when the LV is already that large (lvm2 would fail "matches existing size"). */
