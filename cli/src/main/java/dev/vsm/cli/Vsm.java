@@ -12,6 +12,7 @@ import dev.vsm.cli.command.ListCommand;
 import dev.vsm.cli.command.PathCommand;
 import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
+import dev.vsm.cli.command.RenameCommand;
 import dev.vsm.cli.command.ResizeCommand;
 import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
@@ -29,7 +30,7 @@ import picocli.CommandLine.ScopeType;
         description = "Volume storage manager: allocate, list, resize, clone and free VM disk volumes (a pvesm-like CLI).",
         subcommands = {
             StatusCommand.class, ListCommand.class, AllocCommand.class, FreeCommand.class, PathCommand.class,
-            VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class,
+            VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class, RenameCommand.class,
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
             ScanCommand.class, CleanupCommand.class, WipeCommand.class,
         },

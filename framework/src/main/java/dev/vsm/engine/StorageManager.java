@@ -327,6 +327,24 @@ public final class StorageManager {
     }
 
     /**
+     * Renames a volume under the storage lock (pve's {@code rename_volume}) and returns its new id.
+     *
+     * @param targetName null for the target owner's next free disk name
+     */
+    public VolumeId rename(VolumeId volid, int targetVmid, String targetName) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String renamed = locker.withStorageLock(volid.storage(), () -> {
+            if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
+                throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            return storage.renameVolume(name, targetVmid, targetName);
+        });
+        return new VolumeId(volid.storage(), renamed);
+    }
+
+    /**
      * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
      * wipe may take long, and the volume neither appears nor disappears.
      */

@@ -16,5 +16,7 @@ public enum Operation {
     /** {@link Storage#cloneImage}: a linked clone of a base volume. */
     CLONE,
     /** {@link Storage#wipeVolume}: zero a volume's data in place. */
-    WIPE
+    WIPE,
+    /** {@link Storage#renameVolume}: give a volume another owner or name. */
+    RENAME
 }

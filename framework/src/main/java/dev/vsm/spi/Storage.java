@@ -92,6 +92,17 @@ public interface Storage {
     StorageStatus status();
 
     /**
+     * Renames a volume (pve's {@code rename_volume}): to another owner, another name, or both.
+     *
+     * @param targetVmid the new owner
+     * @param targetName the new file or LV name, or null for the owner's next free disk name
+     * @return the new volume name
+     */
+    default String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot rename volumes", config().id(), config().type());
+    }
+
+    /**
      * Zeroes a volume's data in place ({@code vsm wipe <volid>}) with the context's
      * {@link ZeroOut}; the volume stays.
      *

@@ -263,7 +263,39 @@ final class LvmStorage implements Storage {
     /** Resize and wipe: plain LVM has no base volumes or clones (below). */
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE, Operation.WIPE);
+        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME);
+    }
+
+    /**
+     * {@code lvrename}, then one {@code lvchange} moving the {@code pve-vm-<vmid>} tag to the new
+     * owner; a failure to retag is only a warning, as in pve (reference §7.8).
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        String vg = options.vgname();
+        List<String> existing = lvm.lvs(vg).names(vg);
+        if (!existing.contains(volume.name())) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
+        } else {
+            LvmVolumeNames.parse(target);
+            LvmVolumeNames.checkFormat(target, volume.format());
+        }
+        if (existing.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg, volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg, target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                context.console().warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
     }
 
     /**
