@@ -40,6 +40,7 @@ import java.util.Set;
 public final class StorageManager {
     private final PluginRegistry registry;
     private final Map<String, StorageConfig> storages;
+    private final Map<String, String> unloaded;
     private final StorageContext context;
     private final StorageLocker locker;
     private final Map<String, Storage> opened = new HashMap<>();
@@ -55,8 +56,18 @@ public final class StorageManager {
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
+        this(registry, storages, Map.of(), context, locker);
+    }
+
+    /**
+     * @param unloaded the configured storages whose type is not loaded, id to type: named as such
+     *                 (not as missing) when a command asks for one
+     */
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
+                          StorageContext context, StorageLocker locker) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
+        this.unloaded = Map.copyOf(unloaded);
         this.context = requireNonNull(context, "context");
         this.locker = requireNonNull(locker, "locker");
     }
@@ -70,6 +81,10 @@ public final class StorageManager {
         StorageConfig cfg = storages.get(storageId);
         if (cfg == null) {
             VolumeId.checkStorageId(storageId);
+            if (unloaded.containsKey(storageId)) {
+                throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+                        storageId, VolumeId.printable(unloaded.get(storageId)));
+            }
             throw StorageException.badInput("storage '%s' does not exist", storageId);
         }
         return cfg;
@@ -311,6 +326,34 @@ public final class StorageManager {
             return null;
         });
         return padded;
+    }
+
+    /**
+     * Renames a volume under the storage lock (pve's {@code rename_volume}) and returns its new id.
+     *
+     * @param targetName null for the target owner's next free disk name
+     */
+    public VolumeId rename(VolumeId volid, int targetVmid, String targetName) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String renamed = locker.withStorageLock(volid.storage(), () -> {
+            if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
+                throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            return storage.renameVolume(name, targetVmid, targetName);
+        });
+        return new VolumeId(volid.storage(), renamed);
+    }
+
+    /**
+     * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
+     * wipe may take long, and the volume neither appears nor disappears.
+     */
+    public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        storage.wipeVolume(storage.parseVolname(volid.volname()), stepMiB, throughput);
     }
 
     /** Turns a volume into a base volume (pve's {@code vdisk_create_base}); returns the new volume id. */

@@ -77,6 +77,10 @@ public final class Lvm {
         run(LvmCommands.lvrename(vg, oldName, newName));
     }
 
+    public void retag(String vg, String lv, String addTag, String deleteTag) {
+        run(LvmCommands.retag(vg, lv, addTag, deleteTag));
+    }
+
     public void lvextend(Path lvPath, long sizeKib) {
         run(LvmCommands.lvextend(lvPath, sizeKib));
     }

@@ -114,6 +114,11 @@ public final class LvmCommands {
                 .withErrorPrefix("error resizing volume '" + lvPath + "'");
     }
 
+    /** {@code lvchange --addtag <add> --deltag <delete> <vg>/<lv>}: move a volume's owner tag after a rename. */
+    public static Command retag(String vg, String lv, String addTag, String deleteTag) {
+        return Command.of(LVCHANGE, "--addtag", addTag, "--deltag", deleteTag, vg + "/" + lv);
+    }
+
     /** {@code lvchange -aey <target>}: activate exclusively on this node (pve's {@code activate_volume}). */
     public static Command activate(ActivationTarget target) {
         return lvchange("-aey", target).withErrorPrefix("can't activate " + target.description());

@@ -6,6 +6,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -52,6 +53,11 @@ public final class LvmPlugin implements StoragePlugin {
             EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR),
             EnumSet.of(ContentType.IMAGES),
             List.of("raw", "qcow2"), "raw");
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
 
     @Override
     public String type() {

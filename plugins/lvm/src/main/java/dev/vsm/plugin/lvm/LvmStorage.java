@@ -12,6 +12,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -250,6 +252,65 @@ final class LvmStorage implements Storage {
     }
 
     // --- resize (reference §7.7)
+
+    /** Resize and wipe: plain LVM has no base volumes or clones (below). */
+    @Override
+    public Set<Operation> operations() {
+        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME);
+    }
+
+    /**
+     * {@code lvrename}, then one {@code lvchange} moving the {@code pve-vm-<vmid>} tag to the new
+     * owner; a failure to retag is only a warning, as in pve (reference §7.8).
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        String vg = options.vgname();
+        List<String> existing = lvm.lvs(vg).names(vg);
+        if (!existing.contains(volume.name())) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
+        } else {
+            LvmVolumeNames.parse(target);
+            LvmVolumeNames.checkFormat(target, volume.format());
+        }
+        if (existing.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg, volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg, target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                context.console().warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
+    }
+
+    /**
+     * Activates the LV, zeroes it with the storage's {@code saferemove-stepsize} and
+     * {@code saferemove_throughput} unless given, and deactivates it again. An LV that gets no
+     * block device node when activated is refused rather than skipped: nothing is ever zeroed
+     * through a path that is not a device (pve bug #6941).
+     */
+    @Override
+    public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        Path path = path(volume);
+        if (!context.dryRun() && lvm.lvs(options.vgname()).find(options.vgname(), volume.name()).isEmpty()) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        activateVolume(volume);
+        if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
+            throw StorageException.failed("storage '%s': '%s' is not a block device after activation"
+                    + " (no device-mapper on this host?) - not zeroing it", config.id(), path);
+        }
+        context.zeroOut().zero(path, stepMiB != null ? stepMiB : options.stepMiB(), throughput != null ? throughput : options.throughput());
+        deactivateVolume(volume);
+    }
 
     /** {@code lvextend -L <KiB>k}; nothing when the LV is already that large (lvm2 would fail "matches existing size"). */
     @Override

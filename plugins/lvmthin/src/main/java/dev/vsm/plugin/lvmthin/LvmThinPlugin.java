@@ -6,6 +6,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StoragePlugin;
@@ -42,6 +43,11 @@ public final class LvmThinPlugin implements StoragePlugin {
             CommonProperties.content(CONTENT),
             PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
             CONTENT, CONTENT, List.of("raw"), "raw");
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
 
     @Override
     public String type() {

@@ -6,10 +6,12 @@ import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.Lvm;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One configured lvmthin storage (pve's {@code LvmThinPlugin}, reference §8). Every lvm2 command
@@ -35,13 +38,14 @@ final class LvmThinStorage implements Storage {
     private final StorageConfig config;
     private final ThinOptions options;
     private final Lvm lvm;
+    private final Console console;
     private final OverprovisionGuard guard;
     /** pve's activation cache: the pool was activated (or found active) by {@link #activate()}. */
     private boolean poolActivated;
 
     LvmThinStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
-        requireNonNull(context, "context");
+        this.console = requireNonNull(context, "context").console();
         this.options = ThinOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.guard = new OverprovisionGuard(config.id(), options.vgname(), options.thinpool(), options.maxOverprovision());
@@ -297,6 +301,56 @@ final class LvmThinStorage implements Storage {
         existing(lvs, volume);
         LogicalVolume lv = existingSnapshot(lvs, volume, snapshot);
         lvm.thinRollback(vg(), volume.name(), lv.name());
+    }
+
+    // --- rename (pve inherits the lvm plugin's)
+
+    /**
+     * {@code lvrename} to the given name or the new owner's next free disk name, then
+     * {@code lvchange} moving the {@code pve-vm-<vmid>} tag when the owner changes (as pve, which
+     * runs the lvm plugin's rename; a failure to retag is only a warning). Refused for base
+     * volumes (no rename feature) and for volumes with snapshots, which would stay behind under
+     * the old name.
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        if (volume.isBase()) {
+            throw StorageException.badInput("rename is not available for base volume '%s:%s'", config.id(), volume.volname());
+        }
+        LvsReport lvs = lvm.lvs(vg());
+        existing(lvs, volume);
+        List<String> names = lvs.names(vg());
+        for (String lv : names) {
+            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+                throw StorageException.badInput("can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
+            }
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(names, config.id(), targetVmid, null, false, false);
+        } else {
+            VolumeName parsed = ThinVolumeNames.parse(target);
+            if (parsed.isBase() || parsed.vmid() != targetVmid) {
+                throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", target, targetVmid);
+            }
+        }
+        if (names.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg(), volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg(), target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
+    }
+
+    @Override
+    public Set<Operation> operations() {
+        return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT);
     }
 
     @Override

@@ -239,6 +239,31 @@ class LvmThinStorageTest {
     }
 
     @Test
+    void renameForRealMovesTheOwnerTag() {
+        LvmThinStorage thin = thin(false, Map.of());
+        assertThat(thin.renameVolume(thin.parseVolname("vm-101-disk-0"), 105, null)).isEqualTo("vm-105-disk-0");
+        assertThat(vg.lvNames()).contains("vm-105-disk-0").doesNotContain("vm-101-disk-0");
+        assertThat(vg.tags("vm-105-disk-0")).containsExactly("pve-vm-105");
+        assertThat(thin.renameVolume(thin.parseVolname("vm-105-disk-0"), 105, "vm-105-data")).isEqualTo("vm-105-data");
+        assertThat(thin.listImages(105)).extracting(VolumeInfo::volid).containsExactly("thin:vm-105-data");
+        assertThat(console.warnings()).isEmpty();
+    }
+
+    @Test
+    void renameIsRefusedForBasesVolumesWithSnapshotsAndTakenNames() {
+        LvmThinStorage thin = thin(false, Map.of());
+        assertBadInput(() -> thin.renameVolume(thin.parseVolname("base-102-disk-0"), 105, null),
+                "rename is not available for base volume 'thin:base-102-disk-0'");
+        assertBadInput(() -> thin.renameVolume(thin.parseVolname("vm-100-disk-0"), 105, null),
+                "can't rename volume 'vm-100-disk-0' - snapshot 'snap_vm-100-disk-0_s1' exists");
+        assertBadInput(() -> thin.renameVolume(thin.parseVolname("vm-101-disk-0"), 100, "vm-100-disk-0"),
+                "target volume 'vm-100-disk-0' already exists");
+        assertBadInput(() -> thin.renameVolume(thin.parseVolname("vm-101-disk-0"), 100, "vm-104-disk-0"),
+                "illegal name 'vm-104-disk-0' - should be 'vm-100-*'");
+        assertThat(vg.lvNames()).contains("vm-101-disk-0", "vm-100-disk-0", "base-102-disk-0");
+    }
+
+    @Test
     void sizeInfoIsTheVirtualSize() {
         assertThat(thin(false, Map.of()).volumeSizeInfo(ThinVolumeNames.parse("vm-100-disk-0")).virtualSize()).isEqualTo(16 * MIB);
     }
