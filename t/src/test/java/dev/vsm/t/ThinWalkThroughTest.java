@@ -157,6 +157,14 @@ class ThinWalkThroughTest {
     }
 
     @Test
+    void renameForReal() {
+        assertThat(vsm.run("rename", "thin:vm-101-disk-0", "105").ok().out())
+                .isEqualTo("renamed 'thin:vm-101-disk-0' to 'thin:vm-105-disk-0'\n");
+        assertThat(vg.tags("vm-105-disk-0")).containsExactly("pve-vm-105");
+        vsm.run("rename", "thin:vm-100-disk-0", "105").badInput("can't rename volume 'vm-100-disk-0' - snapshot 'snap_vm-100-disk-0_s1' exists");
+    }
+
+    @Test
     void addAThinStorageFromTheCommandLine() throws java.io.IOException {
         Vsm fresh = new Vsm(java.nio.file.Files.createDirectory(sandbox.resolve("fresh"))).env(vg.environment());
         fresh.run("add", "lvmthin", "local-lvm", "--vgname", vg.name(), "--thinpool", "data", "--max-overprovision", "1.5").ok();
