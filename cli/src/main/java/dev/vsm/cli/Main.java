@@ -33,7 +33,7 @@ public final class Main {
      * exits with the signal's status (130 or 143).
      */
     private static void awaitReport(CountDownLatch reported) {
-        if (ChildProcesses.jvm().size() == 0) {
+        if (!ChildProcesses.jvm().childRunningOrStopped()) {
             return;
         }
         try {

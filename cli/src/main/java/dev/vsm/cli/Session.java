@@ -8,6 +8,7 @@ import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
 import dev.vsm.engine.FileStorageLocks;
+import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
@@ -20,6 +21,7 @@ import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.transfer.VolumeTransfers;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -61,17 +63,21 @@ public final class Session {
         return dryRun;
     }
 
+    /** The built-in plugins, and the drop-in ones of the plugin directory when first needed; each refusal warned about once. */
     public PluginRegistry registry() {
         if (registry == null) {
-            registry = PluginRegistry.builtIn();
-            for (PluginRegistry.Entry e : registry.entries()) {
-                if (!e.loaded()) {
-                    vsm.err().println("warning: plugin " + (e.className() == null ? "" : e.className() + " ") + "from "
-                            + e.source() + " not loaded: " + e.problem());
-                }
-            }
+            registry = PluginRegistry.withDropIns(Session.class.getClassLoader(), () -> pluginDirectory().scan(this::warn), this::warn);
         }
         return registry;
+    }
+
+    /** {@code --plugin-dir}, {@code $VSM_PLUGIN_DIR}, the configuration's {@code plugin-dir}, or the default. */
+    public PluginDirectory pluginDirectory() {
+        return PluginDirectory.resolve(vsm.pluginDirOption(), System.getenv(), () -> configStore().pluginDir());
+    }
+
+    private void warn(String message) {
+        vsm.err().println("warning: " + message);
     }
 
     /** The schema of a type, for the configuration's checks. */
@@ -129,7 +135,9 @@ public final class Session {
 
     public StorageManager manager() {
         if (manager == null) {
-            manager = new StorageManager(registry(), config().storages(), context(), this::locked);
+            Map<String, String> unloaded = new LinkedHashMap<>();
+            config().unloaded().forEach((id, section) -> unloaded.put(id, section.type()));
+            manager = new StorageManager(registry(), config().storages(), unloaded, context(), this::locked);
         }
         return manager;
     }

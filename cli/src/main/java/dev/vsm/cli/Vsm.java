@@ -16,9 +16,13 @@ import dev.vsm.cli.command.ListCommand;
 import dev.vsm.cli.command.PathCommand;
 import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
+import dev.vsm.cli.command.RenameCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.RollbackCommand;
 import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
+import dev.vsm.cli.command.SnapshotCommand;
+import dev.vsm.cli.command.SnapshotDeleteCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.VolidCommand;
 import dev.vsm.cli.command.WipeCommand;
@@ -33,9 +37,10 @@ import picocli.CommandLine.ScopeType;
         description = "Volume storage manager: allocate, list, resize, clone and free VM disk volumes (a pvesm-like CLI).",
         subcommands = {
             StatusCommand.class, ListCommand.class, AllocCommand.class, FreeCommand.class, PathCommand.class,
-            VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class,
+            VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class, RenameCommand.class,
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
             ScanCommand.class, CleanupCommand.class, WipeCommand.class,
+            SnapshotCommand.class, SnapshotDeleteCommand.class, RollbackCommand.class,
             ImportCommand.class, ExportCommand.class, ImportStreamCommand.class, CopyCommand.class,
         },
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
@@ -45,7 +50,7 @@ public final class Vsm {
     Path config;
 
     @Option(names = "--plugin-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else /usr/share/vsm/plugins)")
+            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else plugin-dir in the config, else /usr/share/vsm/plugins)")
     Path pluginDir;
 
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "debug logging and stack traces")

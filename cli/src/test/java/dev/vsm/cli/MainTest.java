@@ -26,7 +26,7 @@ class MainTest {
     @Test
     void apiinfoNeedsNoConfiguration() {
         assertThat(run("apiinfo")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("APIVER 2\nAPIAGE 1\n");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("APIVER 1\nAPIAGE 0\n");
     }
 
     @Test

@@ -26,6 +26,7 @@ public final class ChildProcesses implements ProcessDestroyer {
 
     private final Set<Process> running = new LinkedHashSet<>();
     private boolean hookAdded;
+    private boolean oneEndedOnSignal;
     private volatile boolean stopping;
 
     private ChildProcesses() {}
@@ -54,7 +55,25 @@ public final class ChildProcesses implements ProcessDestroyer {
 
     @Override
     public synchronized boolean remove(Process process) {
+        if (!process.isAlive() && endedOnSignal(process.exitValue())) {
+            oneEndedOnSignal = true;
+        }
         return running.remove(process);
+    }
+
+    /**
+     * True while a child runs, or once one has ended on SIGINT or SIGTERM: then a failure is on
+     * its way up whose message must be printed before the JVM halts. (Ctrl-C reaches the child
+     * from the terminal at the same time as vsm, so it may already be gone when the shutdown
+     * hooks start.)
+     */
+    public synchronized boolean childRunningOrStopped() {
+        return !running.isEmpty() || oneEndedOnSignal;
+    }
+
+    /** How Java reports a child killed by a signal: 128 + its number; 2 is SIGINT, 15 SIGTERM. */
+    static boolean endedOnSignal(int exitValue) {
+        return exitValue == 128 + 2 || exitValue == 128 + 15;
     }
 
     @Override

@@ -39,9 +39,7 @@ public final class ProcessCommandRunner implements CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    /** How Java reports a child that ended on a signal: 128 + the signal's number. */
     private static final int EXIT_ON_SIGINT = 128 + 2;
-    private static final int EXIT_ON_SIGTERM = 128 + 15;
     private static final ChildProcesses CHILDREN = ChildProcesses.jvm();
 
     private final boolean dryRun;
@@ -154,8 +152,8 @@ public final class ProcessCommandRunner implements CommandRunner {
         if (watchdog != null && watchdog.killedProcess()) {
             throw StorageException.failed("command '%s' failed: got timeout", ShellQuote.join(argv));
         }
-        if (CHILDREN.stopping() || exit == EXIT_ON_SIGINT || exit == EXIT_ON_SIGTERM) {
-            String how = exit == EXIT_ON_SIGINT ? "by SIGINT" : exit == EXIT_ON_SIGTERM ? "by SIGTERM" : "as vsm is being stopped";
+        if (CHILDREN.stopping() || ChildProcesses.endedOnSignal(exit)) {
+            String how = !ChildProcesses.endedOnSignal(exit) ? "as vsm is being stopped" : exit == EXIT_ON_SIGINT ? "by SIGINT" : "by SIGTERM";
             throw new InterruptedCommandException(String.format("command '%s' was stopped %s", ShellQuote.join(argv), how));
         }
         return exit;

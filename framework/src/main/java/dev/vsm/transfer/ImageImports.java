@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ImageImport;
-import dev.vsm.spi.ImageImporter;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
@@ -18,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code vsm import}: a new volume from an image file (or a volume of a configured storage),
- * converted by the target storage's {@link ImageImporter}.
+ * converted by the target storage ({@link Storage#importImage}).
  */
 public final class ImageImports {
     /** A source that starts with a storage id and a colon is taken as a volume id when that storage exists. */
@@ -65,14 +64,7 @@ public final class ImageImports {
     public VolumeId importImage(String storageId, int vmid, SourceImage source, String format, String name) {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
-        ImageImporter importer = importer(storage);
-        return new VolumeId(storageId, importer.importImage(new ImageImport(vmid, name, fmt, source)));
-    }
-
-    /** The storage's importer; bad input naming the storage and type when it has none. */
-    static ImageImporter importer(Storage storage) {
-        return storage.imageImporter().orElseThrow(() -> StorageException.badInput(
-                "storage '%s' (type %s) cannot import images", storage.config().id(), storage.config().type()));
+        return new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source)));
     }
 
     /**

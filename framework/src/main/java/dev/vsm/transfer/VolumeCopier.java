@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.ImageImport;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
@@ -65,9 +66,9 @@ public final class VolumeCopier {
                 () -> StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
         String fmt = imports.targetFormat(targetStorage, format, name.format());
         Storage to = manager.activate(targetStorage);
-        if (method == Method.CONVERT || (method == null && to.imageImporter().isPresent())) {
+        if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             SourceImage image = imports.volumeSource(source);
-            String volname = ImageImports.importer(to).importImage(new ImageImport(owner, null, fmt, image));
+            String volname = to.importImage(new ImageImport(owner, null, fmt, image));
             return new Copy(new VolumeId(targetStorage, volname), Method.CONVERT, null);
         }
         StreamFormat stream = commonFormat(source, name, from, to, fmt, targetStorage);

@@ -46,25 +46,24 @@ public final class ZeroOutEngine implements ZeroOut {
         requireNonNull(device, "device");
         if (dryRun && !Files.exists(device, LinkOption.NOFOLLOW_LINKS)) {
             // the activation that would create the node was not run either: plan for a device that writes zeroes
-            ZeroOutPlan plan = ZeroOutPlan.of(device.toString(), Long.MAX_VALUE, stepMiB, throughput);
             console.info("'" + device + "' is not there yet (dry run): planned with the full step; "
                     + "the device's write_zeroes_max_bytes may reduce it, or select cstream if 0");
-            commands.stream(Command.of(plan.argv()), (channel, line) -> { });
+            print(ZeroOutPlan.of(device.toString(), Long.MAX_VALUE, stepMiB, throughput));
             return;
         }
         BlockDevice target = BlockDevice.resolve(device, sysfs);
-        ZeroOutPlan plan = plan(target, stepMiB, throughput);
+        ZeroOutPlan plan = ZeroOutPlan.of(device.toString(), sysfs.writeZeroesMaxBytes(target.queue()), stepMiB, throughput);
         plan.note().ifPresent(console::info);
         if (dryRun) {
-            commands.stream(Command.of(plan.argv()), (channel, line) -> { });
-            return;
+            print(plan);
+        } else {
+            run(target, plan);
         }
-        run(target, plan);
     }
 
-    /** The plan for a resolved device: its queue's write-zeroes maximum decides the tool and the step. */
-    public ZeroOutPlan plan(BlockDevice device, int stepMiB, String throughput) {
-        return ZeroOutPlan.of(device.given().toString(), sysfs.writeZeroesMaxBytes(device.queue()), stepMiB, throughput);
+    /** Under dry-run the runner prints the command as {@code + argv} and runs nothing. */
+    private void print(ZeroOutPlan plan) {
+        commands.stream(Command.of(plan.argv()), (channel, line) -> { });
     }
 
     private void run(BlockDevice device, ZeroOutPlan plan) {

@@ -34,6 +34,11 @@ final class Vsm {
         env.put("VSM_LOCK_DIR", sandbox.resolve("locks").toString());
         env.put("VSM_PLUGIN_DIR", sandbox.resolve("plugins").toString());
         env.put("HOME", sandbox.toString());
+        try {
+            Files.createDirectories(sandbox.resolve("plugins")); // an empty plugin directory, as $VSM_PLUGIN_DIR names it
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     Path sandbox() {

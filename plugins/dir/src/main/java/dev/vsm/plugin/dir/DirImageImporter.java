@@ -6,7 +6,6 @@ import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageImport;
-import dev.vsm.spi.ImageImporter;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -24,7 +23,7 @@ import java.util.List;
  * and taken under the storage lock. A failed or stopped convert leaves nothing behind (the
  * temporary file goes; a vsm killed with SIGKILL leaves only a hidden {@code .vsm-import-*} file).
  */
-final class DirImageImporter implements ImageImporter {
+final class DirImageImporter {
     private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
 
     private final String storageId;
@@ -47,8 +46,7 @@ final class DirImageImporter implements ImageImporter {
         this.names = requireNonNull(names, "names");
     }
 
-    @Override
-    public String importImage(ImageImport request) {
+    String importImage(ImageImport request) {
         String format = request.format();
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);

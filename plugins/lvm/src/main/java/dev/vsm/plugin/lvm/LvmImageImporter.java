@@ -6,7 +6,6 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageImport;
-import dev.vsm.spi.ImageImporter;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -21,7 +20,7 @@ import java.util.Optional;
  * zeros ({@code --target-is-zero}); otherwise it may hold a previous volume's data and every zero
  * is written ({@code -S 0}, pve bug #2050). A failed convert frees the LV again.
  */
-final class LvmImageImporter implements ImageImporter {
+final class LvmImageImporter {
     private final Storage storage;
     private final StorageContext context;
 
@@ -30,8 +29,7 @@ final class LvmImageImporter implements ImageImporter {
         this.context = requireNonNull(context, "context");
     }
 
-    @Override
-    public String importImage(ImageImport request) {
+    String importImage(ImageImport request) {
         String id = storage.config().id();
         long kib = request.source().volumeSizeKib(request.format(), context.qemuImg(), storage.imageOptions());
         String name = context.locks().withStorageLock(id,

@@ -1,10 +1,12 @@
 package dev.vsm.plugin.lvm;
 
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -31,11 +33,8 @@ public final class LvmPlugin implements StoragePlugin {
     static final String TAGGED_ONLY = "tagged_only";
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
 
-    /** pve's {@code pve-storage-vgname}, as a whole-value pattern. */
-    private static final String VGNAME_PATTERN = "(?i)^[a-z0-9][a-z0-9\\-_.]*[a-z0-9]$";
-
     private static final PluginSchema SCHEMA = new PluginSchema(List.of(
-            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(VGNAME_PATTERN),
+            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
             PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)").asFixed(),
             PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes").withDefault(false),
             PropertySpec.integer(SAFEREMOVE_STEPSIZE, "zero-out step in MiB, capped to what the device supports")
@@ -54,6 +53,11 @@ public final class LvmPlugin implements StoragePlugin {
             EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR),
             EnumSet.of(ContentType.IMAGES),
             List.of("raw", "qcow2"), "raw");
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
 
     @Override
     public String type() {

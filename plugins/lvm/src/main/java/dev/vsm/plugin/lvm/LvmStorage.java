@@ -11,8 +11,9 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
-import dev.vsm.spi.ImageImporter;
+import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -76,14 +77,7 @@ final class LvmStorage implements Storage {
     /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, and only warns when that fails. */
     @Override
     public void activate() {
-        if (lvm.vgs().group(options.vgname()).isEmpty()) {
-            try {
-                lvm.vgscan();
-            } catch (StorageException e) {
-                context.console().warn("storage '" + config.id() + "': volume group '" + options.vgname()
-                        + "' not found, and vgscan failed: " + e.getMessage());
-            }
-        }
+        lvm.findGroupOrScan(config.id(), options.vgname());
     }
 
     @Override
@@ -261,6 +255,65 @@ final class LvmStorage implements Storage {
 
     // --- resize (reference §7.7)
 
+    /** Resize and wipe: plain LVM has no base volumes or clones (below). */
+    @Override
+    public Set<Operation> operations() {
+        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME, Operation.IMPORT_IMAGE);
+    }
+
+    /**
+     * {@code lvrename}, then one {@code lvchange} moving the {@code pve-vm-<vmid>} tag to the new
+     * owner; a failure to retag is only a warning, as in pve (reference §7.8).
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        String vg = options.vgname();
+        List<String> existing = lvm.lvs(vg).names(vg);
+        if (!existing.contains(volume.name())) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
+        } else {
+            LvmVolumeNames.parse(target);
+            LvmVolumeNames.checkFormat(target, volume.format());
+        }
+        if (existing.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg, volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg, target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                context.console().warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
+    }
+
+    /**
+     * Activates the LV, zeroes it with the storage's {@code saferemove-stepsize} and
+     * {@code saferemove_throughput} unless given, and deactivates it again. An LV that gets no
+     * block device node when activated is refused rather than skipped: nothing is ever zeroed
+     * through a path that is not a device (pve bug #6941).
+     */
+    @Override
+    public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        Path path = path(volume);
+        if (!context.dryRun() && lvm.lvs(options.vgname()).find(options.vgname(), volume.name()).isEmpty()) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        activateVolume(volume);
+        if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
+            throw StorageException.failed("storage '%s': '%s' is not a block device after activation"
+                    + " (no device-mapper on this host?) - not zeroing it", config.id(), path);
+        }
+        context.zeroOut().zero(path, stepMiB != null ? stepMiB : options.stepMiB(), throughput != null ? throughput : options.throughput());
+        deactivateVolume(volume);
+    }
+
     /** {@code lvextend -L <KiB>k}; nothing when the LV is already that large (lvm2 would fail "matches existing size"). */
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
@@ -277,8 +330,8 @@ final class LvmStorage implements Storage {
     // --- import and export (reference §7.10)
 
     @Override
-    public Optional<ImageImporter> imageImporter() {
-        return Optional.of(new LvmImageImporter(this, context));
+    public String importImage(ImageImport request) {
+        return new LvmImageImporter(this, context).importImage(request);
     }
 
     /** Only {@code raw+size}, without snapshots (pve). */
