@@ -37,7 +37,6 @@ public final class QemuImgRunner implements QemuImg {
     private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern VERSION = Pattern.compile("qemu-img version (\\d+)\\.(\\d+)");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String program;
     private final CommandRunner commands;
@@ -168,7 +167,7 @@ public final class QemuImgRunner implements QemuImg {
     public static ImageInfo parseInfo(String json, Long ctime) {
         JsonNode n;
         try {
-            n = JSON.readTree(json);
+            n = Json.MAPPER.readTree(json);
         } catch (IOException e) {
             throw StorageException.failed("qemu-img info returned invalid JSON: %s", e.getMessage());
         }
@@ -195,5 +194,10 @@ public final class QemuImgRunner implements QemuImg {
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /** Made on first use: an ObjectMapper costs start-up time that most commands never need. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 }
