@@ -23,6 +23,7 @@ public final class Main {
         }
         Vsm vsm = new Vsm(out, err);
         CommandLine cli = new CommandLine(vsm);
+        Subcommands.register(cli, args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler(Main::badParameters);
