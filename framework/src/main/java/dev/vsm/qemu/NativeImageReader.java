@@ -1,6 +1,7 @@
 package dev.vsm.qemu;
 
 import dev.vsm.qemu.Qcow2Header.InvalidHeaderException;
+import dev.vsm.qemu.Qcow2Header.NotQcow2Exception;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,11 +59,10 @@ final class NativeImageReader {
     private static Outcome readQcow2(Path path, Long ctime) {
         Qcow2Header h;
         try {
-            if (!Qcow2Header.hasMagic(path)) {
-                // the wording of qemu-img, which callers recognise (pve: "querying as raw")
-                return new Failed(StorageException.failed("cannot read '%s': Image is not in qcow2 format", path));
-            }
             h = Qcow2Header.read(path);
+        } catch (NotQcow2Exception e) {
+            // qemu-img's wording, which callers recognise (pve: "querying as raw")
+            return new Failed(StorageException.failed("cannot read '%s': %s", path, e.getMessage()));
         } catch (InvalidHeaderException e) {
             return new Failed(StorageException.failed("invalid qcow2 image '%s': %s", path, e.getMessage()));
         } catch (IOException e) {

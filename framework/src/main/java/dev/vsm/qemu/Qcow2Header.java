@@ -62,11 +62,24 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
     static final int EXT_DATA_FILE = 0x44415441;
 
     /** A header that cannot be a qcow2 image's, or is cut short; the message says why. */
-    public static final class InvalidHeaderException extends Exception {
+    public static class InvalidHeaderException extends Exception {
         private static final long serialVersionUID = 1L;
 
         InvalidHeaderException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * The file does not start with the qcow2 magic (a file shorter than the magic does not
+     * either: QEMU reads past the end of a file as zeros, and says the same). The message is
+     * QEMU's.
+     */
+    public static final class NotQcow2Exception extends InvalidHeaderException {
+        private static final long serialVersionUID = 1L;
+
+        NotQcow2Exception() {
+            super("Image is not in qcow2 format");
         }
     }
 
@@ -110,20 +123,6 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         return Optional.empty();
     }
 
-    /**
-     * Whether {@code path} starts with the qcow2 magic. A file shorter than the magic is not
-     * qcow2 (QEMU reads past the end of a file as zeros, and so says the same).
-     */
-    public static boolean hasMagic(Path path) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(4);
-            while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
-                // read until full or end of file
-            }
-            return !b.hasRemaining() && b.getInt(0) == MAGIC;
-        }
-    }
-
     /** Reads and checks the header of the qcow2 image at {@code path}. */
     public static Qcow2Header read(Path path) throws IOException, InvalidHeaderException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -132,10 +131,10 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
     }
 
     static Qcow2Header read(BoundedReader file) throws IOException, InvalidHeaderException {
-        ByteBuffer h = file.read(0, V2_HEADER_LENGTH, "the qcow2 header");
-        if (h.getInt(0) != MAGIC) {
-            throw new InvalidHeaderException("Image is not in qcow2 format");
+        if (file.size < 4 || file.read(0, 4, "the magic").getInt(0) != MAGIC) {
+            throw new NotQcow2Exception();
         }
+        ByteBuffer h = file.read(0, V2_HEADER_LENGTH, "the qcow2 header");
         long version = u32(h, 4);
         if (version != 2 && version != 3) {
             throw new InvalidHeaderException("unsupported qcow2 version " + version);
@@ -305,10 +304,16 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         }
     }
 
-    /** Positional reads that never go past the end of the file (a short file is a truncated header). */
+    /**
+     * Positional reads that never go past the end of the file (a short file is a truncated
+     * header). The first {@link #PREFETCH} bytes, where qemu-img puts the header, its extensions
+     * and the backing file name, are read with one system call.
+     */
     static final class BoundedReader {
+        static final int PREFETCH = 4096;
         private final FileChannel channel;
         private final long size;
+        private ByteBuffer head;
 
         BoundedReader(FileChannel channel, long size) {
             this.channel = channel;
@@ -320,6 +325,16 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
                 throw new InvalidHeaderException(String.format("truncated: %s (%d bytes at offset %s) is past the end of the file (%d bytes)",
                         what, length, Long.toUnsignedString(offset), size));
             }
+            if (offset + length <= PREFETCH) {
+                if (head == null) {
+                    head = readFully(0, (int) Math.min(size, PREFETCH), what);
+                }
+                return head.slice((int) offset, length);
+            }
+            return readFully(offset, length, what);
+        }
+
+        private ByteBuffer readFully(long offset, int length, String what) throws IOException, InvalidHeaderException {
             ByteBuffer b = ByteBuffer.allocate(length);
             while (b.hasRemaining()) {
                 int n = channel.read(b, offset + b.position());

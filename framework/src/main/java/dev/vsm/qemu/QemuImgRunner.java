@@ -121,14 +121,15 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public List<Inspection> inspect(List<ImageFile> images) {
-        List<NativeImageReader.Outcome> outcomes = new ArrayList<>();
+        // headers are read on every core: each read is a few system calls and some cold code
+        List<NativeImageReader.Outcome> outcomes = (images.size() > 1 ? images.parallelStream() : images.stream())
+                .map(image -> reader == null ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
+                        : reader.read(image.path(), image.format()))
+                .toList();
         List<Path> read = new ArrayList<>();
-        for (ImageFile image : images) {
-            NativeImageReader.Outcome o = reader == null ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
-                    : reader.read(image.path(), image.format());
-            outcomes.add(o);
-            if (o instanceof NativeImageReader.Read) {
-                read.add(image.path());
+        for (int i = 0; i < images.size(); i++) {
+            if (outcomes.get(i) instanceof NativeImageReader.Read) {
+                read.add(images.get(i).path());
             }
         }
         Map<Path, Long> bytes = read.isEmpty() ? Map.of() : allocated.of(read);

@@ -97,12 +97,13 @@ class Qcow2HeaderTest {
     void notQcow2() throws Exception {
         Path raw = dir.resolve("x.qcow2");
         Files.write(raw, new byte[4096]);
-        assertThat(Qcow2Header.hasMagic(raw)).isFalse();
-        assertThatThrownBy(() -> Qcow2Header.read(raw)).isInstanceOf(InvalidHeaderException.class)
+        assertThatThrownBy(() -> Qcow2Header.read(raw)).isInstanceOf(Qcow2Header.NotQcow2Exception.class)
                 .hasMessage("Image is not in qcow2 format");
         Path tiny = dir.resolve("tiny.qcow2");
         Files.write(tiny, new byte[] {'Q', 'F', 'I'});
-        assertThat(Qcow2Header.hasMagic(tiny)).isFalse();
+        assertThatThrownBy(() -> Qcow2Header.read(tiny)).isInstanceOf(Qcow2Header.NotQcow2Exception.class);
+        Files.write(tiny, new byte[] {'Q', 'F', 'I', (byte) 0xfb, 0, 0});
+        assertThatThrownBy(() -> Qcow2Header.read(tiny)).isInstanceOf(InvalidHeaderException.class).hasMessageStartingWith("truncated");
     }
 
     /** Every prefix of an image, up to the end of its backing file name, is a truncated header. */
