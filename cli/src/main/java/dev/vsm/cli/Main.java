@@ -1,8 +1,11 @@
 package dev.vsm.cli;
 
+import dev.vsm.exec.ChildProcesses;
 import dev.vsm.spi.StorageException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -11,10 +14,33 @@ import picocli.CommandLine.ParameterException;
  * (0 success, 2 bad input, 1 the operation failed) and one line on stderr.
  */
 public final class Main {
+    private static final int REPORT_WAIT_SECONDS = 8;
+
     private Main() {}
 
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err));
+        CountDownLatch reported = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitReport(reported), "vsm-report"));
+        int status = run(args, System.out, System.err);
+        reported.countDown();
+        System.exit(status);
+    }
+
+    /**
+     * Ctrl-C or SIGTERM while an external command runs: {@link ChildProcesses} stops the child,
+     * and the command unwinds with an {@link dev.vsm.spi.InterruptedCommandException} whose one
+     * line (what was left for a later run) must reach stderr before the JVM halts. The JVM then
+     * exits with the signal's status (130 or 143).
+     */
+    private static void awaitReport(CountDownLatch reported) {
+        if (!ChildProcesses.jvm().childRunningOrStopped()) {
+            return;
+        }
+        try {
+            reported.await(REPORT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {

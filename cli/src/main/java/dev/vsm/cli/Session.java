@@ -7,14 +7,20 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.engine.FileStorageLocks;
+import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.lock.FileLocks;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -42,17 +48,21 @@ public final class Session {
         return dryRun;
     }
 
+    /** The built-in plugins, and the drop-in ones of the plugin directory when first needed; each refusal warned about once. */
     public PluginRegistry registry() {
         if (registry == null) {
-            registry = PluginRegistry.builtIn();
-            for (PluginRegistry.Entry e : registry.entries()) {
-                if (!e.loaded()) {
-                    vsm.err().println("warning: plugin " + (e.className() == null ? "" : e.className() + " ") + "from "
-                            + e.source() + " not loaded: " + e.problem());
-                }
-            }
+            registry = PluginRegistry.withDropIns(Session.class.getClassLoader(), () -> pluginDirectory().scan(this::warn), this::warn);
         }
         return registry;
+    }
+
+    /** {@code --plugin-dir}, {@code $VSM_PLUGIN_DIR}, the configuration's {@code plugin-dir}, or the default. */
+    public PluginDirectory pluginDirectory() {
+        return PluginDirectory.resolve(vsm.pluginDirOption(), System.getenv(), () -> configStore().pluginDir());
+    }
+
+    private void warn(String message) {
+        vsm.err().println("warning: " + message);
     }
 
     /** The schema of a type, for the configuration's checks. */
@@ -85,24 +95,31 @@ public final class Session {
 
     public StorageContext context() {
         if (context == null) {
-            context = new DefaultStorageContext(dryRun, new StdConsole(vsm.out(), vsm.err()));
+            StdConsole console = new StdConsole(vsm.out(), vsm.err());
+            boolean terminal = vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
+            context = new DefaultStorageContext(dryRun, console,
+                    terminal ? ProgressOutput.terminal(vsm.out()) : ProgressOutput.lines(console), storageLocks(), Map.of());
         }
         return context;
     }
 
+    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    private StorageLocks storageLocks() {
+        return dryRun ? StorageLocks.NONE : new FileStorageLocks(locks());
+    }
+
     public StorageManager manager() {
         if (manager == null) {
-            manager = new StorageManager(registry(), config().storages(), context(), this::locked);
+            Map<String, String> unloaded = new LinkedHashMap<>();
+            config().unloaded().forEach((id, section) -> unloaded.put(id, section.type()));
+            manager = new StorageManager(registry(), config().storages(), unloaded, context(), this::locked);
         }
         return manager;
     }
 
-    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    /** The engine's storage lock: the same lock plugins take through the context. */
     private <T> T locked(String storageId, Supplier<T> work) {
-        if (dryRun) {
-            return work.get();
-        }
-        return locks().withLock("storage-" + storageId, FileLocks.DEFAULT_TIMEOUT, work);
+        return context().locks().withStorageLock(storageId, work);
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

@@ -3,6 +3,7 @@ package dev.vsm.cli;
 import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
+import dev.vsm.cli.command.CleanupCommand;
 import dev.vsm.cli.command.CloneCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
 import dev.vsm.cli.command.FreeCommand;
@@ -11,10 +12,16 @@ import dev.vsm.cli.command.ListCommand;
 import dev.vsm.cli.command.PathCommand;
 import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
+import dev.vsm.cli.command.RenameCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.RollbackCommand;
+import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
+import dev.vsm.cli.command.SnapshotCommand;
+import dev.vsm.cli.command.SnapshotDeleteCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.VolidCommand;
+import dev.vsm.cli.command.WipeCommand;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -41,11 +48,18 @@ final class Subcommands {
         ALL.put("resize", ResizeCommand::new);
         ALL.put("create-base", CreateBaseCommand::new);
         ALL.put("clone", CloneCommand::new);
+        ALL.put("rename", RenameCommand::new);
         ALL.put("add", AddCommand::new);
         ALL.put("set", SetCommand::new);
         ALL.put("remove", RemoveCommand::new);
         ALL.put("apiinfo", ApiInfoCommand::new);
         ALL.put("plugins", PluginsCommand::new);
+        ALL.put("scan", ScanCommand::new);
+        ALL.put("cleanup", CleanupCommand::new);
+        ALL.put("wipe", WipeCommand::new);
+        ALL.put("snapshot", SnapshotCommand::new);
+        ALL.put("snapshot-delete", SnapshotDeleteCommand::new);
+        ALL.put("rollback", RollbackCommand::new);
     }
 
     /** Global options that take a value in the next argument. */

@@ -16,7 +16,7 @@ public final class Vsm {
     Path config;
 
     @Option(names = "--plugin-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else /usr/share/vsm/plugins)")
+            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else plugin-dir in the config, else /usr/share/vsm/plugins)")
     Path pluginDir;
 
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "debug logging and stack traces")

@@ -36,8 +36,10 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
  */
 final class ConfigParser {
     static final String STORAGES = "storages";
-    /** Top-level keys kept for later versions (a cluster section, a plugin directory): kept, not interpreted. */
-    static final Set<String> RESERVED_TOP_LEVEL = Set.of("cluster", "plugin-dir");
+    /** The top-level key naming the directory of drop-in plugins (read by {@link ConfigReader#pluginDir}). */
+    static final String PLUGIN_DIR = "plugin-dir";
+    /** Top-level keys besides {@code storages}, kept as written: a cluster section (for later versions), the plugin directory. */
+    static final Set<String> RESERVED_TOP_LEVEL = Set.of("cluster", PLUGIN_DIR);
     static final int MAX_COLLECTION_ALIASES = 10;
     static final int MAX_CODE_POINTS = 1 << 20;
 

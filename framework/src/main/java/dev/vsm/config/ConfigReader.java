@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
 
 /**
  * Reads a configuration: the file's bytes (at most {@value #MAX_BYTES}), their digest, their
@@ -83,11 +86,49 @@ final class ConfigReader {
                         order.add(s.id());
                     });
         }
+        pluginDir(label, file, doc, problems);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         ConfigContents contents = new ConfigContents(doc.topLevelKeys(), doc.reserved(), order, storages, unloaded);
         return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings);
+    }
+
+    /**
+     * The top-level {@code plugin-dir} of the file at {@code location}, a relative path taken
+     * from the file's directory; empty when the file or the key is absent. Reads only the file's
+     * shape, not its storages, so that it can run before the plugins that check those are loaded.
+     *
+     * @throws ConfigException when the file cannot be read as YAML, or the value is not a path
+     */
+    Optional<Path> pluginDir(ConfigLocation location) {
+        Optional<byte[]> bytes = readFile(location.file());
+        if (bytes.isEmpty()) {
+            return Optional.empty();
+        }
+        String label = location.file().toString();
+        List<ConfigProblem> problems = new ArrayList<>();
+        ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes.get()), problems);
+        List<ConfigProblem> own = new ArrayList<>();
+        Optional<Path> dir = pluginDir(label, location.file(), doc, own);
+        if (!own.isEmpty()) {
+            throw new ConfigException(own);
+        }
+        return dir;
+    }
+
+    private static Optional<Path> pluginDir(String label, Path file, ConfigParser.Document doc, List<ConfigProblem> problems) {
+        Node node = doc.reserved().get(ConfigParser.PLUGIN_DIR);
+        if (node == null) {
+            return Optional.empty();
+        }
+        if (node instanceof ScalarNode s && s.getTag().equals(Tag.STR) && !s.getValue().isBlank() && s.getValue().indexOf('\0') < 0) {
+            Path base = file.toAbsolutePath().getParent();
+            return Optional.of(base.resolve(s.getValue()).normalize());
+        }
+        problems.add(new ConfigProblem(label, ConfigParser.line(node), null, ConfigParser.PLUGIN_DIR,
+                "must be the path of a directory of plugin jars"));
+        return Optional.empty();
     }
 
     /** The file's bytes, or empty when it does not exist. */

@@ -8,6 +8,7 @@ import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -75,6 +76,17 @@ public final class ConfigStore {
                     location.file());
         }
         return configs;
+    }
+
+    /**
+     * The configuration's top-level {@code plugin-dir} (a relative path is taken from the file's
+     * directory), read without the plugins: the plugin directory must be known before the
+     * storages can be checked.
+     *
+     * @throws ConfigException when the file is not YAML or the value is not a path
+     */
+    public Optional<Path> pluginDir() {
+        return reader.pluginDir(location);
     }
 
     /** {@code vsm add}: {@link #apply} without hooks, not a dry run. */

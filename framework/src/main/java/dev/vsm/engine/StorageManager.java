@@ -6,8 +6,11 @@ import dev.vsm.qemu.Preallocation;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.SnapshotNames;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -37,6 +40,7 @@ import java.util.Set;
 public final class StorageManager {
     private final PluginRegistry registry;
     private final Map<String, StorageConfig> storages;
+    private final Map<String, String> unloaded;
     private final StorageContext context;
     private final StorageLocker locker;
     private final Map<String, Storage> opened = new HashMap<>();
@@ -48,12 +52,22 @@ public final class StorageManager {
 
     /** What {@code vsm info} shows. */
     public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
-                                Set<dev.vsm.spi.Feature> features) {}
+                                Set<Feature> features) {}
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
+        this(registry, storages, Map.of(), context, locker);
+    }
+
+    /**
+     * @param unloaded the configured storages whose type is not loaded, id to type: named as such
+     *                 (not as missing) when a command asks for one
+     */
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
+                          StorageContext context, StorageLocker locker) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
+        this.unloaded = Map.copyOf(unloaded);
         this.context = requireNonNull(context, "context");
         this.locker = requireNonNull(locker, "locker");
     }
@@ -67,6 +81,10 @@ public final class StorageManager {
         StorageConfig cfg = storages.get(storageId);
         if (cfg == null) {
             VolumeId.checkStorageId(storageId);
+            if (unloaded.containsKey(storageId)) {
+                throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+                        storageId, VolumeId.printable(unloaded.get(storageId)));
+            }
             throw StorageException.badInput("storage '%s' does not exist", storageId);
         }
         return cfg;
@@ -169,6 +187,20 @@ public final class StorageManager {
             return storage.freeImage(name);
         });
         cleanup.ifPresent(Runnable::run);
+    }
+
+    /**
+     * Finishes what an interrupted earlier run left on a storage (LVM: {@code del-*} volumes whose
+     * saferemove wipe did not finish): found under the storage lock, done after releasing it.
+     *
+     * @return what was pending (empty when nothing was)
+     */
+    public List<String> cleanup(String storageId) {
+        checkEnabled(storageId);
+        Storage storage = activate(storageId);
+        Optional<PendingCleanup> pending = locker.withStorageLock(storageId, storage::pendingCleanup);
+        pending.ifPresent(p -> p.task().run());
+        return pending.map(PendingCleanup::items).orElse(List.of());
     }
 
     /** The linked clones of a base volume (pve's {@code volume_is_base_and_used}). */
@@ -296,6 +328,34 @@ public final class StorageManager {
         return padded;
     }
 
+    /**
+     * Renames a volume under the storage lock (pve's {@code rename_volume}) and returns its new id.
+     *
+     * @param targetName null for the target owner's next free disk name
+     */
+    public VolumeId rename(VolumeId volid, int targetVmid, String targetName) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String renamed = locker.withStorageLock(volid.storage(), () -> {
+            if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
+                throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            return storage.renameVolume(name, targetVmid, targetName);
+        });
+        return new VolumeId(volid.storage(), renamed);
+    }
+
+    /**
+     * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
+     * wipe may take long, and the volume neither appears nor disappears.
+     */
+    public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        storage.wipeVolume(storage.parseVolname(volid.volname()), stepMiB, throughput);
+    }
+
     /** Turns a volume into a base volume (pve's {@code vdisk_create_base}); returns the new volume id. */
     public VolumeId createBase(VolumeId volid) {
         checkEnabled(volid.storage());
@@ -307,10 +367,63 @@ public final class StorageManager {
 
     /** A linked clone of a base volume for {@code vmid} (pve's {@code vdisk_clone}); returns the new volume id. */
     public VolumeId cloneVolume(VolumeId base, int vmid) {
-        checkEnabled(base.storage());
-        Storage storage = activate(base.storage());
-        VolumeName name = storage.parseVolname(base.volname());
-        String newName = locker.withStorageLock(base.storage(), () -> storage.cloneImage(name, vmid));
-        return new VolumeId(base.storage(), newName);
+        return cloneVolume(base, vmid, null);
+    }
+
+    /**
+     * A linked clone for {@code vmid} of a base volume, or of a volume's snapshot when
+     * {@code snapshot} is not null (pve's {@code vdisk_clone} with {@code snap}); returns the new volume id.
+     */
+    public VolumeId cloneVolume(VolumeId source, int vmid, String snapshot) {
+        if (snapshot != null) {
+            SnapshotNames.check(snapshot);
+        }
+        checkEnabled(source.storage());
+        Storage storage = activate(source.storage());
+        VolumeName name = storage.parseVolname(source.volname());
+        String newName = locker.withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
+        return new VolumeId(source.storage(), newName);
+    }
+
+    /**
+     * Makes snapshot {@code snapshot} of a volume, under the storage lock. A volume whose storage
+     * says it has no snapshot feature is refused before the plugin is asked.
+     */
+    public void snapshot(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
+            throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
+        }
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshot(name, snapshot);
+            return null;
+        });
+    }
+
+    /** Deletes a volume's snapshot, under the storage lock. */
+    public void snapshotDelete(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshotDelete(name, snapshot);
+            return null;
+        });
+    }
+
+    /** Rolls a volume back to one of its snapshots, under the storage lock. */
+    public void rollback(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshotRollback(name, snapshot);
+            return null;
+        });
     }
 }

@@ -5,9 +5,11 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
+import dev.vsm.spi.InterruptedCommandException;
 import dev.vsm.spi.StorageException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -28,18 +30,31 @@ import org.slf4j.LoggerFactory;
  * <p>Failures are worded as pve's {@code run_command}: {@code <prefix>: <last stderr line>} (or
  * {@code <prefix>: exit code <n>}), without a prefix {@code command '<argv>' failed: exit code <n>},
  * and {@code command '<argv>' failed: got timeout}.
+ *
+ * <p>Every child is registered with {@link ChildProcesses}: when vsm is stopped (Ctrl-C,
+ * SIGTERM) the running command is stopped too, and a command that ended on SIGINT or SIGTERM
+ * raises {@link InterruptedCommandException} rather than an ordinary failure.
  */
 public final class ProcessCommandRunner implements CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    private static final int EXIT_ON_SIGINT = 128 + 2;
+    private static final ChildProcesses CHILDREN = ChildProcesses.jvm();
 
     private final boolean dryRun;
     private final Console console;
+    private final Map<String, String> environment;
 
     public ProcessCommandRunner(boolean dryRun, Console console) {
+        this(dryRun, console, Map.of());
+    }
+
+    /** @param environment variables set for every command, over this process's environment */
+    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
+        this.environment = Map.copyOf(environment);
     }
 
     @Override
@@ -62,20 +77,47 @@ public final class ProcessCommandRunner implements CommandRunner {
         return command.workDir() == null ? line : "cd " + ShellQuote.quote(command.workDir().toString()) + " && " + line;
     }
 
+    /**
+     * Runs a changing command as {@link #run} does, handing its output to {@code listener} line
+     * by line while it runs (for progress). Under dry-run it is printed, not run, and the
+     * listener hears nothing.
+     */
+    public Result stream(Command command, OutputListener listener) {
+        if (dryRun) {
+            console.info("+ " + render(command));
+            return new Result(0, "", "");
+        }
+        LineSplitter out = new LineSplitter(OutputListener.Channel.STDOUT, listener);
+        LineSplitter err = new LineSplitter(OutputListener.Channel.STDERR, listener);
+        int exit = execute(command, out, err);
+        return finish(command, exit, out.text(), err.text());
+    }
+
     private Result execute(Command command) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = execute(command, out, err);
+        return finish(command, exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Starts the command, pumps its outputs into {@code out} and {@code err}, and returns its exit status. */
+    private int execute(Command command, OutputStream out, OutputStream err) {
         List<String> argv = command.argv();
+        if (CHILDREN.stopping()) {
+            throw new InterruptedCommandException(
+                    String.format("not starting '%s': vsm is being stopped", ShellQuote.join(argv)));
+        }
         CommandLine line = new CommandLine(argv.get(0));
         for (String arg : argv.subList(1, argv.size())) {
             line.addArgument(arg, false);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
         DefaultExecutor.Builder<?> builder = DefaultExecutor.builder().setExecuteStreamHandler(new PumpStreamHandler(out, err));
         if (command.workDir() != null) {
             builder.setWorkingDirectory(command.workDir().toFile());
         }
         DefaultExecutor executor = builder.get();
         executor.setExitValues(null);
+        executor.setProcessDestroyer(CHILDREN);
         ExecuteWatchdog watchdog = null;
         if (command.timeout() != null) {
             watchdog = ExecuteWatchdog.builder().setTimeout(command.timeout()).get();
@@ -90,25 +132,32 @@ public final class ProcessCommandRunner implements CommandRunner {
         } catch (IOException e) {
             throw StorageException.failed(e, "command '%s' failed: %s", ShellQuote.join(argv), firstLine(e.getMessage()));
         }
-        String stdout = out.toString(StandardCharsets.UTF_8);
-        String stderr = err.toString(StandardCharsets.UTF_8);
         if (watchdog != null && watchdog.killedProcess()) {
             throw StorageException.failed("command '%s' failed: got timeout", ShellQuote.join(argv));
         }
+        if (CHILDREN.stopping() || ChildProcesses.endedOnSignal(exit)) {
+            String how = !ChildProcesses.endedOnSignal(exit) ? "as vsm is being stopped" : exit == EXIT_ON_SIGINT ? "by SIGINT" : "by SIGTERM";
+            throw new InterruptedCommandException(String.format("command '%s' was stopped %s", ShellQuote.join(argv), how));
+        }
+        return exit;
+    }
+
+    private static Result finish(Command command, int exit, String stdout, String stderr) {
         if (exit != 0) {
             String last = lastLine(stderr);
             String prefix = command.errorPrefix();
             if (prefix != null) {
                 throw StorageException.failed("%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
             }
-            throw StorageException.failed("command '%s' failed: %s", ShellQuote.join(argv),
+            throw StorageException.failed("command '%s' failed: %s", ShellQuote.join(command.argv()),
                     last.isEmpty() ? "exit code " + exit : "exit code " + exit + " - " + last);
         }
         return new Result(exit, stdout, stderr);
     }
 
-    private static Map<String, String> environment() {
+    private Map<String, String> environment() {
         Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(environment);
         String path = env.getOrDefault("PATH", "");
         env.put("PATH", path.isEmpty() ? SYSTEM_PATH : path + ":" + SYSTEM_PATH);
         env.put("LC_ALL", "C");

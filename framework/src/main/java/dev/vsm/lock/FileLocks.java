@@ -120,6 +120,41 @@ public final class FileLocks {
         });
     }
 
+    /**
+     * Runs {@code work} holding lock {@code name} if it is free right now, without waiting.
+     * Re-entrant like {@link #withLock}. Exceptions from {@code work} pass through unchanged.
+     *
+     * @return false, without running {@code work}, when another thread or process holds the lock
+     */
+    public boolean tryRunWithLock(String name, Runnable work) {
+        requireNonNull(work, "work");
+        Path file = file(name);
+        ReentrantLock inProcess = IN_PROCESS.computeIfAbsent(file, f -> new ReentrantLock(true));
+        if (inProcess.isHeldByCurrentThread()) {
+            work.run();
+            return true;
+        }
+        if (!inProcess.tryLock()) {
+            return false;
+        }
+        try {
+            FileChannel channel = openLockFile(file);
+            try {
+                if (channel.tryLock() == null) {
+                    return false;
+                }
+                work.run();
+                return true;
+            } catch (IOException e) {
+                throw StorageException.failed(e, "can't lock file '%s' - %s", file, e.getMessage());
+            } finally {
+                closeQuietly(channel);
+            }
+        } finally {
+            inProcess.unlock();
+        }
+    }
+
     /** Whether the calling thread holds lock {@code name} (through any {@code FileLocks} on this directory). */
     public boolean isHeldByCurrentThread(String name) {
         ReentrantLock lock = IN_PROCESS.get(file(name));
@@ -184,11 +219,7 @@ public final class FileLocks {
         }
 
         private FileChannel open() {
-            try {
-                return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            } catch (IOException e) {
-                throw StorageException.failed(e, "can't open file '%s' - %s", file, e.getMessage());
-            }
+            return openLockFile(file);
         }
 
         private void startWaiting() {
@@ -217,6 +248,14 @@ public final class FileLocks {
                 progress.println(" failed");
             }
             return StorageException.failed("can't lock file '%s' - interrupted", file);
+        }
+    }
+
+    private static FileChannel openLockFile(Path file) {
+        try {
+            return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "can't open file '%s' - %s", file, e.getMessage());
         }
     }
 

@@ -9,8 +9,12 @@ import java.util.Set;
 /**
  * One configured storage, opened by its {@link StoragePlugin}. The engine calls these methods
  * with the storage activated and, for every change (alloc, free, create-base, clone), with the
- * storage lock held. Optional capabilities have default methods that refuse; plugins override
- * what they support.
+ * storage lock held.
+ *
+ * <p>Required are the methods without a body. Every optional capability has a default method
+ * that refuses (or does nothing, for activation): a storage that supports one overrides it and,
+ * for the {@link Operation}s, lists it in {@link #operations()}. The SPI grows the same way (a
+ * new default method), so that plugin jars built against an older SPI keep working.
  */
 public interface Storage {
     StorageConfig config();
@@ -38,6 +42,15 @@ public interface Storage {
      */
     Optional<Runnable> freeImage(VolumeName volume);
 
+    /**
+     * Work an interrupted earlier run left on this storage (LVM: {@code del-*} volumes whose wipe
+     * did not finish), found with the storage lock held; empty when there is none. The engine runs
+     * the task after releasing the lock ({@code vsm cleanup <storage>}).
+     */
+    default Optional<PendingCleanup> pendingCleanup() {
+        return Optional.empty();
+    }
+
     /** The images (VM and container disks) on this storage, of one owner when {@code vmid} is not null. */
     List<VolumeInfo> listImages(Integer vmid);
 
@@ -52,23 +65,81 @@ public interface Storage {
     /** Size, format, allocation and backing of one volume. */
     ImageInfo volumeSizeInfo(VolumeName volume);
 
-    /** Grows a volume to {@code sizeBytes}. */
+    /**
+     * The optional operations this storage implements (it overrides their default methods). The
+     * default {@link #hasFeature} answers from them. Default: none.
+     */
+    default Set<Operation> operations() {
+        return Set.of();
+    }
+
+    /** Grows a volume to {@code sizeBytes}. Optional: {@link Operation#RESIZE}. */
     default void volumeResize(VolumeName volume, long sizeBytes) {
         throw StorageException.badInput("storage '%s' (type %s) cannot resize volumes", config().id(), config().type());
     }
 
-    /** Turns a volume into a base (template) volume and returns its new volume name. */
+    /** Turns a volume into a base (template) volume and returns its new volume name. Optional: {@link Operation#CREATE_BASE}. */
     default String createBase(VolumeName volume) {
         throw StorageException.badInput("storage '%s' (type %s) cannot create base volumes", config().id(), config().type());
     }
 
-    /** Makes a linked clone of a base volume for {@code vmid} and returns its volume name. */
+    /** Makes a linked clone of a base volume for {@code vmid} and returns its volume name. Optional: {@link Operation#CLONE}. */
     default String cloneImage(VolumeName base, int vmid) {
         throw StorageException.badInput("storage '%s' (type %s) cannot clone volumes", config().id(), config().type());
     }
 
+    /**
+     * A linked clone for {@code vmid} of a base volume, or of a snapshot of a volume when
+     * {@code snapshot} is not null; returns its volume name. Storages that cannot clone from
+     * snapshots keep this default.
+     */
+    default String cloneImage(VolumeName volume, int vmid, String snapshot) {
+        if (snapshot == null) {
+            return cloneImage(volume, vmid);
+        }
+        throw StorageException.badInput("storage '%s' (type %s) cannot clone from snapshots", config().id(), config().type());
+    }
+
+    /** Makes snapshot {@code snapshot} of a volume (pve's {@code volume_snapshot}). The name is valid ({@link SnapshotNames}). */
+    default void volumeSnapshot(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot snapshot volumes", config().id(), config().type());
+    }
+
+    /** Deletes a volume's snapshot (pve's {@code volume_snapshot_delete}). */
+    default void volumeSnapshotDelete(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot delete snapshots", config().id(), config().type());
+    }
+
+    /** Puts a volume back to the state of one of its snapshots (pve's {@code volume_snapshot_rollback}). */
+    default void volumeSnapshotRollback(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot roll back snapshots", config().id(), config().type());
+    }
+
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
+
+    /**
+     * Renames a volume (pve's {@code rename_volume}): to another owner, another name, or both.
+     *
+     * @param targetVmid the new owner
+     * @param targetName the new file or LV name, or null for the owner's next free disk name
+     * @return the new volume name
+     */
+    default String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot rename volumes", config().id(), config().type());
+    }
+
+    /**
+     * Zeroes a volume's data in place ({@code vsm wipe <volid>}) with the context's
+     * {@link ZeroOut}; the volume stays.
+     *
+     * @param stepMiB    the zero-out step in MiB, or null for the storage's own
+     * @param throughput the fallback's throughput, or null for the storage's own
+     */
+    default void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot zero volumes in place: 'vsm wipe' works on block-device volumes (lvm)",
+                config().id(), config().type());
+    }
 
     default void activate() {}
 
@@ -78,8 +149,24 @@ public interface Storage {
 
     default void deactivateVolume(VolumeName volume) {}
 
-    /** Whether the volume (or its snapshot, when {@code snapshot} is not null) supports a feature. */
+    /**
+     * Whether the volume (or its snapshot, when {@code snapshot} is not null) supports a feature
+     * (pve's {@code volume_has_feature}). The default answers from {@link #operations()}: a
+     * volume that is not a base can become a template with {@link Operation#CREATE_BASE}, a base
+     * volume can be cloned with {@link Operation#CLONE}; snapshots, copy, sparse-init and rename
+     * depend on formats the framework does not know, so a storage that has them overrides this.
+     */
     default boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+        if (snapshot != null && !snapshot.isEmpty()) {
+            return false;
+        }
+        Set<Operation> operations = operations();
+        if (feature == Feature.TEMPLATE) {
+            return operations.contains(Operation.CREATE_BASE) && !volume.isBase();
+        }
+        if (feature == Feature.CLONE) {
+            return operations.contains(Operation.CLONE) && volume.isBase();
+        }
         return false;
     }
 

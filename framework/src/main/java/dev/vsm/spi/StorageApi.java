@@ -2,11 +2,18 @@ package dev.vsm.spi;
 
 /**
  * The version of this SPI, with pve's APIVER/APIAGE rule: a plugin built for version {@code v}
- * is loaded when {@code VERSION - AGE <= v <= VERSION}.
+ * is loaded when {@code VERSION - AGE <= v <= VERSION}. {@code vsm apiinfo} prints both.
  *
  * <p>Bump {@link #VERSION} whenever the SPI gains something; bump {@link #AGE} with it when the
- * change keeps older plugins working (a new default method), reset {@link #AGE} to 0 when it
- * does not.
+ * change keeps older plugins working (a new default method, a new {@link Operation} or
+ * {@link Feature}), reset {@link #AGE} to 0 when it does not (a new abstract method, a changed
+ * signature). Record each version here:
+ *
+ * <ul>
+ *   <li>1: the first version, as first released: {@link StoragePlugin} and {@link Storage} with
+ *       optional resize, create-base and clone (declared in {@link Storage#operations()}), and
+ *       what the {@link StorageContext} offers.</li>
+ * </ul>
  */
 public final class StorageApi {
     /** The SPI version this framework implements. */
@@ -16,10 +23,12 @@ public final class StorageApi {
 
     private StorageApi() {}
 
+    /** Whether a plugin built for {@code pluginVersion} can be loaded. */
     public static boolean accepts(int pluginVersion) {
         return pluginVersion >= VERSION - AGE && pluginVersion <= VERSION;
     }
 
+    /** The accepted versions, as {@code min..max}, for messages. */
     public static String acceptedRange() {
         return (VERSION - AGE) + ".." + VERSION;
     }

@@ -12,7 +12,13 @@ public interface StorageContext {
 
     QemuImg qemuImg();
 
+    /** The zero-out engine (LVM saferemove, {@code vsm wipe}). */
+    ZeroOut zeroOut();
+
     Console console();
+
+    /** The storage locks, for work a plugin does after the engine released the storage lock. */
+    StorageLocks locks();
 
     /** True under {@code --dry-run}: changes are printed, not made. */
     boolean dryRun();

@@ -7,10 +7,14 @@ package dev.vsm.spi;
  * constructor and should do no work in it.
  */
 public interface StoragePlugin {
-    /** The SPI version this plugin was built for; loaded when {@link StorageApi#accepts(int)}. */
-    default int apiVersion() {
-        return StorageApi.VERSION;
-    }
+    /**
+     * The SPI version this plugin was built for; vsm loads it when {@link StorageApi#accepts(int)}.
+     * Implement it as {@code return StorageApi.VERSION;}: javac copies the constant into the
+     * plugin's class, so the jar keeps saying which version it was compiled against (pve's
+     * {@code api()}). There is no default on purpose: a default method would answer with the
+     * version of the running vsm, not the plugin's.
+     */
+    int apiVersion();
 
     /** The type name used in configuration ({@code dir}, {@code lvm}, ...): lower case, a valid identifier. */
     String type();

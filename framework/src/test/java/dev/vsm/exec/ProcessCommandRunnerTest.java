@@ -71,4 +71,10 @@ class ProcessCommandRunnerTest {
         assertThat(out).containsExactly("+ cd " + dir + " && touch '" + dir + "/it'\\''s'");
         assertThat(runner.query(Command.of("echo", "hi")).stdout()).isEqualTo("hi\n");
     }
+
+    @Test
+    void extraEnvironmentReachesTheCommand() {
+        var runner = new ProcessCommandRunner(false, console, java.util.Map.of("LVM_SYSTEM_DIR", "/tmp/vsm-test-lvm"));
+        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $LVM_SYSTEM_DIR")).stdout()).isEqualTo("/tmp/vsm-test-lvm\n");
+    }
 }

@@ -201,6 +201,50 @@ class FileLocksTest {
     }
 
     @Test
+    void tryRunWithLockRunsWhenFreeAndIsReentrant() {
+        FileLocks locks = locks();
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(locks.tryRunWithLock("storage-x.del-vm-1-disk-0", () -> {
+            runs.incrementAndGet();
+            assertThat(locks.tryRunWithLock("storage-x.del-vm-1-disk-0", runs::incrementAndGet)).isTrue();
+        })).isTrue();
+        assertThat(runs).hasValue(2);
+        assertThat(progress()).isEmpty();
+    }
+
+    @Test
+    void tryRunWithLockGivesUpAtOnceWhenAnotherThreadHoldsIt() throws Exception {
+        FileLocks locks = locks();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> locks.runWithLock("wipe", Duration.ofSeconds(5), () -> {
+            held.countDown();
+            await(release);
+        }));
+        await(held);
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(locks.tryRunWithLock("wipe", runs::incrementAndGet)).isFalse();
+        assertThat(runs).hasValue(0);
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+        assertThat(locks.tryRunWithLock("wipe", runs::incrementAndGet)).isTrue();
+        assertThat(progress()).isEmpty();
+    }
+
+    @Test
+    void tryRunWithLockGivesUpAtOnceWhenAnotherProcessHoldsIt() throws Exception {
+        Process child = startChild("hold", dir.toString(), "wipe");
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("locked");
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(locks().tryRunWithLock("wipe", runs::incrementAndGet)).isFalse();
+        child.getOutputStream().close();
+        assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(locks().tryRunWithLock("wipe", runs::incrementAndGet)).isTrue();
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
     void refusesNamesThatAreNotPlainFileNames() {
         FileLocks locks = locks();
         for (String bad : List.of("", "../etc/passwd", "a/b", ".hidden", "with space")) {

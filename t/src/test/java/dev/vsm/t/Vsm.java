@@ -34,6 +34,11 @@ final class Vsm {
         env.put("VSM_LOCK_DIR", sandbox.resolve("locks").toString());
         env.put("VSM_PLUGIN_DIR", sandbox.resolve("plugins").toString());
         env.put("HOME", sandbox.toString());
+        try {
+            Files.createDirectories(sandbox.resolve("plugins")); // an empty plugin directory, as $VSM_PLUGIN_DIR names it
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     Path sandbox() {
@@ -51,6 +56,17 @@ final class Vsm {
 
     Vsm env(String key, String value) {
         env.put(key, value);
+        return this;
+    }
+
+    /** The environment vsm runs with (for tests that start it themselves). */
+    Map<String, String> environment() {
+        return Map.copyOf(env);
+    }
+
+    /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
+    Vsm env(Map<String, String> variables) {
+        env.putAll(variables);
         return this;
     }
 

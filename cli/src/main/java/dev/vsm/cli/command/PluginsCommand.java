@@ -3,6 +3,7 @@ package dev.vsm.cli.command;
 import dev.vsm.engine.PluginRegistry.Entry;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.StoragePlugin;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,14 +24,34 @@ public final class PluginsCommand extends VsmCommand {
             return;
         }
         List<Entry> entries = session().registry().entries();
-        output.print(out(), entries.stream().map(PluginsCommand::json).toList(), o -> {
-            o.printf("%-10s %-45s %-10s %-4s %s%n", "Type", "Class", "Source", "API", "Status");
-            for (Entry e : entries) {
-                o.printf("%-10s %-45s %-10s %-4s %s%n", e.type() == null ? "-" : e.type(),
-                        e.className() == null ? "-" : e.className(), e.source(),
-                        e.apiVersion() == null ? "-" : e.apiVersion(), e.loaded() ? "loaded" : "refused: " + e.problem());
+        output.print(out(), entries.stream().map(PluginsCommand::json).toList(), o -> printTable(o, entries));
+    }
+
+    /** Columns as wide as their longest value; the status last, as a refusal's reason is long. */
+    private static void printTable(PrintStream o, List<Entry> entries) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"Type", "API", "Class", "Source", "Status"});
+        for (Entry e : entries) {
+            rows.add(new String[] {dash(e.type()), dash(e.apiVersion()), dash(e.className()), e.source(),
+                e.loaded() ? "loaded" : "refused: " + e.problem()});
+        }
+        int[] widths = new int[4];
+        for (String[] row : rows) {
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
             }
-        });
+        }
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < widths.length; i++) {
+                line.append(String.format("%-" + widths[i] + "s  ", row[i]));
+            }
+            o.println(line.append(row[4]));
+        }
+    }
+
+    private static String dash(Object value) {
+        return value == null ? "-" : value.toString();
     }
 
     private void printProperties() {

@@ -27,6 +27,7 @@ public final class StatusCommand extends VsmCommand {
         ContentType ct = content == null ? null : ContentType.fromId(content)
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         List<StatusRow> rows = session().manager().status(storage, ct, enabled);
+        rows.forEach(r -> r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
         output.print(out(), rows.stream().map(StatusCommand::json).toList(), o -> {
             int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
             String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
@@ -44,7 +45,7 @@ public final class StatusCommand extends VsmCommand {
         return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
     }
 
-    private static Map<String, Object> json(StatusRow r) {
+    static Map<String, Object> json(StatusRow r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("storage", r.storage());
         m.put("type", r.type());
@@ -56,6 +57,11 @@ public final class StatusCommand extends VsmCommand {
         m.put("used", r.status().used());
         m.put("avail", r.status().avail());
         m.put("used_fraction", r.status().total() == 0 ? 0.0 : (double) r.status().used() / r.status().total());
+        if (r.status().metadata() != null) {
+            m.put("metadata_used", r.status().metadata().used());
+            m.put("metadata_size", r.status().metadata().size());
+        }
+        m.put("warnings", r.status().warnings());
         return m;
     }
 }

@@ -6,12 +6,17 @@ import dev.vsm.cli.Vsm;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-/** What every subcommand shares: the global options, the output format, and a lazily opened {@link Session}. */
+/**
+ * What every subcommand shares: the global options, the output format, and a lazily opened
+ * {@link Session}. The global options live on the root command, however deep the subcommand
+ * ({@code vsm scan lvm}).
+ */
 abstract class VsmCommand implements Callable<Integer> {
-    @ParentCommand
-    Vsm vsm;
+    @Spec
+    CommandSpec spec;
 
     @Mixin
     OutputOptions output;
@@ -25,13 +30,17 @@ abstract class VsmCommand implements Callable<Integer> {
 
     Session session() {
         if (session == null) {
-            session = new Session(vsm, dryRun());
+            session = new Session(vsm(), dryRun());
         }
         return session;
     }
 
+    Vsm vsm() {
+        return (Vsm) spec.root().userObject();
+    }
+
     PrintStream out() {
-        return vsm.out();
+        return vsm().out();
     }
 
     @Override

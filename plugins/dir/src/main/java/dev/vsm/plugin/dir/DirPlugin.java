@@ -5,6 +5,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -65,6 +66,11 @@ public final class DirPlugin implements StoragePlugin {
     /** The content of a section that names none. */
     static Set<ContentType> schemaDefaultContent() {
         return SCHEMA.defaultContent();
+    }
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
     }
 
     @Override

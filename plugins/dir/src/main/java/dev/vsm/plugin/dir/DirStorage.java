@@ -8,6 +8,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -40,6 +41,7 @@ import java.util.Set;
  */
 final class DirStorage implements Storage {
     private static final String CHATTR = "/usr/bin/chattr";
+    private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME);
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -300,6 +302,11 @@ final class DirStorage implements Storage {
     }
 
     @Override
+    public Set<Operation> operations() {
+        return OPERATIONS;
+    }
+
+    @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
         if (!volume.volname().endsWith(".raw") && !volume.volname().endsWith(".qcow2")) {
             throw StorageException.badInput("can't resize this image format");
@@ -371,6 +378,43 @@ final class DirStorage implements Storage {
             throw e;
         }
         return newVolname;
+    }
+
+    /**
+     * Moves an image to another owner's directory or name (pve's {@code rename_volume}). A linked
+     * clone keeps its base: its backing file {@code ../<basevmid>/<base>} resolves from any
+     * owner's directory.
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        if (volume.type() != ContentType.IMAGES) {
+            throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
+        }
+        Path oldPath = layout.path(volume);
+        if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(targetVmid),
+                    config.id(), targetVmid, volume.format(), true, true);
+        } else {
+            String extension = ImageFileName.parse(target).format();
+            if (!extension.equals(volume.format())) {
+                throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", target, extension,
+                        volume.format());
+            }
+        }
+        Path imageDir = layout.imageDir(targetVmid);
+        Path newPath = imageDir.resolve(target);
+        if (Files.exists(newPath, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        context.files().createDirectories(imageDir);
+        context.files().move(oldPath, newPath);
+        context.files().deleteIfEmpty(oldPath.getParent());
+        String base = volume.isLinkedClone() ? volume.baseVmid() + "/" + volume.baseName() + "/" : "";
+        return base + targetVmid + "/" + target;
     }
 
     // --- features and paths

@@ -1,0 +1,37 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.spi.VolumeId;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code vsm cleanup <storage>}: finish what an interrupted run left on a storage — on LVM with
+ * saferemove, the {@code del-*} volumes whose zero-out did not complete (they are zeroed and
+ * removed now). {@code vsm free} on such a storage does this first as well.
+ */
+@Command(name = "cleanup", description = "Finish removals an interrupted run left on a storage (LVM: pending del-* volumes).")
+public final class CleanupCommand extends ChangingCommand {
+    @Parameters(index = "0", paramLabel = "STORAGE")
+    String storage;
+
+    @Override
+    void execute() {
+        VolumeId.checkStorageId(storage);
+        List<String> done = session().manager().cleanup(storage);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("storage", storage);
+        json.put("pending", done);
+        json.put("dry-run", dryRun());
+        output.print(out(), json, o -> {
+            if (done.isEmpty()) {
+                o.println("nothing to clean up on storage '" + storage + "'");
+            } else {
+                o.println("cleanup of storage '" + storage + "' " + (dryRun() ? "would be " : "") + "done ("
+                        + done.size() + " pending removal" + (done.size() == 1 ? "" : "s") + ": " + String.join(", ", done) + ")");
+            }
+        });
+    }
+}

@@ -1,0 +1,214 @@
+package dev.vsm.lvm;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.Command;
+import dev.vsm.spi.CommandRunner;
+import dev.vsm.spi.CommandRunner.Result;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.StorageException;
+import java.nio.file.Path;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * lvm2 for a plugin: runs {@link LvmCommands} through the plugin's {@link CommandRunner} (reads
+ * with {@code query}, changes with {@code run}, so {@code --dry-run} prints the changes) and
+ * parses the reports.
+ *
+ * <p>What lvm2 prints on stderr while succeeding (warnings such as "Activation disabled" on
+ * hosts without device-mapper) goes to the debug log ({@code vsm --verbose}), without the
+ * {@link LvmStderr noise}; a failing command fails with its last stderr line, as pve words it.
+ */
+public final class Lvm {
+    private static final Logger LOG = LoggerFactory.getLogger(Lvm.class);
+
+    private final CommandRunner runner;
+    private final Console console;
+
+    public Lvm(CommandRunner runner, Console console) {
+        this.runner = requireNonNull(runner, "runner");
+        this.console = requireNonNull(console, "console");
+    }
+
+    /**
+     * Every volume group (pve's {@code lvm_vgs}). As in pve a failing {@code vgs} is only warned
+     * about (it exits 5 when some group cannot be read) and then reads as no volume groups.
+     */
+    public VgsReport vgs() {
+        try {
+            return VgsReport.parse(query(LvmCommands.vgs()));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+            return VgsReport.empty();
+        }
+    }
+
+    /** The logical volumes of one group, or of all groups when {@code vg} is null. */
+    public LvsReport lvs(String vg) {
+        return LvsReport.parse(query(LvmCommands.lvs(vg)));
+    }
+
+    /** The size in bytes of one LV. */
+    public long lvSize(Path lvPath) {
+        String out = query(LvmCommands.lvSize(lvPath)).strip();
+        try {
+            return Long.parseLong(out.lines().reduce((a, b) -> b).orElse("").strip());
+        } catch (NumberFormatException e) {
+            throw StorageException.failed("can't get size of '%s': lvs printed '%s'", lvPath, out);
+        }
+    }
+
+    public void lvcreate(String vg, String name, long sizeKib, List<String> tags) {
+        run(LvmCommands.lvcreate(vg, name, sizeKib, tags));
+    }
+
+    public void lvremove(String vg, String name) {
+        run(LvmCommands.lvremove(vg, name));
+    }
+
+    /** Renames an LV to {@code del-<name>} (or any name) as saferemove does. */
+    public void lvrenameForRemoval(String vg, String name, String newName) {
+        run(LvmCommands.lvrenameForRemoval(vg, name, newName));
+    }
+
+    public void lvrename(String vg, String oldName, String newName) {
+        run(LvmCommands.lvrename(vg, oldName, newName));
+    }
+
+    public void retag(String vg, String lv, String addTag, String deleteTag) {
+        run(LvmCommands.retag(vg, lv, addTag, deleteTag));
+    }
+
+    public void lvextend(Path lvPath, long sizeKib) {
+        run(LvmCommands.lvextend(lvPath, sizeKib));
+    }
+
+    /** pve's {@code activate_volume}: {@code lvchange -aey}, then {@code --refresh}. */
+    public void activate(ActivationTarget target) {
+        run(LvmCommands.activate(target));
+        run(LvmCommands.refresh(target));
+    }
+
+    /** saferemove's activation before zeroing: {@code lvchange -aly}, then {@code --refresh}. */
+    public void activateForZeroing(Path lvPath) {
+        run(LvmCommands.activateForZeroing(lvPath));
+        run(LvmCommands.refreshForZeroing(lvPath));
+    }
+
+    public void deactivate(ActivationTarget target) {
+        run(LvmCommands.deactivate(target));
+    }
+
+    public void deactivateGroup(String vg) {
+        run(LvmCommands.deactivateGroup(vg));
+    }
+
+    /** {@code vgscan --mknodes}: look for volume groups again. It may create device nodes, so dry-run prints it. */
+    public void vgscan() {
+        run(LvmCommands.vgscan());
+    }
+
+    /**
+     * pve's LVM {@code activate_storage}: looks for the group, and when it is missing looks again
+     * with {@code vgscan}. Never fails: a missing group makes an inactive storage, and a failing
+     * vgscan is only warned about.
+     */
+    public void findGroupOrScan(String storageId, String vg) {
+        if (vgs().group(vg).isPresent()) {
+            return;
+        }
+        try {
+            vgscan();
+        } catch (StorageException e) {
+            console.warn("storage '" + storageId + "': volume group '" + vg + "' not found, and vgscan failed: " + e.getMessage());
+        }
+    }
+
+    // --- thin provisioning
+
+    /** A new thin volume of {@code sizeKib} KiB in {@code vg/pool}, then autoactivation off (only warned when that fails). */
+    public void thinLvcreate(String vg, String pool, String name, long sizeKib) {
+        run(LvmCommands.thinLvcreate(vg, pool, name, sizeKib));
+        disableAutoactivation(vg, name);
+    }
+
+    /**
+     * {@code lvchange --setautoactivation n}; a failure is a warning, as in pve (older lvm2 does
+     * not know the option).
+     */
+    public void disableAutoactivation(String vg, String lv) {
+        try {
+            run(LvmCommands.disableAutoactivation(vg, lv));
+        } catch (StorageException e) {
+            console.warn("could not set autoactivation: " + e.getMessage());
+        }
+    }
+
+    /** Activates a thin pool or volume, ignoring its activation-skip flag. */
+    public void activateThin(String vg, String lv) {
+        run(LvmCommands.activateThin(vg, lv));
+    }
+
+    public void deactivateThin(String vg, String lv) {
+        run(LvmCommands.deactivateThin(vg, lv));
+    }
+
+    public void thinSnapshot(String vg, String volume, String snapshotLv) {
+        run(LvmCommands.thinSnapshot(vg, volume, snapshotLv));
+    }
+
+    public void lvremoveSnapshot(String vg, String snapshotLv) {
+        run(LvmCommands.lvremoveSnapshot(vg, snapshotLv));
+    }
+
+    /** pve's thin rollback: remove the volume, make it again from its snapshot, autoactivation off. */
+    public void thinRollback(String vg, String volume, String snapshotLv) {
+        lvremove(vg, volume);
+        run(LvmCommands.thinRollback(vg, volume, snapshotLv));
+        disableAutoactivation(vg, volume);
+    }
+
+    /** A linked clone {@code name} of {@code source} (a base volume or a snapshot), autoactivation off. */
+    public void thinClone(String vg, String source, String name) {
+        run(LvmCommands.thinClone(vg, source, name));
+        disableAutoactivation(vg, name);
+    }
+
+    /**
+     * pve's thin {@code create_base} after its checks: rename, then read-only with activation
+     * skip, then deactivate; failures of the last two are only warned about.
+     */
+    public void renameToBase(String vg, String volume, String base) {
+        run(LvmCommands.renameToBase(vg, volume, base));
+        try {
+            run(LvmCommands.protectBase(vg, base));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+        }
+        // lvm2 warns when properties and activation change in one call, hence a second one
+        try {
+            run(LvmCommands.deactivateThin(vg, base));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+        }
+    }
+
+    private String query(Command command) {
+        return logged(command, runner.query(command));
+    }
+
+    private void run(Command command) {
+        logged(command, runner.run(command));
+    }
+
+    private static String logged(Command command, Result result) {
+        if (LOG.isDebugEnabled()) {
+            for (String line : LvmStderr.meaningful(result.stderr())) {
+                LOG.debug("{}: {}", command.argv().get(0), line);
+            }
+        }
+        return result.stdout();
+    }
+}

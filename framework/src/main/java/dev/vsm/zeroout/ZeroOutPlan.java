@@ -1,0 +1,81 @@
+package dev.vsm.zeroout;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.ZeroOut;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * How one device gets zeroed: the tool, its argv (built here and nowhere else) and the note to
+ * print first. pve's {@code secure_delete_cmd}: {@code blkdiscard --zeroout} in steps no larger
+ * than the device's write-zeroes maximum, else the {@code cstream} fallback.
+ *
+ * @param tool      which tool runs
+ * @param argv      its argv
+ * @param stepBytes the blkdiscard step (0 for cstream)
+ * @param note      a line to print before running, when the step had to be reduced
+ */
+public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional<String> note) {
+    private static final long MIB = 1024L * 1024L;
+    /** cstream's {@code -t}: bytes per second, negative for a per-call limit, optional k/m/g suffix. */
+    private static final Pattern THROUGHPUT = Pattern.compile("-?\\d{1,15}[kmgKMG]?");
+
+    /** The two ways to zero a device. */
+    public enum Tool {
+        /** {@code blkdiscard --zeroout}: the kernel's WRITE ZEROES, fast, skips what is already zero. */
+        BLKDISCARD,
+        /** {@code cstream} copying {@code /dev/zero}: for devices without WRITE ZEROES, ends with ENOSPC. */
+        CSTREAM
+    }
+
+    public ZeroOutPlan {
+        requireNonNull(tool, "tool");
+        argv = List.copyOf(argv);
+        requireNonNull(note, "note");
+    }
+
+    /**
+     * The plan for a device.
+     *
+     * @param devicePath          the path written to argv (as the caller named it)
+     * @param writeZeroesMaxBytes the device queue's {@code write_zeroes_max_bytes}; 0 selects cstream
+     * @param stepMiB             the wanted step in MiB, at least 1
+     * @param throughput          cstream's {@code -t}, or null, blank or {@code 0} for {@link ZeroOut#DEFAULT_THROUGHPUT}
+     *                            (pve takes a false value as unset)
+     */
+    public static ZeroOutPlan of(String devicePath, long writeZeroesMaxBytes, int stepMiB, String throughput) {
+        requireNonNull(devicePath, "devicePath");
+        if (stepMiB < 1) {
+            throw StorageException.badInput("invalid stepsize %d MiB - it must be at least 1", stepMiB);
+        }
+        String rate = throughput(throughput);
+        if (writeZeroesMaxBytes <= 0) {
+            return new ZeroOutPlan(Tool.CSTREAM, List.of("cstream", "-i", "/dev/zero", "-o", devicePath,
+                    "-T", "10", "-v", "1", "-b", "1048576", "-t", rate), 0, Optional.empty());
+        }
+        long step = stepMiB * MIB;
+        Optional<String> note = Optional.empty();
+        if (step > writeZeroesMaxBytes) {
+            step = writeZeroesMaxBytes;
+            note = Optional.of("reduce stepsize to the maximum supported by the storage: " + step + " bytes");
+        }
+        return new ZeroOutPlan(Tool.BLKDISCARD, List.of("blkdiscard", devicePath, "-v", "--zeroout", "--step",
+                Long.toString(step)), step, note);
+    }
+
+    private static String throughput(String value) {
+        if (value == null || value.isBlank() || value.strip().equals("0")) {
+            return ZeroOut.DEFAULT_THROUGHPUT;
+        }
+        String v = value.strip();
+        if (!THROUGHPUT.matcher(v).matches()) {
+            throw StorageException.badInput("invalid throughput '%s' - give cstream's -t value: bytes per second, "
+                    + "optionally with a k, m or g suffix (negative: a limit per write, e.g. %s)", value,
+                    ZeroOut.DEFAULT_THROUGHPUT);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.vsm.lvm;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The lvm2 layer is shared by plugins, so it may use only what a plugin's class loader sees: java.*, the SPI, slf4j. */
+class LvmDependenciesTest {
+    @Test
+    void lvmDependsOnTheSpiOnly() {
+        classes().that().resideInAPackage("dev.vsm.lvm..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.vsm.spi..", "dev.vsm.lvm..", "org.slf4j..")
+                .because("plugin class loaders expose the SPI and the logging API only")
+                .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.vsm.lvm"));
+    }
+}

@@ -1,0 +1,91 @@
+package dev.vsm.lvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.exec.ProcessCommandRunner;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.StorageException;
+import dev.vsm.testing.LoopVolumeGroup;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The lvm2 facade against real lvm2 on a loop device: pve's command lines work there and the reports parse. */
+class LvmOnRealLvm2Test {
+    @RegisterExtension
+    final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
+
+    private final List<String> warnings = new ArrayList<>();
+    private final List<String> infos = new ArrayList<>();
+    private final Console console = new Console() {
+        @Override
+        public void info(String line) {
+            infos.add(line);
+        }
+
+        @Override
+        public void warn(String line) {
+            warnings.add(line);
+        }
+    };
+
+    private Lvm lvm(boolean dryRun) {
+        return new Lvm(new ProcessCommandRunner(dryRun, console, vg.environment()), console);
+    }
+
+    @Test
+    void createListRenameExtendRemove() {
+        Lvm lvm = lvm(false);
+        VolumeGroup group = lvm.vgs().group(vg.name()).orElseThrow();
+        assertThat(group.size()).isEqualTo(60L << 20);
+        assertThat(group.free()).isEqualTo(60L << 20);
+        assertThat(group.lvCount()).isZero();
+
+        lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of("pve-vm-100"));
+        LogicalVolume lv = lvm.lvs(vg.name()).find(vg.name(), "vm-100-disk-0").orElseThrow();
+        assertThat(lv.size()).isEqualTo(4L << 20);
+        assertThat(lv.tags()).containsExactly("pve-vm-100");
+        assertThat(lv.type()).isEqualTo('-');
+        assertThat(lv.ctime()).isPositive();
+        assertThat(vg.tags("vm-100-disk-0")).containsExactly("pve-vm-100");
+
+        Path path = Path.of("/dev", vg.name(), "vm-100-disk-0");
+        lvm.lvextend(path, 8192);
+        assertThat(lvm.lvSize(path)).isEqualTo(8L << 20);
+        lvm.lvrenameForRemoval(vg.name(), "vm-100-disk-0", "del-vm-100-disk-0");
+        assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
+        lvm.activateForZeroing(Path.of("/dev", vg.name(), "del-vm-100-disk-0"));
+        lvm.lvremove(vg.name(), "del-vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+        assertThat(lvm.lvs(null).inGroup(vg.name())).isEmpty();
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
+    void failuresCarryPvesPrefix() {
+        assertThatThrownBy(() -> lvm(false).lvcreate(vg.name(), "too-big", 1024L * 1024, List.of()))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("lvcreate '" + vg.name() + "/too-big' error: ")
+                .hasMessageContaining("insufficient free space");
+        assertThatThrownBy(() -> lvm(false).lvremove(vg.name(), "nosuch"))
+                .hasMessageStartingWith("lvremove '" + vg.name() + "/nosuch' error: ");
+    }
+
+    @Test
+    void dryRunPrintsChangesAndChangesNothing() {
+        Lvm lvm = lvm(true);
+        lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of("pve-vm-100"));
+        assertThat(lvm.vgs().group(vg.name())).isPresent();
+        assertThat(infos).containsExactly("+ /sbin/lvcreate -aly -Wy --yes --size 4096k --name vm-100-disk-0 "
+                + "--setautoactivation n --addtag pve-vm-100 " + vg.name());
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    @Test
+    void missingGroupIsAbsentFromTheReport() {
+        assertThat(lvm(false).vgs().group("nosuch")).isEmpty();
+    }
+}

@@ -1,0 +1,41 @@
+package testplugin.noservice;
+
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StoragePlugin;
+import java.util.List;
+import java.util.Set;
+
+/** A test plugin (see TestPlugins): type no-service. */
+public final class NoServicePlugin implements StoragePlugin {
+    public NoServicePlugin() {
+        
+    }
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
+
+    @Override
+    public String type() {
+        return "no-service";
+    }
+
+    @Override
+    public PluginSchema schema() {
+        return new PluginSchema(List.of(PropertySpec.string("path", "where the storage lives").asRequired()),
+                Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+    }
+
+    @Override
+    public Storage open(StorageConfig config, StorageContext context) {
+        throw StorageException.failed("test plugin no-service opens no storage");
+    }
+}

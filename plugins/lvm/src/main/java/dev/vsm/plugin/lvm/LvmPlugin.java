@@ -1,0 +1,104 @@
+package dev.vsm.plugin.lvm;
+
+import dev.vsm.lvm.LvmNames;
+import dev.vsm.spi.CommonProperties;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StoragePlugin;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * Storage type {@code lvm}: raw VM disks as logical volumes of one LVM volume group (pve's
+ * {@code LVMPlugin}). Volumes are {@code vm-<vmid>-disk-<n>} LVs tagged {@code pve-vm-<vmid>};
+ * with {@code saferemove} a freed volume is renamed {@code del-<name>}, zeroed and then removed.
+ *
+ * <p>Not ported (refused with a message saying so): {@code base} (building the VG on an iSCSI
+ * LUN) and {@code snapshot-as-volume-chain} (qcow2 volumes with external snapshots).
+ */
+public final class LvmPlugin implements StoragePlugin {
+    public static final String TYPE = "lvm";
+
+    static final String VGNAME = "vgname";
+    static final String BASE = "base";
+    static final String SAFEREMOVE = "saferemove";
+    static final String SAFEREMOVE_STEPSIZE = "saferemove-stepsize";
+    static final String SAFEREMOVE_THROUGHPUT = "saferemove_throughput";
+    static final String TAGGED_ONLY = "tagged_only";
+    static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
+
+    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
+            PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)").asFixed(),
+            PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes").withDefault(false),
+            PropertySpec.integer(SAFEREMOVE_STEPSIZE, "zero-out step in MiB, capped to what the device supports")
+                    .withAllowed(List.of("1", "2", "4", "8", "16", "32")).withDefault(32L),
+            PropertySpec.string(SAFEREMOVE_THROUGHPUT,
+                    "zero-out throughput for devices that cannot write zeroes (cstream -t; default -10485760)")
+                    .withPattern("^-?[0-9]+[kKmMgG]?$"),
+            PropertySpec.bool(TAGGED_ONLY, "list only volumes tagged pve-vm-<vmid>").withDefault(false),
+            PropertySpec.bool(SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
+                    .withDefault(false),
+            CommonProperties.nodes(),
+            CommonProperties.shared(),
+            CommonProperties.disable(),
+            CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
+            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
+            EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR),
+            EnumSet.of(ContentType.IMAGES),
+            List.of("raw", "qcow2"), "raw");
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    /**
+     * The schema. Formats list qcow2 so that a qcow2 request reaches the plugin and gets pve's
+     * answer ({@code snapshot-as-volume-chain option need to be enabled ...}).
+     */
+    @Override
+    public PluginSchema schema() {
+        return SCHEMA;
+    }
+
+    @Override
+    public Storage open(StorageConfig config, StorageContext context) {
+        checkSupported(config);
+        return new LvmStorage(config, context);
+    }
+
+    @Override
+    public void onAdd(StorageConfig config, StorageContext context) {
+        checkSupported(config);
+    }
+
+    @Override
+    public void onUpdate(StorageConfig before, StorageConfig after, StorageContext context) {
+        checkSupported(after);
+    }
+
+    /** Refuses what this port does not do, before anything is written or run. */
+    private static void checkSupported(StorageConfig config) {
+        if (config.get(BASE).isPresent()) {
+            throw StorageException.badInput("storage '%s': 'base' is not supported by vsm (it builds the volume group on an "
+                    + "iSCSI LUN); create the volume group with vgcreate and add the storage without 'base'", config.id());
+        }
+        if (config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false)) {
+            throw StorageException.badInput("storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin",
+                    config.id());
+        }
+        LvmOptions.of(config);
+    }
+}

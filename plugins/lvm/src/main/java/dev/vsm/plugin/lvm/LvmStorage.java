@@ -1,0 +1,344 @@
+package dev.vsm.plugin.lvm;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.lvm.ActivationTarget;
+import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvsReport;
+import dev.vsm.lvm.VolumeGroup;
+import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.DiskNames;
+import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
+import dev.vsm.spi.PendingCleanup;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.spi.VolumeName;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One configured lvm storage (pve's {@code LVMPlugin}). Every lvm2 command goes through
+ * {@link Lvm} on the context's command runner, so {@code --dry-run} prints the changes; the
+ * engine holds the storage lock around {@link #allocImage} and {@link #freeImage}.
+ */
+final class LvmStorage implements Storage {
+    /** pve's {@code tagged_only} test: a whole tag {@code pve-vm-<digits>}. */
+    private static final Pattern OWNER_TAG = Pattern.compile("pve-vm-\\d+");
+
+    private final StorageConfig config;
+    private final StorageContext context;
+    private final LvmOptions options;
+    private final Lvm lvm;
+    private final SafeRemoval safeRemoval;
+
+    LvmStorage(StorageConfig config, StorageContext context) {
+        this.config = requireNonNull(config, "config");
+        this.context = requireNonNull(context, "context");
+        this.options = LvmOptions.of(config);
+        this.lvm = new Lvm(context.commands(), context.console());
+        this.safeRemoval = new SafeRemoval(config.id(), options, context, lvm);
+    }
+
+    @Override
+    public StorageConfig config() {
+        return config;
+    }
+
+    @Override
+    public VolumeName parseVolname(String volname) {
+        return LvmVolumeNames.parse(volname);
+    }
+
+    @Override
+    public Path path(VolumeName volume) {
+        return lvPath(volume.name());
+    }
+
+    private Path lvPath(String lvName) {
+        return Path.of("/dev", options.vgname(), lvName);
+    }
+
+    // --- storage activation and status (reference §7.2)
+
+    /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, and only warns when that fails. */
+    @Override
+    public void activate() {
+        lvm.findGroupOrScan(config.id(), options.vgname());
+    }
+
+    @Override
+    public void deactivate() {
+        lvm.deactivateGroup(options.vgname());
+    }
+
+    /** The VG's size and free space; a missing VG is an inactive storage, as in pve. */
+    @Override
+    public StorageStatus status() {
+        return lvm.vgs().group(options.vgname())
+                .map(vg -> new StorageStatus(vg.size(), vg.used(), vg.free(), true))
+                .orElse(StorageStatus.INACTIVE);
+    }
+
+    // --- volume activation (reference §7.3)
+
+    @Override
+    public void activateVolume(VolumeName volume) {
+        lvm.activate(activationTarget(volume));
+    }
+
+    /** Nothing to do when the LV has no block device node (it is not active). */
+    @Override
+    public void deactivateVolume(VolumeName volume) {
+        if (!BlockDevices.isBlockDevice(path(volume))) {
+            return;
+        }
+        lvm.deactivate(activationTarget(volume));
+    }
+
+    private ActivationTarget activationTarget(VolumeName volume) {
+        Path path = path(volume);
+        return volume.format().equals("qcow2")
+                ? ActivationTarget.volumeChain(options.vgname(), volume.name(), path)
+                : ActivationTarget.lv(path);
+    }
+
+    // --- allocation (reference §7.4)
+
+    /**
+     * Allocates an LV as pve does, with two differences: the free-space check compares bytes with
+     * bytes (pve compares bytes with KiB), and a name that is taken is refused before lvcreate runs.
+     */
+    @Override
+    public String allocImage(AllocRequest request) {
+        String format = request.format();
+        if (request.name() != null) {
+            LvmVolumeNames.parse(request.name());
+            LvmVolumeNames.checkFormat(request.name(), format);
+        }
+        checkFormatSupported(format);
+
+        String vg = options.vgname();
+        VolumeGroup group = lvm.vgs().group(vg).orElseThrow(
+                () -> StorageException.failed("no such volume group '%s' (storage '%s')", vg, config.id()));
+        List<String> existing = lvm.lvs(vg).names(vg);
+        String name = request.name();
+        if (name == null) {
+            name = DiskNames.nextFree(existing, config.id(), request.vmid(), format, format.equals("qcow2"), false);
+        } else if (existing.contains(name)) {
+            throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
+        }
+        long bytes = Math.multiplyExact(request.sizeKib(), 1024L);
+        if (group.free() < bytes) {
+            throw StorageException.failed("storage '%s': not enough free space in volume group '%s' (%d bytes requested, "
+                    + "%d bytes free)", config.id(), vg, bytes, group.free());
+        }
+        lvm.lvcreate(vg, name, request.sizeKib(), List.of("pve-vm-" + request.vmid()));
+        return name;
+    }
+
+    /** pve's {@code alloc_lvm_image} format checks; qcow2 needs volume chains, which vsm does not have yet. */
+    private static void checkFormatSupported(String format) {
+        if (format.equals("qcow2")) {
+            throw StorageException.badInput("snapshot-as-volume-chain option need to be enabled to use qcow2 format");
+        }
+        if (!format.equals("raw")) {
+            throw StorageException.badInput("unsupported format '%s'", format);
+        }
+    }
+
+    // --- removal (reference §7.5)
+
+    /**
+     * Without {@code saferemove}: {@code lvremove}. With it: renames the LV {@code del-<name>} and
+     * returns the task that first finishes removals an earlier run left pending, then zeroes and
+     * removes this one.
+     */
+    @Override
+    public Optional<Runnable> freeImage(VolumeName volume) {
+        String vg = options.vgname();
+        LvsReport lvs = lvm.lvs(vg);
+        LogicalVolume lv = lvs.find(vg, volume.name()).orElseThrow(
+                () -> StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname()));
+        if (!options.saferemove()) {
+            lvm.lvremove(vg, volume.name());
+            return Optional.empty();
+        }
+        String delName = SafeRemoval.deleteName(volume.name());
+        if (lvs.find(vg, delName).isPresent()) {
+            throw StorageException.failed("storage '%s': %s/%s from an earlier removal is still there; finish it with "
+                    + "'vsm cleanup %s' and free the volume again", config.id(), vg, delName, config.id());
+        }
+        List<LogicalVolume> work = new ArrayList<>(safeRemoval.pending(lvs));
+        safeRemoval.rename(lv);
+        work.add(lv);
+        return Optional.of(safeRemoval.finish(work));
+    }
+
+    @Override
+    public Optional<PendingCleanup> pendingCleanup() {
+        List<LogicalVolume> pending = safeRemoval.pending(lvm.lvs(options.vgname()));
+        if (pending.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PendingCleanup(pending.stream().map(LogicalVolume::name).toList(), safeRemoval.finish(pending)));
+    }
+
+    // --- listing and sizes (reference §7.6)
+
+    /**
+     * The {@code vm-<vmid>-*} LVs of the VG: plain, mirrored or RAID (not thin), with
+     * {@code tagged_only} only those tagged {@code pve-vm-<vmid>}. {@code del-*}, {@code base-*}
+     * and snapshot LVs are not listed. A missing VG lists nothing.
+     */
+    @Override
+    public List<VolumeInfo> listImages(Integer vmid) {
+        List<VolumeInfo> images = new ArrayList<>();
+        for (LogicalVolume lv : lvm.lvs(null).inGroup(options.vgname())) {
+            if (!LvmVolumeNames.isVolumeName(lv.name())) {
+                continue; // del-*, base-*, snap_*, other LVs; and vm-* names pve's parser would die on
+            }
+            if (options.taggedOnly() && lv.tags().stream().noneMatch(t -> OWNER_TAG.matcher(t).matches())) {
+                continue;
+            }
+            if ("-mMrR".indexOf(lv.type()) < 0) {
+                continue;
+            }
+            VolumeName name = LvmVolumeNames.parse(lv.name());
+            if (vmid != null && !vmid.equals(name.vmid())) {
+                continue;
+            }
+            images.add(info(lv, name));
+        }
+        return images;
+    }
+
+    /** A raw LV's size is its LV size; a qcow2 one's the image's virtual size when active, else approximately the LV size. */
+    private VolumeInfo info(LogicalVolume lv, VolumeName name) {
+        String volid = config.id() + ":" + lv.name();
+        long size = lv.size();
+        boolean approximate = false;
+        if (name.format().equals("qcow2")) {
+            approximate = true;
+            if (lv.active()) {
+                size = context.qemuImg().info(lvPath(lv.name()), "qcow2").virtualSize();
+                approximate = false;
+            }
+        }
+        return new VolumeInfo(volid, name.format(), ContentType.IMAGES, size, approximate, null, name.vmid(),
+                lv.ctime(), null);
+    }
+
+    /** raw: the LV size from {@code lvs} (an LV is fully allocated); qcow2: what qemu-img says of the (active) LV. */
+    @Override
+    public ImageInfo volumeSizeInfo(VolumeName volume) {
+        Path path = path(volume);
+        if (volume.format().equals("qcow2")) {
+            return context.qemuImg().info(path, "qcow2");
+        }
+        long size = lvm.lvSize(path);
+        return new ImageInfo(size, "raw", size, null, null, null, false, null);
+    }
+
+    // --- resize (reference §7.7)
+
+    /** Resize and wipe: plain LVM has no base volumes or clones (below). */
+    @Override
+    public Set<Operation> operations() {
+        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME);
+    }
+
+    /**
+     * {@code lvrename}, then one {@code lvchange} moving the {@code pve-vm-<vmid>} tag to the new
+     * owner; a failure to retag is only a warning, as in pve (reference §7.8).
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        String vg = options.vgname();
+        List<String> existing = lvm.lvs(vg).names(vg);
+        if (!existing.contains(volume.name())) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
+        } else {
+            LvmVolumeNames.parse(target);
+            LvmVolumeNames.checkFormat(target, volume.format());
+        }
+        if (existing.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg, volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg, target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                context.console().warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
+    }
+
+    /**
+     * Activates the LV, zeroes it with the storage's {@code saferemove-stepsize} and
+     * {@code saferemove_throughput} unless given, and deactivates it again. An LV that gets no
+     * block device node when activated is refused rather than skipped: nothing is ever zeroed
+     * through a path that is not a device (pve bug #6941).
+     */
+    @Override
+    public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        Path path = path(volume);
+        if (!context.dryRun() && lvm.lvs(options.vgname()).find(options.vgname(), volume.name()).isEmpty()) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        activateVolume(volume);
+        if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
+            throw StorageException.failed("storage '%s': '%s' is not a block device after activation"
+                    + " (no device-mapper on this host?) - not zeroing it", config.id(), path);
+        }
+        context.zeroOut().zero(path, stepMiB != null ? stepMiB : options.stepMiB(), throughput != null ? throughput : options.throughput());
+        deactivateVolume(volume);
+    }
+
+    /** {@code lvextend -L <KiB>k}; nothing when the LV is already that large (lvm2 would fail "matches existing size"). */
+    @Override
+    public void volumeResize(VolumeName volume, long sizeBytes) {
+        if (volume.format().equals("qcow2")) {
+            throw StorageException.badInput("storage '%s': resizing qcow2 volumes on LVM is not supported by vsm", config.id());
+        }
+        Path path = path(volume);
+        if (lvm.lvSize(path) >= sizeBytes) {
+            return;
+        }
+        lvm.lvextend(path, (sizeBytes + 1023) / 1024);
+    }
+
+    // --- what plain LVM cannot do
+
+    @Override
+    public String createBase(VolumeName volume) {
+        throw StorageException.badInput("can't create base images in lvm storage");
+    }
+
+    @Override
+    public String cloneImage(VolumeName base, int vmid) {
+        throw StorageException.badInput("can't clone images in lvm storage");
+    }
+
+    @Override
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+        return LvmFeatures.has(feature, volume, snapshot);
+    }
+}

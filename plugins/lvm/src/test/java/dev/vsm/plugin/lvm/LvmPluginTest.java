@@ -1,0 +1,81 @@
+package dev.vsm.plugin.lvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StoragePlugin;
+import dev.vsm.testing.RecordingConsole;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+class LvmPluginTest {
+    private final DefaultStorageContext context = new DefaultStorageContext(true, new RecordingConsole());
+
+    @Test
+    void isFoundByTheServiceLoader() {
+        assertThat(ServiceLoader.load(StoragePlugin.class).stream().map(ServiceLoader.Provider::type)).contains(LvmPlugin.class);
+        assertThat(new LvmPlugin().type()).isEqualTo("lvm");
+    }
+
+    @Test
+    void schemaAsPve() {
+        var schema = new LvmPlugin().schema();
+        PropertySpec vgname = schema.property("vgname").orElseThrow();
+        assertThat(vgname.required()).isTrue();
+        assertThat(vgname.fixed()).isTrue();
+        assertThat("pve").matches(vgname.pattern());
+        assertThat("VG_data.1-x").matches(vgname.pattern());
+        assertThat("-vg").doesNotMatch(vgname.pattern());
+        assertThat("vg name").doesNotMatch(vgname.pattern());
+        assertThat(schema.property("base").orElseThrow().fixed()).isTrue();
+        PropertySpec step = schema.property("saferemove-stepsize").orElseThrow();
+        assertThat(step.type()).isEqualTo(PropertySpec.PropertyType.INTEGER);
+        assertThat(step.allowed()).containsExactly("1", "2", "4", "8", "16", "32");
+        assertThat(step.defaultValue()).isEqualTo(32L);
+        assertThat("-10485760").matches(schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat("10m").matches(schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat("10; rm").doesNotMatch(schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat(schema.properties()).map(PropertySpec::name).contains("saferemove", "tagged_only", "shared", "content",
+                "nodes", "disable", "bwlimit", "snapshot-as-volume-chain").doesNotHaveDuplicates()
+                .doesNotContain("path", "format", "preallocation");
+        assertThat(schema.content()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
+        assertThat(schema.defaultContent()).containsExactly(ContentType.IMAGES);
+        assertThat(schema.defaultFormat()).isEqualTo("raw");
+    }
+
+    @Test
+    void optionsWithPvesDefaults() {
+        assertThat(LvmOptions.of(config(Map.of("vgname", "vg0")))).isEqualTo(new LvmOptions("vg0", false, 32, null, false));
+        assertThat(LvmOptions.of(config(Map.of("vgname", "vg0", "saferemove", true, "saferemove-stepsize", 4L,
+                "saferemove_throughput", "1048576", "tagged_only", true)))).isEqualTo(new LvmOptions("vg0", true, 4, "1048576", true));
+    }
+
+    @Test
+    void iscsiBasesAreRefusedWithTheFix() {
+        StorageConfig withBase = config(Map.of("vgname", "vg0", "base", "iscsi0:0.0.1.scsi-36001"));
+        assertThatThrownBy(() -> new LvmPlugin().onAdd(withBase, context))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("storage 'san': 'base' is not supported by vsm (it builds the volume group on an iSCSI LUN); "
+                        + "create the volume group with vgcreate and add the storage without 'base'")
+                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> new LvmPlugin().open(withBase, context)).hasMessageStartingWith("storage 'san': 'base' is not supported");
+    }
+
+    @Test
+    void volumeChainsAreRefusedUntilPorted() {
+        StorageConfig chains = config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", true));
+        assertThatThrownBy(() -> new LvmPlugin().onUpdate(config(Map.of("vgname", "vg0")), chains, context))
+                .hasMessage("storage 'san': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin");
+        new LvmPlugin().open(config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", false)), context);
+    }
+
+    private static StorageConfig config(Map<String, Object> properties) {
+        return new StorageConfig("san", "lvm", properties);
+    }
+}

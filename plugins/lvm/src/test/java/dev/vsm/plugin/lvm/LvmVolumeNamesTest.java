@@ -1,0 +1,54 @@
+package dev.vsm.plugin.lvm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeName;
+import org.junit.jupiter.api.Test;
+
+/** pve's parse_lvm_name, LVMPlugin::parse_volname and verify_volname_format (reference §3.4, §3.6). */
+class LvmVolumeNamesTest {
+    @Test
+    void rawAndQcow2Names() {
+        assertThat(LvmVolumeNames.parse("vm-100-disk-0"))
+                .isEqualTo(new VolumeName("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", 100, null, null, false, "raw"));
+        VolumeName q = LvmVolumeNames.parse("vm-101-disk-1.qcow2");
+        assertThat(q.format()).isEqualTo("qcow2");
+        assertThat(q.name()).isEqualTo("vm-101-disk-1.qcow2");
+        assertThat(LvmVolumeNames.parse("vm-100-cloudinit").vmid()).isEqualTo(100);
+        assertThat(LvmVolumeNames.parse("vm-100-disk-0.raw").format()).isEqualTo("raw");
+    }
+
+    @Test
+    void illegalCharacters() {
+        for (String bad : new String[] {"vm-100-disk 0", "vm-100-disk-0-", "-vm", "vm/100", "vm-100-disk-0:x", "a", ""}) {
+            assertThatThrownBy(() -> LvmVolumeNames.parse(bad)).as(bad).isInstanceOf(StorageException.class)
+                    .hasMessage("lvm name '" + bad + "' contains illegal characters");
+        }
+    }
+
+    @Test
+    void namesThatAreNotVolumes() {
+        for (String bad : new String[] {"base-100-disk-0", "del-vm-100-disk-0", "vm-disk-0", "snap_vm-100-disk-0_s1.qcow2", "root"}) {
+            assertThatThrownBy(() -> LvmVolumeNames.parse(bad)).as(bad).hasMessage("unable to parse lvm volume name '" + bad + "'");
+        }
+        assertThatThrownBy(() -> LvmVolumeNames.parse("vm-99999999999-disk-0")).hasMessageContaining("VMID out of range");
+        assertThat(LvmVolumeNames.isVolumeName("vm-1-a")).isTrue();
+        assertThat(LvmVolumeNames.isVolumeName("del-vm-1-a")).isFalse();
+    }
+
+    @Test
+    void nameAndFormatMustAgree() {
+        LvmVolumeNames.checkFormat("vm-100-disk-0", "raw");
+        LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "qcow2");
+        LvmVolumeNames.checkFormat("vm-100-disk-0", "vmdk");
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "raw"))
+                .hasMessage("volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0", "qcow2"))
+                .hasMessage("volume name 'vm-100-disk-0' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.raw", "qcow2"))
+                .hasMessage("volume name 'vm-100-disk-0.raw' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
+    }
+}

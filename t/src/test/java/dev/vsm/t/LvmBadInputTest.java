@@ -1,0 +1,85 @@
+package dev.vsm.t;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.testing.LoopVolumeGroup;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bad input to the LVM plugin through the real cli/vsm: exit status 2, one line on stderr, and
+ * nothing changed — neither the sandbox (config) nor the volume group (LVs, sizes, tags).
+ */
+class LvmBadInputTest {
+    @RegisterExtension
+    final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
+
+    @TempDir
+    Path sandbox;
+
+    private Vsm vsm;
+
+    @BeforeEach
+    void setUp() {
+        vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true");
+        vsm.run("alloc", "san", "100", "", "8M").ok();
+    }
+
+    private String lvmState() {
+        return vg.lvm("lvs", "--noheadings", "--units", "b", "-o", "lv_name,lv_size,lv_tags", vg.name());
+    }
+
+    private void refused(String message, String... args) {
+        Map<String, String> files = Tree.snapshot(sandbox);
+        String lvs = lvmState();
+        vsm.run(args).badInput(message);
+        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(files);
+        assertThat(lvmState()).as("vsm %s changed the volume group", String.join(" ", args)).isEqualTo(lvs);
+    }
+
+    @Test
+    void badVolumeNames() {
+        refused("lvm name 'vm-100 disk' contains illegal characters", "alloc", "san", "100", "vm-100 disk", "4M");
+        refused("unable to parse lvm volume name 'disk-1'", "alloc", "san", "100", "disk-1", "4M");
+        refused("unable to parse lvm volume name 'del-vm-100-disk-1'", "alloc", "san", "100", "del-vm-100-disk-1", "4M");
+        refused("lvm name '../x' contains illegal characters", "free", "san:../x");
+        refused("unable to parse lvm volume name 'root'", "path", "san:root");
+        refused("volume 'san:vm-100-disk-9' does not exist", "free", "san:vm-100-disk-9");
+    }
+
+    @Test
+    void takenNames() {
+        refused("disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists", "alloc", "san", "100", "vm-100-disk-0", "4M");
+    }
+
+    @Test
+    void formats() {
+        refused("snapshot-as-volume-chain option need to be enabled to use qcow2 format", "alloc", "san", "100", "", "4M",
+                "--format", "qcow2");
+        refused("snapshot-as-volume-chain option need to be enabled to use qcow2 format", "alloc", "san", "100",
+                "vm-100-disk-4.qcow2", "4M");
+        refused("volume name 'vm-100-disk-4' does not match requested format 'qcow2' (did you mean 'vm-100-disk-4.qcow2'?)",
+                "alloc", "san", "100", "vm-100-disk-4", "4M", "--format", "qcow2");
+        refused("does not support format 'vmdk'", "alloc", "san", "100", "", "4M", "--format", "vmdk");
+    }
+
+    @Test
+    void whatPlainLvmCannotDo() {
+        refused("can't create base images in lvm storage", "create-base", "san:vm-100-disk-0");
+        refused("can't clone images in lvm storage", "clone", "san:vm-100-disk-0", "101");
+        refused("shrinking", "resize", "san:vm-100-disk-0", "4M");
+    }
+
+    @Test
+    void badConfiguration() {
+        refused("'base' is not supported by vsm", "add", "lvm", "iscsi-lvm", "--vgname", "vg1", "--base", "iscsi0:0.0.1.scsi-1");
+        refused("vgname", "add", "lvm", "other", "--vgname", "my vg");
+        refused("saferemove-stepsize", "add", "lvm", "other", "--vgname", "vg1", "--saferemove-stepsize", "3");
+        refused("vgname", "set", "san", "--vgname", "othervg");
+        refused("'snapshot-as-volume-chain' is not supported", "set", "san", "--snapshot-as-volume-chain", "1");
+    }
+}
