@@ -45,10 +45,11 @@ public final class Main {
 
     public static int run(String[] args, PrintStream out, PrintStream err) {
         if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
-            System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by logback.xml when the first logger is made
+            System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
         Vsm vsm = new Vsm(out, err);
         CommandLine cli = new CommandLine(vsm);
+        Subcommands.register(cli, args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler(Main::badParameters);

@@ -24,6 +24,15 @@ class MainTest {
     }
 
     @Test
+    void everyCommandTakesHelp() {
+        for (String[] args : new String[][] {{"status", "--help"}, {"alloc", "-h"}, {"scan", "lvm", "--help"}, {"scan", "--help"}}) {
+            out.reset();
+            assertThat(run(args)).as(String.join(" ", args)).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: vsm " + args[0]);
+        }
+    }
+
+    @Test
     void apiinfoNeedsNoConfiguration() {
         assertThat(run("apiinfo")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("APIVER 1\nAPIAGE 0\n");
@@ -33,5 +42,32 @@ class MainTest {
     void badOutputFormatIsBadInput() {
         assertThat(run("apiinfo", "--output-format", "xml")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("invalid output format 'xml'");
+    }
+
+    @Test
+    void eachSubcommandIsRegisteredUnderItsCommandName() {
+        Subcommands.ALL.forEach((name, command) ->
+                assertThat(command.get().getClass().getAnnotation(picocli.CommandLine.Command.class).name()).isEqualTo(name));
+    }
+
+    @Test
+    void helpListsEverySubcommand() {
+        assertThat(run("--help")).isZero();
+        String help = out.toString(StandardCharsets.UTF_8);
+        Subcommands.ALL.keySet().forEach(name -> assertThat(help).contains("  " + name + " "));
+    }
+
+    @Test
+    void theNamedSubcommandIsFoundAfterGlobalOptions() {
+        assertThat(Subcommands.named(new String[] {"--config", "status", "-v", "list", "local"})).isEqualTo("list");
+        assertThat(Subcommands.named(new String[] {"--plugin-dir=/x", "apiinfo"})).isEqualTo("apiinfo");
+        assertThat(Subcommands.named(new String[] {"--verbose"})).isNull();
+        assertThat(run("--config", "/nonexistent/storage.yaml", "apiinfo")).isZero();
+    }
+
+    @Test
+    void anUnknownSubcommandIsBadInputWithSuggestions() {
+        assertThat(run("statsu")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("statsu");
     }
 }

@@ -32,7 +32,6 @@ import java.util.Set;
 final class AtomicFile {
     private static final Set<PosixFilePermission> NEW_FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private AtomicFile() {}
 
@@ -40,7 +39,7 @@ final class AtomicFile {
     static void write(Path target, byte[] bytes) {
         Path file = resolveLinks(target);
         Path dir = file.toAbsolutePath().getParent();
-        Path temp = dir.resolve(temporaryPrefix(file) + ProcessHandle.current().pid() + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt()));
+        Path temp = dir.resolve(temporaryPrefix(file) + ProcessHandle.current().pid() + "-" + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;
@@ -141,5 +140,10 @@ final class AtomicFile {
             return fse.getReason();
         }
         return String.valueOf(e.getMessage());
+    }
+
+    /** Seeded on first write: reading commands never pay for SecureRandom's start-up. */
+    private static final class Random {
+        static final SecureRandom INSTANCE = new SecureRandom();
     }
 }

@@ -2,6 +2,7 @@ package dev.vsm.qemu;
 
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
+import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.StorageException;
@@ -186,6 +187,24 @@ public final class QemuImgCommands {
             opts.add("preallocation=" + prealloc);
         }
         return opts;
+    }
+
+    /**
+     * The options that open a qcow2 image with an L2 cache covering all of it
+     * ({@link ImageInfo#l2CacheBytes()}), for {@code qemu-img --image-opts} and {@code qemu -drive}:
+     * {@code driver=qcow2,file.driver=<file|host_device>,file.filename=<path>,l2-cache-size=<bytes>}.
+     * Commas in the path are doubled, as QEMU's option syntax wants. Null for formats without L2
+     * tables.
+     *
+     * @param blockDevice whether the image lives on a block device (an LV) rather than in a file
+     */
+    public static String imageOpts(Path path, boolean blockDevice, ImageInfo info) {
+        Long cache = info.l2CacheBytes();
+        if (!info.format().equals("qcow2") || cache == null) {
+            return null;
+        }
+        return "driver=qcow2,file.driver=" + (blockDevice ? "host_device" : "file")
+                + ",file.filename=" + path.toString().replace(",", ",,") + ",l2-cache-size=" + cache;
     }
 
     /** Whether a qcow2 image made with these options gets extended L2 entries. */

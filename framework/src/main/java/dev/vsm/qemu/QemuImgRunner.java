@@ -19,19 +19,29 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link QemuImg} on the installed qemu-img ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on
  * the PATH). Argv come from {@link QemuImgCommands}; this class runs them and reads the answers.
+ *
+ * <p>{@link #info} and {@link #inspect} read qcow2 headers and raw file sizes in Java
+ * ({@link NativeImageReader}) and the allocated sizes with one {@code stat} for all images
+ * ({@link AllocatedBytes}); qemu-img answers for other formats and for headers the reader does not
+ * trust. {@code VSM_IMAGE_INFO=qemu-img} makes every answer come from {@code qemu-img info}, one
+ * process per image as pve does.
  */
 public final class QemuImgRunner implements QemuImg {
+    private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
     private static final Pattern VERSION = Pattern.compile("qemu-img version (\\d+)\\.(\\d+)");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String program;
     private final CommandRunner commands;
@@ -40,29 +50,47 @@ public final class QemuImgRunner implements QemuImg {
     /** Runs a convert line by line for its progress; null: converts run without progress. */
     private final ProcessCommandRunner streaming;
     private final ProgressOutput progress;
+    private final NativeImageReader reader;
+    private final AllocatedBytes allocated;
     private Boolean extendedL2;
 
     public QemuImgRunner(CommandRunner commands, Console console) {
-        this(System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img"), commands, console);
+        this(defaultProgram(), commands, console, null, ProgressOutput.none(), readHeadersByDefault());
     }
 
     public QemuImgRunner(String program, CommandRunner commands, Console console) {
-        this(program, commands, console, null, ProgressOutput.none());
+        this(program, commands, console, null, ProgressOutput.none(), readHeadersByDefault());
+    }
+
+    /** @param readHeaders whether to read qcow2 headers and raw sizes in Java (else: qemu-img info for every image) */
+    public QemuImgRunner(String program, CommandRunner commands, Console console, boolean readHeaders) {
+        this(program, commands, console, null, ProgressOutput.none(), readHeaders);
     }
 
     /** A runner whose converts show their progress on {@code progress} ({@code $VSM_QEMU_IMG}, else {@code qemu-img}). */
     public QemuImgRunner(ProcessCommandRunner commands, Console console, ProgressOutput progress) {
-        this(System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img"), commands, console, commands, progress);
+        this(defaultProgram(), commands, console, commands, progress, readHeadersByDefault());
     }
 
     private QemuImgRunner(String program, CommandRunner commands, Console console, ProcessCommandRunner streaming,
-                          ProgressOutput progress) {
+                          ProgressOutput progress, boolean readHeaders) {
         this.program = requireNonNull(program, "program");
         this.commands = requireNonNull(commands, "commands");
         this.console = requireNonNull(console, "console");
         this.streaming = streaming;
         this.progress = requireNonNull(progress, "progress");
         this.argv = new QemuImgCommands(program, this::extendedL2Supported);
+        this.reader = readHeaders ? new NativeImageReader() : null;
+        this.allocated = new AllocatedBytes(commands);
+    }
+
+    private static String defaultProgram() {
+        return System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img");
+    }
+
+    /** {@code VSM_IMAGE_INFO=qemu-img} asks for one {@code qemu-img info} per image, as pve does. */
+    private static boolean readHeadersByDefault() {
+        return !"qemu-img".equals(System.getenv("VSM_IMAGE_INFO"));
     }
 
     /** The argv builder. */
@@ -120,6 +148,49 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public ImageInfo info(Path path, String format) {
+        return inspect(List.of(new ImageFile(path, format))).get(0).orThrow();
+    }
+
+    @Override
+    public List<Inspection> inspect(List<ImageFile> images) {
+        // headers are read on every core: each read is a few system calls and some cold code
+        List<NativeImageReader.Outcome> outcomes = (images.size() > 1 ? images.parallelStream() : images.stream())
+                .map(image -> reader == null ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
+                        : reader.read(image.path(), image.format()))
+                .toList();
+        List<Path> read = new ArrayList<>();
+        for (int i = 0; i < images.size(); i++) {
+            if (outcomes.get(i) instanceof NativeImageReader.Read) {
+                read.add(images.get(i).path());
+            }
+        }
+        Map<Path, Long> bytes = read.isEmpty() ? Map.of() : allocated.of(read);
+        List<Inspection> found = new ArrayList<>();
+        for (int i = 0; i < images.size(); i++) {
+            ImageFile image = images.get(i);
+            NativeImageReader.Outcome o = outcomes.get(i);
+            if (o instanceof NativeImageReader.Read r) {
+                Long used = bytes.get(image.path());
+                found.add(used == null
+                        ? Inspection.failed(image.path(), StorageException.failed("failed to stat '%s'", image.path()))
+                        : Inspection.of(image.path(), new ImageInfo(r.virtualSize(), r.format(), used, r.backingFile(),
+                                r.backingFormat(), r.clusterSize(), r.extendedL2(), r.ctime())));
+            } else if (o instanceof NativeImageReader.Failed f) {
+                found.add(Inspection.failed(image.path(), f.error()));
+            } else {
+                LOG.debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
+                try {
+                    found.add(Inspection.of(image.path(), qemuImgInfo(image.path(), image.format())));
+                } catch (StorageException e) {
+                    found.add(Inspection.failed(image.path(), e));
+                }
+            }
+        }
+        return found;
+    }
+
+    /** One {@code qemu-img info} process. */
+    private ImageInfo qemuImgInfo(Path path, String format) {
         CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
         return parseInfo(r.stdout(), ctime(path));
@@ -152,7 +223,7 @@ public final class QemuImgRunner implements QemuImg {
         CommandRunner.Result r = commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
                 .withTimeout(INFO_TIMEOUT).withErrorPrefix("qemu-img measure '" + source + "' failed"));
         try {
-            JsonNode n = JSON.readTree(r.stdout());
+            JsonNode n = Json.MAPPER.readTree(r.stdout());
             if (n == null || !n.has("required")) {
                 throw StorageException.failed("qemu-img measure '%s' returned no 'required' size", source);
             }
@@ -200,7 +271,7 @@ public final class QemuImgRunner implements QemuImg {
     public static ImageInfo parseInfo(String json, Long ctime) {
         JsonNode n;
         try {
-            n = JSON.readTree(json);
+            n = Json.MAPPER.readTree(json);
         } catch (IOException e) {
             throw StorageException.failed("qemu-img info returned invalid JSON: %s", e.getMessage());
         }
@@ -227,5 +298,10 @@ public final class QemuImgRunner implements QemuImg {
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /** Made on first use: an ObjectMapper costs start-up time that most commands never need. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 }

@@ -1,6 +1,10 @@
 package dev.vsm.spi;
 
+import static java.util.Objects.requireNonNull;
+
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * qemu-img, as the framework runs it. Every argv and {@code -o} option string is built in the
@@ -25,7 +29,11 @@ public interface QemuImg {
     /** {@code qemu-img resize [--preallocation=<p>] -f <format> <path> <bytes>}. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 
-    /** {@code qemu-img info --output=json [-f <format>] <path>}; format may be null to probe. */
+    /**
+     * What {@code qemu-img info --output=json [-f <format>] <path>} reports; format may be null to
+     * probe. The framework may read a qcow2 header or a raw file's size itself instead of running
+     * qemu-img (the answer is the same).
+     */
     ImageInfo info(Path path, String format);
 
     /**
@@ -43,4 +51,57 @@ public interface QemuImg {
      * volume that cannot grow (an LV).
      */
     long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options);
+
+    /**
+     * {@link #info} for many images, each answered on its own: one image's error does not keep
+     * the others from being read. The framework reads qcow2 headers and raw sizes itself where it
+     * can, so listing a storage does not cost a process per image.
+     */
+    default List<Inspection> inspect(List<ImageFile> images) {
+        List<Inspection> found = new ArrayList<>();
+        for (ImageFile image : images) {
+            try {
+                found.add(Inspection.of(image.path(), info(image.path(), image.format())));
+            } catch (StorageException e) {
+                found.add(Inspection.failed(image.path(), e));
+            }
+        }
+        return found;
+    }
+
+    /** An image file and the format it should be in (null: probe it). */
+    record ImageFile(Path path, String format) {
+        public ImageFile {
+            requireNonNull(path, "path");
+        }
+    }
+
+    /**
+     * What one image says about itself, or why it could not be read: exactly one of {@code info}
+     * and {@code error} is set.
+     */
+    record Inspection(Path path, ImageInfo info, StorageException error) {
+        public Inspection {
+            requireNonNull(path, "path");
+            if ((info == null) == (error == null)) {
+                throw new IllegalArgumentException("exactly one of info and error");
+            }
+        }
+
+        public static Inspection of(Path path, ImageInfo info) {
+            return new Inspection(path, requireNonNull(info, "info"), null);
+        }
+
+        public static Inspection failed(Path path, StorageException error) {
+            return new Inspection(path, null, requireNonNull(error, "error"));
+        }
+
+        /** The info, or the error thrown. */
+        public ImageInfo orThrow() {
+            if (error != null) {
+                throw error;
+            }
+            return info;
+        }
+    }
 }

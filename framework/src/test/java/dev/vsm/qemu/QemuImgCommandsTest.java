@@ -113,4 +113,16 @@ class QemuImgCommandsTest {
         assertThat(vmdk.clusterSize()).isNull();
         assertThat(vmdk.l2CacheBytes()).isNull();
     }
+
+    @Test
+    void imageOptsOpenTheImageWithAnL2CacheThatMapsAllOfIt() {
+        var tib = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 65536, false, null);
+        assertThat(QemuImgCommands.imageOpts(Path.of("/s/images/100/vm-100-disk-0.qcow2"), false, tib))
+                .isEqualTo("driver=qcow2,file.driver=file,file.filename=/s/images/100/vm-100-disk-0.qcow2,l2-cache-size=134217728");
+        var sub = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 131072, true, null);
+        assertThat(QemuImgCommands.imageOpts(Path.of("/dev/vg,1/lv"), true, sub))
+                .isEqualTo("driver=qcow2,file.driver=host_device,file.filename=/dev/vg,,1/lv,l2-cache-size=134217728");
+        var raw = new dev.vsm.spi.ImageInfo(1L << 40, "raw", 0, null, null, null, false, null);
+        assertThat(QemuImgCommands.imageOpts(Path.of("/x.raw"), false, raw)).isNull();
+    }
 }

@@ -1,16 +1,23 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.engine.StorageManager.VolumeDetails;
+import dev.vsm.qemu.QemuImgCommands;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.VolumeId;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code vsm info <volume>}: what a volume is and what its image says about itself. */
+/**
+ * {@code vsm info <volume>}: what a volume is and what its image says about itself. For a qcow2
+ * volume also the L2 cache that maps all of it ({@code l2-cache-size}) and the options that open
+ * it with that cache ({@code image-opts}, for {@code qemu-img --image-opts} or {@code qemu -drive}).
+ */
 @Command(name = "info", description = "Show a volume's parsed name, format, sizes, backing volume and qcow2 details.")
 public final class InfoCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
@@ -48,9 +55,15 @@ public final class InfoCommand extends VsmCommand {
             m.put("cluster-size", img.clusterSize());
             m.put("extended-l2", img.extendedL2());
             m.put("l2-cache-size", img.l2CacheBytes());
+            m.put("image-opts", QemuImgCommands.imageOpts(d.path(), isBlockDevice(d.path()), img));
         }
         m.put("ctime", img.ctime());
         m.put("features", d.features().stream().map(Feature::id).collect(Collectors.joining(",")));
         return m;
+    }
+
+    /** An LV's path: a block device, or (where device nodes are absent) a path under /dev. */
+    private static boolean isBlockDevice(Path path) {
+        return path.startsWith("/dev/") || (Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path));
     }
 }

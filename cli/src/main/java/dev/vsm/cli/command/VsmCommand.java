@@ -6,6 +6,7 @@ import dev.vsm.cli.Vsm;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -20,6 +21,9 @@ abstract class VsmCommand implements Callable<Integer> {
 
     @Mixin
     OutputOptions output;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
 
     private Session session;
 

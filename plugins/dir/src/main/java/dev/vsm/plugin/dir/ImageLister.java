@@ -6,7 +6,8 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
-import dev.vsm.spi.StorageException;
+import dev.vsm.spi.QemuImg.ImageFile;
+import dev.vsm.spi.QemuImg.Inspection;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.ImageFileName;
@@ -14,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +25,8 @@ import java.util.regex.Pattern;
 /**
  * Lists the images of a dir storage (pve's {@code list_images}): every
  * {@code images/<vmid>/<name>.<raw|qcow2|vmdk|subvol>} with a valid image name, its size and
- * allocation from qemu-img, and for a linked clone the volume id that names its base.
+ * allocation (from {@link QemuImg#inspect}, all images at once), and for a linked clone the
+ * volume id that names its base.
  */
 final class ImageLister {
     /** A VMID directory: written canonically and fitting an int, as volume names require. */
@@ -43,11 +47,50 @@ final class ImageLister {
         this.console = requireNonNull(console, "console");
     }
 
-    /** The images of one owner, or of all when {@code vmid} is null. */
+    /**
+     * The images of one owner, or of all when {@code vmid} is null. An image that cannot be read
+     * (a broken or hostile header, a file that vanished) is left out with a warning; the others
+     * are still listed.
+     */
     List<VolumeInfo> list(Integer vmid) {
-        List<VolumeInfo> images = new ArrayList<>();
+        List<Path> files = new ArrayList<>();
+        List<ImageFile> toInspect = new ArrayList<>();
         for (Path file : candidates(vmid)) {
-            describe(file).ifPresent(images::add);
+            String format = ImageFileName.parse(file.getFileName().toString()).format();
+            Optional<BasicFileAttributes> stat = FileStat.stat(file);
+            if (stat.isEmpty()) {
+                console.warn("failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
+            } else if (stat.get().isDirectory() != format.equals("subvol")) {
+                console.warn(String.format("expected format '%s', but '%s' is %s", format, file,
+                        stat.get().isDirectory() ? "a directory" : "not a directory"));
+            } else {
+                files.add(file);
+                if (!stat.get().isDirectory()) {
+                    toInspect.add(new ImageFile(file, format));
+                }
+            }
+        }
+        Map<Path, Inspection> inspected = new HashMap<>();
+        qemuImg.inspect(toInspect).forEach(i -> inspected.put(i.path(), i));
+
+        List<VolumeInfo> images = new ArrayList<>();
+        for (Path file : files) {
+            String format = ImageFileName.parse(file.getFileName().toString()).format();
+            Inspection inspection = inspected.get(file);
+            if (inspection == null) {
+                images.add(describe(file, new ImageInfo(0, "subvol", 0, null, null, null, false, null), format));
+                continue;
+            }
+            if (inspection.error() != null && NOT_IN_FORMAT.matcher(inspection.error().getMessage()).find()) {
+                console.warn(String.format("image '%s' is not in expected format '%s', querying as raw", file, format));
+                inspection = qemuImg.inspect(List.of(new ImageFile(file, "raw"))).get(0);
+                format = "invalid";
+            }
+            if (inspection.error() != null) {
+                console.warn(inspection.error().getMessage());
+            } else {
+                images.add(describe(file, inspection.info(), format));
+            }
         }
         return images;
     }
@@ -76,42 +119,16 @@ final class ImageLister {
         return files;
     }
 
-    private Optional<VolumeInfo> describe(Path file) {
+    private VolumeInfo describe(Path file, ImageInfo info, String format) {
         String name = file.getFileName().toString();
         int owner = Integer.parseInt(file.getParent().getFileName().toString());
-        String format = ImageFileName.parse(name).format();
-
-        Optional<BasicFileAttributes> stat = FileStat.stat(file);
-        if (stat.isEmpty()) {
-            console.warn("failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
-            return Optional.empty();
-        }
-        ImageInfo info;
-        if (stat.get().isDirectory() != format.equals("subvol")) {
-            console.warn(String.format("expected format '%s', but '%s' is %s", format, file,
-                    stat.get().isDirectory() ? "a directory" : "not a directory"));
-            return Optional.empty();
-        } else if (stat.get().isDirectory()) {
-            info = new ImageInfo(0, "subvol", 0, null, null, null, false, null);
-        } else {
-            try {
-                info = qemuImg.info(file, format);
-            } catch (StorageException e) {
-                if (!NOT_IN_FORMAT.matcher(e.getMessage()).find()) {
-                    throw e;
-                }
-                console.warn(String.format("image '%s' is not in expected format '%s', querying as raw", file, format));
-                info = qemuImg.info(file, "raw");
-                format = "invalid";
-            }
-        }
         String parent = info.backingFile();
         Matcher base = parent == null ? null : BACKING.matcher(parent);
         String volname = base != null && base.matches()
                 ? base.group(1) + "/" + base.group(2) + "/" + owner + "/" + name
                 : owner + "/" + name;
         Long ctime = info.ctime() != null ? info.ctime() : FileStat.ctime(file);
-        return Optional.of(new VolumeInfo(storeid + ":" + volname, format, ContentType.IMAGES, info.virtualSize(), false,
-                info.actualSize(), owner, ctime, parent));
+        return new VolumeInfo(storeid + ":" + volname, format, ContentType.IMAGES, info.virtualSize(), false,
+                info.actualSize(), owner, ctime, parent);
     }
 }

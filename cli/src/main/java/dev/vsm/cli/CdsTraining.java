@@ -1,0 +1,64 @@
+package dev.vsm.cli;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The training run behind vsm's class-data sharing archive: the build runs it once with
+ * {@code -XX:ArchiveClassesAtExit}, and the JVM writes every class it loaded, parsed and
+ * verified, to the archive that {@code cli/vsm} maps at start-up. It runs the read-only commands
+ * scripts call in loops (and their machine formats, help and a dry run) against a throw-away
+ * configuration, so it needs nothing from the machine and changes nothing on it.
+ */
+public final class CdsTraining {
+    private CdsTraining() {}
+
+    public static void main(String[] args) throws IOException {
+        Path sandbox = Files.createTempDirectory("vsm-cds-training");
+        try {
+            Path config = sandbox.resolve("storage.yaml");
+            Files.writeString(config, "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("store")
+                    + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
+            Files.createDirectories(sandbox.resolve("store/images/100"));
+            String cfg = "--config=" + config;
+            List<List<String>> commands = List.of(
+                    List.of("status", cfg),
+                    List.of("status", cfg, "--output-format", "json"),
+                    List.of("list", "local", cfg),
+                    List.of("list", "local", cfg, "--output-format", "yaml"),
+                    List.of("path", "local:100/vm-100-disk-0.qcow2", cfg),
+                    List.of("volid", sandbox.resolve("store/images/100/vm-100-disk-0.raw").toString(), cfg),
+                    List.of("info", "local:100/vm-100-disk-0.qcow2", cfg),
+                    List.of("free", "--dry-run", "local:100/vm-100-disk-0.raw", cfg),
+                    List.of("plugins", cfg),
+                    List.of("apiinfo", "--output-format", "json-pretty"),
+                    List.of("--help"),
+                    List.of("status", "--bad-option"));
+            PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), true);
+            for (List<String> command : commands) {
+                Main.run(command.toArray(String[]::new), nowhere, nowhere);
+            }
+        } finally {
+            delete(sandbox);
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.vsm.cli;
+
+import dev.vsm.cli.command.AddCommand;
+import dev.vsm.cli.command.AllocCommand;
+import dev.vsm.cli.command.ApiInfoCommand;
+import dev.vsm.cli.command.CleanupCommand;
+import dev.vsm.cli.command.CloneCommand;
+import dev.vsm.cli.command.CopyCommand;
+import dev.vsm.cli.command.CreateBaseCommand;
+import dev.vsm.cli.command.ExportCommand;
+import dev.vsm.cli.command.FreeCommand;
+import dev.vsm.cli.command.ImportCommand;
+import dev.vsm.cli.command.ImportStreamCommand;
+import dev.vsm.cli.command.InfoCommand;
+import dev.vsm.cli.command.ListCommand;
+import dev.vsm.cli.command.PathCommand;
+import dev.vsm.cli.command.PluginsCommand;
+import dev.vsm.cli.command.RemoveCommand;
+import dev.vsm.cli.command.RenameCommand;
+import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.RollbackCommand;
+import dev.vsm.cli.command.ScanCommand;
+import dev.vsm.cli.command.SetCommand;
+import dev.vsm.cli.command.SnapshotCommand;
+import dev.vsm.cli.command.SnapshotDeleteCommand;
+import dev.vsm.cli.command.StatusCommand;
+import dev.vsm.cli.command.VolidCommand;
+import dev.vsm.cli.command.WipeCommand;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+
+/**
+ * vsm's subcommands, in the order help lists them. picocli reads a command's annotations by
+ * reflection when it is added, which for all of them cost more start-up time than most commands
+ * take to run; so a command line that names one gets only that one (and help, a bad or no
+ * subcommand, all of them). A new command is added here; its name is its {@code @Command} name.
+ */
+final class Subcommands {
+    static final Map<String, Supplier<Object>> ALL = new LinkedHashMap<>();
+
+    static {
+        ALL.put("status", StatusCommand::new);
+        ALL.put("list", ListCommand::new);
+        ALL.put("alloc", AllocCommand::new);
+        ALL.put("free", FreeCommand::new);
+        ALL.put("path", PathCommand::new);
+        ALL.put("volid", VolidCommand::new);
+        ALL.put("info", InfoCommand::new);
+        ALL.put("resize", ResizeCommand::new);
+        ALL.put("create-base", CreateBaseCommand::new);
+        ALL.put("clone", CloneCommand::new);
+        ALL.put("rename", RenameCommand::new);
+        ALL.put("add", AddCommand::new);
+        ALL.put("set", SetCommand::new);
+        ALL.put("remove", RemoveCommand::new);
+        ALL.put("apiinfo", ApiInfoCommand::new);
+        ALL.put("plugins", PluginsCommand::new);
+        ALL.put("scan", ScanCommand::new);
+        ALL.put("cleanup", CleanupCommand::new);
+        ALL.put("wipe", WipeCommand::new);
+        ALL.put("snapshot", SnapshotCommand::new);
+        ALL.put("snapshot-delete", SnapshotDeleteCommand::new);
+        ALL.put("rollback", RollbackCommand::new);
+        ALL.put("import", ImportCommand::new);
+        ALL.put("export", ExportCommand::new);
+        ALL.put("import-stream", ImportStreamCommand::new);
+        ALL.put("copy", CopyCommand::new);
+    }
+
+    /** Global options that take a value in the next argument. */
+    private static final Set<String> WITH_VALUE = Set.of("--config", "--plugin-dir");
+
+    private Subcommands() {}
+
+    /** Adds to {@code cli} the subcommand {@code args} names, or all of them when it names none. */
+    static void register(CommandLine cli, String[] args) {
+        String named = named(args);
+        if (named != null && ALL.containsKey(named) && !isHelp(args)) {
+            cli.addSubcommand(named, ALL.get(named).get());
+        } else {
+            ALL.forEach((name, command) -> cli.addSubcommand(name, command.get()));
+        }
+    }
+
+    /** The first argument that is not a global option or its value, or null. */
+    static String named(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            if (WITH_VALUE.contains(args[i])) {
+                i++;
+            } else if (!args[i].startsWith("-")) {
+                return args[i];
+            }
+        }
+        return null;
+    }
+
+    /** Top-level help or version asked for before the subcommand: picocli shows the full list. */
+    private static boolean isHelp(String[] args) {
+        for (String a : args) {
+            if (!a.startsWith("-") || WITH_VALUE.contains(a)) {
+                return false;
+            }
+            if (a.equals("-h") || a.equals("--help") || a.equals("-V") || a.equals("--version")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.vsm.qemu;
+
+import dev.vsm.qemu.Qcow2Header.InvalidHeaderException;
+import dev.vsm.qemu.Qcow2Header.NotQcow2Exception;
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads what {@code qemu-img info} reports about a qcow2 or raw image file from the file itself:
+ * the qcow2 header ({@link Qcow2Header}), or for raw the file's size. Everything else (other
+ * formats, block devices, headers it does not trust) it leaves to qemu-img. The allocated size is
+ * not read here: Java cannot see a file's block count, so {@link AllocatedBytes} adds it for many
+ * files at once.
+ */
+final class NativeImageReader {
+    private static final int SECTOR = 512;
+
+    /** What reading one image came to. */
+    sealed interface Outcome permits Read, Fallback, Failed {}
+
+    /** The image, read; {@code allocated} still to be added. */
+    record Read(long virtualSize, String format, String backingFile, String backingFormat, Integer clusterSize,
+                boolean extendedL2, Long ctime) implements Outcome {}
+
+    /** qemu-img must answer, for {@code reason}. */
+    record Fallback(String reason) implements Outcome {}
+
+    /** The image cannot be read: an error for this volume. */
+    record Failed(StorageException error) implements Outcome {}
+
+    /** Reads {@code path} as {@code format} (null: qemu-img probes the format). */
+    Outcome read(Path path, String format) {
+        if (!"qcow2".equals(format) && !"raw".equals(format)) {
+            return new Fallback("format " + format + " is read by qemu-img");
+        }
+        Map<String, Object> stat;
+        try {
+            stat = Files.readAttributes(path, "unix:size,ctime,isRegularFile");
+        } catch (IOException | UnsupportedOperationException e) {
+            return new Fallback("cannot stat it here: " + e.getMessage());
+        }
+        if (!Boolean.TRUE.equals(stat.get("isRegularFile"))) {
+            return new Fallback("not a regular file");
+        }
+        Long ctime = stat.get("ctime") instanceof FileTime t ? t.toMillis() / 1000 : null;
+        if (format.equals("raw")) {
+            // qemu counts whole sectors: a raw file's size is rounded up to 512 bytes
+            long size = (Long) stat.get("size");
+            return new Read((size + SECTOR - 1) / SECTOR * SECTOR, "raw", null, null, null, false, ctime);
+        }
+        return readQcow2(path, ctime);
+    }
+
+    private static Outcome readQcow2(Path path, Long ctime) {
+        Qcow2Header h;
+        try {
+            h = Qcow2Header.read(path);
+        } catch (NotQcow2Exception e) {
+            // qemu-img's wording, which callers recognise (pve: "querying as raw")
+            return new Failed(StorageException.failed("cannot read '%s': %s", path, e.getMessage()));
+        } catch (InvalidHeaderException e) {
+            return new Failed(StorageException.failed("invalid qcow2 image '%s': %s", path, e.getMessage()));
+        } catch (IOException e) {
+            return new Failed(StorageException.failed(e, "cannot read '%s': %s", path, e.getMessage()));
+        }
+        Optional<String> untrusted = h.untrustedReason();
+        if (untrusted.isPresent()) {
+            return new Fallback(untrusted.get());
+        }
+        return new Read(h.virtualSize(), "qcow2", h.backingFile(), h.backingFormat(), h.clusterSize(), h.extendedL2(), ctime);
+    }
+}

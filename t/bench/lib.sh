@@ -1,0 +1,70 @@
+# Helpers shared by the benchmarks under t/bench (sourced, not run).
+# Each script measures vsm and its baseline side by side in one run and prints medians and ratios.
+
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+vsm="$root/cli/vsm"
+
+# Commands run at exit, last registered first (unmount before removing the directory).
+_cleanups=()
+at_exit() { _cleanups=("$*" "${_cleanups[@]}"); }
+_run_cleanups() { local c; for c in "${_cleanups[@]}"; do eval "$c" || true; done; }
+trap _run_cleanups EXIT
+
+# need TOOL PACKAGE: installs PACKAGE with apt-get when TOOL is missing and we are root.
+need() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing $2 for $1" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null; }
+  fi
+  command -v "$1" >/dev/null 2>&1 || { echo "$(basename "$0"): needs $1 (apt-get install $2)" >&2; exit 1; }
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+now() { date +%s.%N; }
+# seconds one command takes (its output discarded)
+timed() { local t0 t1; t0=$(now); "$@" >/dev/null; t1=$(now); echo "$t1 - $t0" | bc -l; }
+# bytes allocated on the host (st_blocks * block size)
+allocated() { local b; b=($(stat -L -c '%b %B' "$1")); echo $((b[0] * b[1])); }
+ratio() { echo "scale=6; $1 / $2" | bc -l; }
+
+# (These two set a variable rather than print: a cleanup registered in a $(...) subshell would
+# be lost.)
+
+# sandbox DIR-PREFIX: sets $sb to a new temp dir, removed at exit (immutable flags of vsm base
+# volumes cleared first).
+sandbox() {
+  sb=$(mktemp -d "${1:-/var/tmp/vsm-bench}.XXXXXX")
+  at_exit "chattr -R -f -i '$sb' 2>/dev/null; rm -rf '$sb'"
+}
+
+# loop_ext4 DIR SIZE: mounts a new sparse ext4 of SIZE at DIR/mnt, unmounted at exit (root only).
+loop_ext4() {
+  [[ $(id -u) -eq 0 ]] || { echo "$(basename "$0"): needs root for a loop-mounted file system" >&2; exit 1; }
+  truncate -s "$2" "$1/fs.img"
+  mkfs.ext4 -q -F "$1/fs.img"
+  mkdir -p "$1/mnt"
+  mount -o loop "$1/fs.img" "$1/mnt"
+  at_exit "umount '$1/mnt'"
+}
+
+# direct_io_dir DIR SIZE: sets $work to a directory under DIR where qemu can open files with
+# cache=none (O_DIRECT) and aio=native: DIR itself, or when its file system cannot (tmpfs,
+# overlayfs) a loop-mounted ext4 of SIZE under DIR.
+direct_io_dir() {
+  local probe="$1/.probe.raw"
+  qemu-img create -q -f raw "$probe" 1M
+  if qemu-img bench -q -w -t none -i native -c 1 -f raw "$probe" >/dev/null 2>&1; then
+    rm -f "$probe"; work=$1; return
+  fi
+  rm -f "$probe"
+  loop_ext4 "$1" "$2"
+  echo "loop-mounted ext4 at $1/mnt (O_DIRECT unsupported in $1)" >&2
+  work="$1/mnt"
+}
+
+# A vsm sandbox: its own config, data home and locks, so a benchmark never touches the machine's.
+vsm_sandbox() { # dir
+  export VSM_CONFIG="$1/etc/storage.yaml" VSM_LOCK_DIR="$1/locks" XDG_DATA_HOME="$1/data"
+}
