@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  */
 public final class QemuImgRunner implements QemuImg {
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
+    private static final long BASE_TIMEOUT_SECONDS = 600;
+    private static final long FULL_BYTES_PER_SECOND_MIB = 20;
     private static final Pattern VERSION = Pattern.compile("qemu-img version (\\d+)\\.(\\d+)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -83,19 +85,59 @@ public final class QemuImgRunner implements QemuImg {
     @Override
     public void create(Path path, String format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
-        commands.run(Command.of(cmd).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeKib * 1024)).withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> cmd = commands().createBacked(path, backing, backingFormat, options);
-        commands.run(Command.of(cmd).inDirectory(path.getParent()).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(cmd, 0))
+                .withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void resize(Path path, String format, long sizeBytes, ImageOptions options) {
-        commands.run(Command.of(commands().resize(path, format, sizeBytes, options))
+        List<String> cmd = commands().resize(path, format, sizeBytes, options);
+        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
+    }
+
+    private static Command limited(Command command, Duration timeout) {
+        return timeout == null ? command : command.withTimeout(timeout);
+    }
+
+    /**
+     * The watchdog of a qemu-img command that writes: {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
+     * set (0: no limit), else {@value #BASE_TIMEOUT_SECONDS} s, plus for {@code preallocation=full}
+     * (which writes every byte) one second per {@value #FULL_BYTES_PER_SECOND_MIB} MiB of the image.
+     * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
+     * ({@code got timeout}) instead of holding the storage lock forever.
+     */
+    static Duration changeTimeout(List<String> argv, long sizeBytes) {
+        return changeTimeout(argv, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
+    }
+
+    static Duration changeTimeout(List<String> argv, long sizeBytes, String override) {
+        if (override != null && !override.isBlank()) {
+            long seconds;
+            try {
+                seconds = Long.parseLong(override.strip());
+            } catch (NumberFormatException e) {
+                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
+                        override);
+            }
+            if (seconds < 0) {
+                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
+                        override);
+            }
+            return seconds == 0 ? null : Duration.ofSeconds(seconds);
+        }
+        long seconds = BASE_TIMEOUT_SECONDS;
+        boolean full = argv.stream().anyMatch(a -> a.contains("preallocation=full"));
+        if (full) {
+            seconds += sizeBytes / (FULL_BYTES_PER_SECOND_MIB * 1024L * 1024L);
+        }
+        return Duration.ofSeconds(seconds);
     }
 
     @Override

@@ -27,7 +27,8 @@ public final class StatusCommand extends VsmCommand {
         ContentType ct = content == null ? null : ContentType.fromId(content)
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         List<StatusRow> rows = session().manager().status(storage, ct, enabled);
-        output.print(out(), rows.stream().map(StatusCommand::json).toList(), o -> {
+        String digest = session().config().digest();
+        output.print(out(), rows.stream().map(r -> json(r, digest)).toList(), o -> {
             int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
             String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
             o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
@@ -44,7 +45,8 @@ public final class StatusCommand extends VsmCommand {
         return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
     }
 
-    private static Map<String, Object> json(StatusRow r) {
+    /** pve's storage index gives every entry the configuration's digest, for a later {@code set --digest}. */
+    private static Map<String, Object> json(StatusRow r, String digest) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("storage", r.storage());
         m.put("type", r.type());
@@ -56,6 +58,7 @@ public final class StatusCommand extends VsmCommand {
         m.put("used", r.status().used());
         m.put("avail", r.status().avail());
         m.put("used_fraction", r.status().total() == 0 ? 0.0 : (double) r.status().used() / r.status().total());
+        m.put("digest", digest);
         return m;
     }
 }
