@@ -31,15 +31,15 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * {@code vsm cleanup}) removes them; an interrupted saferemove is finished by {@code vsm cleanup}.
  *
  * <p>Rounds per operation: {@code -Dvsm.crash.rounds} (default {@value #DEFAULT_ROUNDS}, which
- * keeps the class at a few minutes on these machines; the issue's 50 is the long run,
- * {@code mvn -pl t -am verify -Dtest=CrashSafetyTest -Dvsm.crash.rounds=50}). The moment of each
+ * is the issue's 50: about 2.5 minutes for the class on these machines; fewer for a quick run,
+ * {@code mvn -pl t -am verify -Dtest=CrashSafetyTest -Dvsm.crash.rounds=5}). The moment of each
  * kill is drawn from {@code -Dvsm.crash.seed} (default: the clock), printed with the figures;
  * half the kills land between 30 % and 100 % of the time an uninterrupted run took, the other
  * half within {@value #CHILD_WINDOW_MILLIS} ms of vsm starting its first external command, so
  * that many land while qemu-img or lvm2 is writing rather than while the JVM starts.
  */
 class CrashSafetyTest {
-    static final int DEFAULT_ROUNDS = 20;
+    static final int DEFAULT_ROUNDS = 50;
     static final int ROUNDS = Integer.getInteger("vsm.crash.rounds", DEFAULT_ROUNDS);
     static final long SEED = Long.getLong("vsm.crash.seed", System.nanoTime());
 
