@@ -14,8 +14,11 @@ import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.RemoveCommand;
 import dev.vsm.cli.command.RenameCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.RollbackCommand;
 import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.SetCommand;
+import dev.vsm.cli.command.SnapshotCommand;
+import dev.vsm.cli.command.SnapshotDeleteCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.VolidCommand;
 import dev.vsm.cli.command.WipeCommand;
@@ -33,6 +36,7 @@ import picocli.CommandLine.ScopeType;
             VolidCommand.class, InfoCommand.class, ResizeCommand.class, CreateBaseCommand.class, CloneCommand.class, RenameCommand.class,
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
             ScanCommand.class, CleanupCommand.class, WipeCommand.class,
+            SnapshotCommand.class, SnapshotDeleteCommand.class, RollbackCommand.class,
         },
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {

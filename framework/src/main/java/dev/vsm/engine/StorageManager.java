@@ -6,9 +6,11 @@ import dev.vsm.qemu.Preallocation;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.SnapshotNames;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -50,7 +52,7 @@ public final class StorageManager {
 
     /** What {@code vsm info} shows. */
     public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
-                                Set<dev.vsm.spi.Feature> features) {}
+                                Set<Feature> features) {}
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
@@ -365,10 +367,63 @@ public final class StorageManager {
 
     /** A linked clone of a base volume for {@code vmid} (pve's {@code vdisk_clone}); returns the new volume id. */
     public VolumeId cloneVolume(VolumeId base, int vmid) {
-        checkEnabled(base.storage());
-        Storage storage = activate(base.storage());
-        VolumeName name = storage.parseVolname(base.volname());
-        String newName = locker.withStorageLock(base.storage(), () -> storage.cloneImage(name, vmid));
-        return new VolumeId(base.storage(), newName);
+        return cloneVolume(base, vmid, null);
+    }
+
+    /**
+     * A linked clone for {@code vmid} of a base volume, or of a volume's snapshot when
+     * {@code snapshot} is not null (pve's {@code vdisk_clone} with {@code snap}); returns the new volume id.
+     */
+    public VolumeId cloneVolume(VolumeId source, int vmid, String snapshot) {
+        if (snapshot != null) {
+            SnapshotNames.check(snapshot);
+        }
+        checkEnabled(source.storage());
+        Storage storage = activate(source.storage());
+        VolumeName name = storage.parseVolname(source.volname());
+        String newName = locker.withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
+        return new VolumeId(source.storage(), newName);
+    }
+
+    /**
+     * Makes snapshot {@code snapshot} of a volume, under the storage lock. A volume whose storage
+     * says it has no snapshot feature is refused before the plugin is asked.
+     */
+    public void snapshot(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
+            throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
+        }
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshot(name, snapshot);
+            return null;
+        });
+    }
+
+    /** Deletes a volume's snapshot, under the storage lock. */
+    public void snapshotDelete(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshotDelete(name, snapshot);
+            return null;
+        });
+    }
+
+    /** Rolls a volume back to one of its snapshots, under the storage lock. */
+    public void rollback(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        checkEnabled(volid.storage());
+        Storage storage = activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        locker.withStorageLock(volid.storage(), () -> {
+            storage.volumeSnapshotRollback(name, snapshot);
+            return null;
+        });
     }
 }

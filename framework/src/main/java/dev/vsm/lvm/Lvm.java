@@ -110,6 +110,91 @@ public final class Lvm {
         run(LvmCommands.vgscan());
     }
 
+    /**
+     * pve's LVM {@code activate_storage}: looks for the group, and when it is missing looks again
+     * with {@code vgscan}. Never fails: a missing group makes an inactive storage, and a failing
+     * vgscan is only warned about.
+     */
+    public void findGroupOrScan(String storageId, String vg) {
+        if (vgs().group(vg).isPresent()) {
+            return;
+        }
+        try {
+            vgscan();
+        } catch (StorageException e) {
+            console.warn("storage '" + storageId + "': volume group '" + vg + "' not found, and vgscan failed: " + e.getMessage());
+        }
+    }
+
+    // --- thin provisioning
+
+    /** A new thin volume of {@code sizeKib} KiB in {@code vg/pool}, then autoactivation off (only warned when that fails). */
+    public void thinLvcreate(String vg, String pool, String name, long sizeKib) {
+        run(LvmCommands.thinLvcreate(vg, pool, name, sizeKib));
+        disableAutoactivation(vg, name);
+    }
+
+    /**
+     * {@code lvchange --setautoactivation n}; a failure is a warning, as in pve (older lvm2 does
+     * not know the option).
+     */
+    public void disableAutoactivation(String vg, String lv) {
+        try {
+            run(LvmCommands.disableAutoactivation(vg, lv));
+        } catch (StorageException e) {
+            console.warn("could not set autoactivation: " + e.getMessage());
+        }
+    }
+
+    /** Activates a thin pool or volume, ignoring its activation-skip flag. */
+    public void activateThin(String vg, String lv) {
+        run(LvmCommands.activateThin(vg, lv));
+    }
+
+    public void deactivateThin(String vg, String lv) {
+        run(LvmCommands.deactivateThin(vg, lv));
+    }
+
+    public void thinSnapshot(String vg, String volume, String snapshotLv) {
+        run(LvmCommands.thinSnapshot(vg, volume, snapshotLv));
+    }
+
+    public void lvremoveSnapshot(String vg, String snapshotLv) {
+        run(LvmCommands.lvremoveSnapshot(vg, snapshotLv));
+    }
+
+    /** pve's thin rollback: remove the volume, make it again from its snapshot, autoactivation off. */
+    public void thinRollback(String vg, String volume, String snapshotLv) {
+        lvremove(vg, volume);
+        run(LvmCommands.thinRollback(vg, volume, snapshotLv));
+        disableAutoactivation(vg, volume);
+    }
+
+    /** A linked clone {@code name} of {@code source} (a base volume or a snapshot), autoactivation off. */
+    public void thinClone(String vg, String source, String name) {
+        run(LvmCommands.thinClone(vg, source, name));
+        disableAutoactivation(vg, name);
+    }
+
+    /**
+     * pve's thin {@code create_base} after its checks: rename, then read-only with activation
+     * skip, then deactivate; failures of the last two are only warned about.
+     */
+    public void renameToBase(String vg, String volume, String base) {
+        run(LvmCommands.renameToBase(vg, volume, base));
+        try {
+            run(LvmCommands.protectBase(vg, base));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+        }
+        // lvm2 warns when properties and activation change in one call, hence a second one
+        try {
+            run(LvmCommands.deactivateThin(vg, base));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+        }
+    }
+
     private String query(Command command) {
         return logged(command, runner.query(command));
     }

@@ -161,4 +161,74 @@ public final class LvmCommands {
     public static Command deactivateGroup(String vg) {
         return Command.of(VGCHANGE, "-aln", vg).withErrorPrefix("can't deactivate VG '" + vg + "'");
     }
+
+    // --- thin provisioning (pve's LvmThinPlugin, reference §8)
+
+    /**
+     * {@code lvcreate -aly -V <KiB>k --name <name> --thinpool <vg>/<pool>}: a new thin volume of
+     * {@code sizeKib} KiB virtual size. No tags and no {@code --setautoactivation} here: lvcreate
+     * of Debian's lvm2 does not accept it for thin volumes; {@link #disableAutoactivation} follows.
+     */
+    public static Command thinLvcreate(String vg, String pool, String name, long sizeKib) {
+        requireNonNull(pool, "pool");
+        return Command.of(LVCREATE, "-aly", "-V", sizeKib + "k", "--name", name, "--thinpool", vg + "/" + pool)
+                .withErrorPrefix("lvcreate '" + vg + "/" + name + "' error");
+    }
+
+    /** {@code lvchange --setautoactivation n <vg>/<lv>}: never activate the LV at boot (fix #4997); its failure is only warned about. */
+    public static Command disableAutoactivation(String vg, String lv) {
+        return Command.of(LVCHANGE, "--setautoactivation", "n", vg + "/" + lv);
+    }
+
+    /**
+     * {@code lvchange -ay -K <vg>/<lv>}: activate a thin pool or volume even when it is marked to
+     * skip activation (base volumes and snapshots are).
+     */
+    public static Command activateThin(String vg, String lv) {
+        return Command.of(LVCHANGE, "-ay", "-K", vg + "/" + lv).withErrorPrefix("activating LV '" + vg + "/" + lv + "' failed");
+    }
+
+    /** {@code lvchange -an <vg>/<lv>}: deactivate a thin snapshot or base volume (pve's thin {@code deactivate_volume}). */
+    public static Command deactivateThin(String vg, String lv) {
+        return Command.of(LVCHANGE, "-an", vg + "/" + lv).withErrorPrefix("deactivate_volume '" + vg + "/" + lv + "' error");
+    }
+
+    /** {@code lvcreate -n <snapshot> -pr -s <vg>/<volume>}: a read-only thin snapshot (snapshots skip activation by default). */
+    public static Command thinSnapshot(String vg, String volume, String snapshotLv) {
+        return Command.of(LVCREATE, "-n", snapshotLv, "-pr", "-s", vg + "/" + volume)
+                .withErrorPrefix("lvcreate snapshot '" + vg + "/" + snapshotLv + "' error");
+    }
+
+    /** {@code lvremove -f <vg>/<snapshot>}, worded as a snapshot's removal. */
+    public static Command lvremoveSnapshot(String vg, String snapshotLv) {
+        return Command.of(LVREMOVE, "-f", vg + "/" + snapshotLv).withErrorPrefix("lvremove snapshot '" + vg + "/" + snapshotLv + "' error");
+    }
+
+    /**
+     * {@code lvcreate -kn -n <volume> -s <vg>/<snapshot>}: the volume again, as a writable thin
+     * snapshot of its snapshot (the second half of a rollback, after {@link #lvremove}).
+     */
+    public static Command thinRollback(String vg, String volume, String snapshotLv) {
+        return Command.of(LVCREATE, "-kn", "-n", volume, "-s", vg + "/" + snapshotLv)
+                .withErrorPrefix("lvm rollback '" + vg + "/" + snapshotLv + "' error");
+    }
+
+    /**
+     * {@code lvcreate -n <name> -prw -kn -s <vg>/<source>}: a linked clone, a writable thin
+     * snapshot of a base volume (or of a snapshot) that does not skip activation.
+     */
+    public static Command thinClone(String vg, String source, String name) {
+        return Command.of(LVCREATE, "-n", name, "-prw", "-kn", "-s", vg + "/" + source)
+                .withErrorPrefix("clone image '" + vg + "/" + source + "' error");
+    }
+
+    /** {@code lvrename <vg> <vm-name> <base-name>}, worded as create-base's rename. */
+    public static Command renameToBase(String vg, String volume, String base) {
+        return Command.of(LVRENAME, vg, volume, base).withErrorPrefix("lvrename '" + vg + "/" + volume + "' => '" + vg + "/" + base + "' error");
+    }
+
+    /** {@code lvchange -pr -ky <vg>/<base>}: make a base volume read-only and skip it at activation. */
+    public static Command protectBase(String vg, String base) {
+        return Command.of(LVCHANGE, "-pr", "-ky", vg + "/" + base);
+    }
 }

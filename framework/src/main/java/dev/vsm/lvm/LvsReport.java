@@ -83,6 +83,11 @@ public final class LvsReport {
         return volumes.stream().filter(v -> v.vg().equals(vg) && v.name().equals(name)).findFirst();
     }
 
+    /** The thin pools of one group (pve's {@code list_thinpools}), in report order. */
+    public List<LogicalVolume> thinPools(String vg) {
+        return inGroup(vg).stream().filter(LogicalVolume::isThinPool).toList();
+    }
+
     /** The names of every LV of one group (for the next free disk name). */
     public List<String> names(String vg) {
         return inGroup(vg).stream().map(LogicalVolume::name).toList();

@@ -18,5 +18,12 @@ public enum Operation {
     /** {@link Storage#wipeVolume}: zero a volume's data in place. */
     WIPE,
     /** {@link Storage#renameVolume}: give a volume another owner or name. */
-    RENAME
+    RENAME,
+    /**
+     * {@link Storage#volumeSnapshot}, {@link Storage#volumeSnapshotDelete} and
+     * {@link Storage#volumeSnapshotRollback}: snapshots of volumes. Which volumes can have them,
+     * and whether a snapshot can be cloned ({@link Storage#cloneImage(VolumeName, int, String)}),
+     * the storage's {@link Storage#hasFeature} says.
+     */
+    SNAPSHOT
 }

@@ -88,6 +88,33 @@ public interface Storage {
         throw StorageException.badInput("storage '%s' (type %s) cannot clone volumes", config().id(), config().type());
     }
 
+    /**
+     * A linked clone for {@code vmid} of a base volume, or of a snapshot of a volume when
+     * {@code snapshot} is not null; returns its volume name. Storages that cannot clone from
+     * snapshots keep this default.
+     */
+    default String cloneImage(VolumeName volume, int vmid, String snapshot) {
+        if (snapshot == null) {
+            return cloneImage(volume, vmid);
+        }
+        throw StorageException.badInput("storage '%s' (type %s) cannot clone from snapshots", config().id(), config().type());
+    }
+
+    /** Makes snapshot {@code snapshot} of a volume (pve's {@code volume_snapshot}). The name is valid ({@link SnapshotNames}). */
+    default void volumeSnapshot(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot snapshot volumes", config().id(), config().type());
+    }
+
+    /** Deletes a volume's snapshot (pve's {@code volume_snapshot_delete}). */
+    default void volumeSnapshotDelete(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot delete snapshots", config().id(), config().type());
+    }
+
+    /** Puts a volume back to the state of one of its snapshots (pve's {@code volume_snapshot_rollback}). */
+    default void volumeSnapshotRollback(VolumeName volume, String snapshot) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot roll back snapshots", config().id(), config().type());
+    }
+
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
 

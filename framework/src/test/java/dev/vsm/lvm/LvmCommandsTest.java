@@ -92,4 +92,49 @@ class LvmCommandsTest {
         assertThat(LvmCommands.deactivateGroup("vg0").argv()).containsExactly("/sbin/vgchange", "-aln", "vg0");
         assertThat(LvmCommands.deactivateGroup("vg0").errorPrefix()).isEqualTo("can't deactivate VG 'vg0'");
     }
+
+    @Test
+    void thinAllocationAsPveWithoutTagsAndAutoactivationApart() {
+        Command c = LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4194304);
+        assertThat(c.argv()).containsExactly("/sbin/lvcreate", "-aly", "-V", "4194304k", "--name", "vm-100-disk-0",
+                "--thinpool", "pve/data");
+        assertThat(c.errorPrefix()).isEqualTo("lvcreate 'pve/vm-100-disk-0' error");
+        assertThat(LvmCommands.disableAutoactivation("pve", "vm-100-disk-0").argv())
+                .containsExactly("/sbin/lvchange", "--setautoactivation", "n", "pve/vm-100-disk-0");
+    }
+
+    @Test
+    void thinActivationIgnoresTheSkipFlag() {
+        Command on = LvmCommands.activateThin("pve", "data");
+        assertThat(on.argv()).containsExactly("/sbin/lvchange", "-ay", "-K", "pve/data");
+        assertThat(on.errorPrefix()).isEqualTo("activating LV 'pve/data' failed");
+        Command off = LvmCommands.deactivateThin("pve", "base-100-disk-0");
+        assertThat(off.argv()).containsExactly("/sbin/lvchange", "-an", "pve/base-100-disk-0");
+        assertThat(off.errorPrefix()).isEqualTo("deactivate_volume 'pve/base-100-disk-0' error");
+    }
+
+    @Test
+    void thinSnapshotsRollbackAndDeletion() {
+        Command snap = LvmCommands.thinSnapshot("pve", "vm-100-disk-0", "snap_vm-100-disk-0_s1");
+        assertThat(snap.argv()).containsExactly("/sbin/lvcreate", "-n", "snap_vm-100-disk-0_s1", "-pr", "-s", "pve/vm-100-disk-0");
+        assertThat(snap.errorPrefix()).isEqualTo("lvcreate snapshot 'pve/snap_vm-100-disk-0_s1' error");
+        Command rollback = LvmCommands.thinRollback("pve", "vm-100-disk-0", "snap_vm-100-disk-0_s1");
+        assertThat(rollback.argv()).containsExactly("/sbin/lvcreate", "-kn", "-n", "vm-100-disk-0", "-s", "pve/snap_vm-100-disk-0_s1");
+        assertThat(rollback.errorPrefix()).isEqualTo("lvm rollback 'pve/snap_vm-100-disk-0_s1' error");
+        Command delete = LvmCommands.lvremoveSnapshot("pve", "snap_vm-100-disk-0_s1");
+        assertThat(delete.argv()).containsExactly("/sbin/lvremove", "-f", "pve/snap_vm-100-disk-0_s1");
+        assertThat(delete.errorPrefix()).isEqualTo("lvremove snapshot 'pve/snap_vm-100-disk-0_s1' error");
+    }
+
+    @Test
+    void thinTemplatesAndLinkedClones() {
+        Command rename = LvmCommands.renameToBase("pve", "vm-100-disk-0", "base-100-disk-0");
+        assertThat(rename.argv()).containsExactly("/sbin/lvrename", "pve", "vm-100-disk-0", "base-100-disk-0");
+        assertThat(rename.errorPrefix()).isEqualTo("lvrename 'pve/vm-100-disk-0' => 'pve/base-100-disk-0' error");
+        assertThat(LvmCommands.protectBase("pve", "base-100-disk-0").argv())
+                .containsExactly("/sbin/lvchange", "-pr", "-ky", "pve/base-100-disk-0");
+        Command clone = LvmCommands.thinClone("pve", "base-100-disk-0", "vm-101-disk-0");
+        assertThat(clone.argv()).containsExactly("/sbin/lvcreate", "-n", "vm-101-disk-0", "-prw", "-kn", "-s", "pve/base-100-disk-0");
+        assertThat(clone.errorPrefix()).isEqualTo("clone image 'pve/base-100-disk-0' error");
+    }
 }

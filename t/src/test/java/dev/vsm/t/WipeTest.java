@@ -125,7 +125,7 @@ class WipeTest {
         vsm.run("wipe", "--device", "/dev/null", "--yes").badInput("'/dev/null' is not a block device");
         vsm.run("wipe", "--device", dev, "--yes", "--stepsize", "0").badInput("invalid stepsize 0 MiB");
         vsm.run("wipe", "--device", dev, "--yes", "--throughput", "fast").badInput("invalid throughput 'fast'");
-        vsm.run("wipe", "--yes").badInput("Missing required option: '--device=PATH'");
+        vsm.run("wipe", "--yes").badInput("give either a VOLUME or --device PATH to zero");
         assertThat(disk.sha256()).isEqualTo(before);
     }
 

@@ -7,7 +7,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code vsm scan <type>}: look for storage that could be added (pvesm scan); one subcommand per type. */
-@Command(name = "scan", description = "Scan for storage (volume groups, ...).", subcommands = {ScanLvmCommand.class})
+@Command(name = "scan", description = "Scan for storage (volume groups, ...).", subcommands = {ScanLvmCommand.class, ScanLvmThinCommand.class})
 public final class ScanCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -27,8 +27,9 @@ public final class StatusCommand extends VsmCommand {
         ContentType ct = content == null ? null : ContentType.fromId(content)
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         List<StatusRow> rows = session().manager().status(storage, ct, enabled);
+        rows.forEach(r -> r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
         String digest = session().config().digest();
-        output.print(out(), rows.stream().map(r -> json(r, digest)).toList(), o -> {
+        output.print(out(), rows.stream().map(r -> withDigest(json(r), digest)).toList(), o -> {
             int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
             String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
             o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
@@ -46,7 +47,12 @@ public final class StatusCommand extends VsmCommand {
     }
 
     /** pve's storage index gives every entry the configuration's digest, for a later {@code set --digest}. */
-    private static Map<String, Object> json(StatusRow r, String digest) {
+    private static Map<String, Object> withDigest(Map<String, Object> row, String digest) {
+        row.put("digest", digest);
+        return row;
+    }
+
+    static Map<String, Object> json(StatusRow r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("storage", r.storage());
         m.put("type", r.type());
@@ -58,7 +64,11 @@ public final class StatusCommand extends VsmCommand {
         m.put("used", r.status().used());
         m.put("avail", r.status().avail());
         m.put("used_fraction", r.status().total() == 0 ? 0.0 : (double) r.status().used() / r.status().total());
-        m.put("digest", digest);
+        if (r.status().metadata() != null) {
+            m.put("metadata_used", r.status().metadata().used());
+            m.put("metadata_size", r.status().metadata().size());
+        }
+        m.put("warnings", r.status().warnings());
         return m;
     }
 }

@@ -1,5 +1,6 @@
 package dev.vsm.plugin.lvm;
 
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -32,11 +33,8 @@ public final class LvmPlugin implements StoragePlugin {
     static final String TAGGED_ONLY = "tagged_only";
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
 
-    /** pve's {@code pve-storage-vgname}, as a whole-value pattern. */
-    private static final String VGNAME_PATTERN = "(?i)^[a-z0-9][a-z0-9\\-_.]*[a-z0-9]$";
-
     private static final PluginSchema SCHEMA = new PluginSchema(List.of(
-            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(VGNAME_PATTERN),
+            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
             PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)").asFixed(),
             PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes").withDefault(false),
             PropertySpec.integer(SAFEREMOVE_STEPSIZE, "zero-out step in MiB, capped to what the device supports")

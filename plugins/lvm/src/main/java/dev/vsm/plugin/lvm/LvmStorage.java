@@ -75,14 +75,7 @@ final class LvmStorage implements Storage {
     /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, and only warns when that fails. */
     @Override
     public void activate() {
-        if (lvm.vgs().group(options.vgname()).isEmpty()) {
-            try {
-                lvm.vgscan();
-            } catch (StorageException e) {
-                context.console().warn("storage '" + config.id() + "': volume group '" + options.vgname()
-                        + "' not found, and vgscan failed: " + e.getMessage());
-            }
-        }
+        lvm.findGroupOrScan(config.id(), options.vgname());
     }
 
     @Override

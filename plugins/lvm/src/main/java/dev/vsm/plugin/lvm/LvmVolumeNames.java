@@ -1,8 +1,8 @@
 package dev.vsm.plugin.lvm;
 
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
-import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,8 +13,6 @@ import java.util.regex.Pattern;
  * else raw. There are no base volumes on LVM.
  */
 final class LvmVolumeNames {
-    /** pve's {@code parse_lvm_name} (also the syntax of {@code vgname}). */
-    static final Pattern LVM_NAME = Pattern.compile("^[a-z0-9][a-z0-9\\-_.]*[a-z0-9]$", Pattern.CASE_INSENSITIVE);
     private static final Pattern VOLUME = Pattern.compile("^(vm-(\\d+)-\\S+)$");
     /** The prefix saferemove gives an LV before wiping it. */
     static final String DELETE_PREFIX = "del-";
@@ -23,9 +21,7 @@ final class LvmVolumeNames {
 
     /** Parses a volume name; bad input with pve's messages when it is not one. */
     static VolumeName parse(String volname) {
-        if (!LVM_NAME.matcher(volname).matches()) {
-            throw StorageException.badInput("lvm name '%s' contains illegal characters", VolumeId.printable(volname));
-        }
+        LvmNames.check(volname);
         Matcher m = VOLUME.matcher(volname);
         if (!m.matches()) {
             throw StorageException.badInput("unable to parse lvm volume name '%s'", volname);
@@ -41,7 +37,7 @@ final class LvmVolumeNames {
 
     /** Whether a name is a volume name of this plugin (what {@link #parse} accepts). */
     static boolean isVolumeName(String name) {
-        return LVM_NAME.matcher(name).matches() && VOLUME.matcher(name).matches();
+        return LvmNames.isValid(name) && VOLUME.matcher(name).matches();
     }
 
     static String formatOf(String name) {

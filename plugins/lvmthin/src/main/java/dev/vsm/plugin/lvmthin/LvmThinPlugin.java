@@ -1,0 +1,77 @@
+package dev.vsm.plugin.lvmthin;
+
+import dev.vsm.lvm.LvmNames;
+import dev.vsm.spi.CommonProperties;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageApi;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StoragePlugin;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * Storage type {@code lvmthin}: raw VM disks as thin volumes of one LVM thin pool (pve's
+ * {@code LvmThinPlugin}). Volumes are {@code vm-<vmid>-disk-<n>} (and {@code base-...} templates);
+ * snapshots are read-only thin snapshots {@code snap_<volume>_<name>}; linked clones are writable
+ * thin snapshots of a base volume.
+ *
+ * <p>Beyond pve: {@code max-overprovision}, a ratio that caps the sum of the pool's thin volume
+ * sizes (see {@link OverprovisionGuard}), and warnings when the pool's data or metadata is more
+ * than 80% full.
+ */
+public final class LvmThinPlugin implements StoragePlugin {
+    public static final String TYPE = "lvmthin";
+
+    static final String VGNAME = "vgname";
+    static final String THINPOOL = "thinpool";
+    static final String MAX_OVERPROVISION = "max-overprovision";
+
+    private static final EnumSet<ContentType> CONTENT = EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR);
+
+    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
+            PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group").asRequired().asFixed()
+                    .withPattern(LvmNames.REGEX),
+            PropertySpec.number(MAX_OVERPROVISION, "refuse allocations, clones and resizes that would make the thin volumes' "
+                    + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)"),
+            CommonProperties.nodes(),
+            CommonProperties.disable(),
+            CommonProperties.content(CONTENT),
+            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
+            CONTENT, CONTENT, List.of("raw"), "raw");
+
+    @Override
+    public int apiVersion() {
+        return StorageApi.VERSION;
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    @Override
+    public PluginSchema schema() {
+        return SCHEMA;
+    }
+
+    @Override
+    public Storage open(StorageConfig config, StorageContext context) {
+        return new LvmThinStorage(config, context);
+    }
+
+    /** Checks the section (a positive {@code max-overprovision}) before it is written. */
+    @Override
+    public void onAdd(StorageConfig config, StorageContext context) {
+        ThinOptions.of(config);
+    }
+
+    @Override
+    public void onUpdate(StorageConfig before, StorageConfig after, StorageContext context) {
+        ThinOptions.of(after);
+    }
+}

@@ -1,0 +1,375 @@
+package dev.vsm.plugin.lvmthin;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvsReport;
+import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.Console;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.DiskNames;
+import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.spi.VolumeName;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One configured lvmthin storage (pve's {@code LvmThinPlugin}, reference §8). Every lvm2 command
+ * goes through {@link Lvm} on the context's command runner, so {@code --dry-run} prints the
+ * changes; the engine holds the storage lock around every change.
+ *
+ * <p>Where pve lets lvm2 fail (a volume or snapshot that is not there, a name that is taken),
+ * vsm refuses first with a one-line bad-input message, so that nothing is half done: a rollback
+ * to a missing snapshot would otherwise remove the volume and then fail.
+ */
+final class LvmThinStorage implements Storage {
+    private final StorageConfig config;
+    private final ThinOptions options;
+    private final Lvm lvm;
+    private final Console console;
+    private final OverprovisionGuard guard;
+    /** pve's activation cache: the pool was activated (or found active) by {@link #activate()}. */
+    private boolean poolActivated;
+
+    LvmThinStorage(StorageConfig config, StorageContext context) {
+        this.config = requireNonNull(config, "config");
+        this.console = requireNonNull(context, "context").console();
+        this.options = ThinOptions.of(config);
+        this.lvm = new Lvm(context.commands(), context.console());
+        this.guard = new OverprovisionGuard(config.id(), options.vgname(), options.thinpool(), options.maxOverprovision());
+    }
+
+    @Override
+    public StorageConfig config() {
+        return config;
+    }
+
+    @Override
+    public VolumeName parseVolname(String volname) {
+        return ThinVolumeNames.parse(volname);
+    }
+
+    @Override
+    public Path path(VolumeName volume) {
+        return lvPath(volume.name());
+    }
+
+    private Path lvPath(String lv) {
+        return Path.of("/dev", vg(), lv);
+    }
+
+    private String vg() {
+        return options.vgname();
+    }
+
+    // --- storage activation and status
+
+    /**
+     * The volume group as the lvm plugin looks for it, then the pool: it must exist, and is
+     * activated ({@code lvchange -ay -K}) unless it is active.
+     */
+    @Override
+    public void activate() {
+        lvm.findGroupOrScan(config.id(), vg());
+        LogicalVolume pool = lvm.lvs(null).find(vg(), options.thinpool()).orElseThrow(
+                () -> StorageException.failed("no such logical volume %s/%s", vg(), options.thinpool()));
+        if (!pool.active()) {
+            lvm.activateThin(vg(), pool.name());
+        }
+        poolActivated = true;
+    }
+
+    @Override
+    public void deactivate() {
+        lvm.deactivateGroup(vg());
+    }
+
+    /**
+     * From the pool: total = its size, used = its data percent of that; inactive when the pool is
+     * missing, not a thin pool, empty or not active (neither found active nor activated by this
+     * storage, pve's activation cache).
+     */
+    @Override
+    public StorageStatus status() {
+        Optional<LogicalVolume> pool = lvm.lvs(null).find(vg(), options.thinpool())
+                .filter(lv -> lv.isThinPool() && lv.size() > 0);
+        if (pool.isEmpty() || !(pool.get().active() || poolActivated)) {
+            return StorageStatus.INACTIVE;
+        }
+        return new ThinPoolUsage(config.id(), pool.get()).status();
+    }
+
+    // --- volume activation
+
+    /** {@code lvchange -ay -K} unless the LV is active. */
+    @Override
+    public void activateVolume(VolumeName volume) {
+        LogicalVolume lv = lvm.lvs(vg()).find(vg(), volume.name()).orElseThrow(
+                () -> StorageException.failed("no such logical volume %s/%s", vg(), volume.name()));
+        if (!lv.active()) {
+            lvm.activateThin(vg(), lv.name());
+        }
+    }
+
+    /** Only base volumes are deactivated ({@code lvchange -an}); other volumes stay active, as in pve. */
+    @Override
+    public void deactivateVolume(VolumeName volume) {
+        if (volume.isBase()) {
+            lvm.deactivateThin(vg(), volume.name());
+        }
+    }
+
+    // --- allocation and removal
+
+    /**
+     * {@code lvcreate -V ... --thinpool}, then autoactivation off. No tags (as pve), no free-space
+     * check (the pool is thin); the over-provisioning guard when configured.
+     */
+    @Override
+    public String allocImage(AllocRequest request) {
+        if (!request.format().equals("raw")) {
+            throw StorageException.badInput("unsupported format '%s'", request.format());
+        }
+        String name = request.name();
+        if (name != null) {
+            ThinVolumeNames.parse(name);
+            if (!name.startsWith("vm-" + request.vmid() + "-")) {
+                throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", name, request.vmid());
+            }
+        }
+        if (lvm.vgs().group(vg()).isEmpty()) {
+            throw StorageException.failed("no such volume group '%s'", vg());
+        }
+        LvsReport lvs = lvm.lvs(vg());
+        List<String> existing = lvs.names(vg());
+        if (name == null) {
+            name = DiskNames.nextFree(existing, config.id(), request.vmid(), null, false, false);
+        } else if (existing.contains(name)) {
+            throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
+        }
+        guard.check(lvs, "allocate " + name, Math.multiplyExact(request.sizeKib(), 1024L));
+        lvm.thinLvcreate(vg(), options.thinpool(), name, request.sizeKib());
+        return name;
+    }
+
+    /** Removes the volume's snapshots, then the volume ({@code lvremove -f}). */
+    @Override
+    public Optional<Runnable> freeImage(VolumeName volume) {
+        LvsReport lvs = lvm.lvs(vg());
+        List<String> snapshots = lvs.names(vg()).stream().filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name())).toList();
+        boolean exists = lvs.find(vg(), volume.name()).isPresent();
+        if (!exists && snapshots.isEmpty()) {
+            throw doesNotExist(volume);
+        }
+        for (String snapshot : snapshots) {
+            lvm.lvremoveSnapshot(vg(), snapshot);
+        }
+        if (exists) {
+            lvm.lvremove(vg(), volume.name());
+        }
+        return Optional.empty();
+    }
+
+    // --- listing and sizes
+
+    /** The pool's thin volumes named {@code vm-}/{@code base-}; plain LVs, other pools' volumes and snapshots are not listed. */
+    @Override
+    public List<VolumeInfo> listImages(Integer vmid) {
+        List<VolumeInfo> images = new ArrayList<>();
+        for (LogicalVolume lv : lvm.lvs(null).inGroup(vg())) {
+            if (lv.type() != 'V' || !lv.poolLv().equals(options.thinpool()) || !ThinVolumeNames.isVolumeName(lv.name())) {
+                continue;
+            }
+            VolumeName name = ThinVolumeNames.parse(lv.name());
+            if (vmid != null && !vmid.equals(name.vmid())) {
+                continue;
+            }
+            images.add(new VolumeInfo(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES, lv.size(), false, null,
+                    name.vmid(), lv.ctime(), null));
+        }
+        return images;
+    }
+
+    /** The thin volume's virtual size; used = its data percent of that (0 where lvm2 cannot ask the kernel). */
+    @Override
+    public ImageInfo volumeSizeInfo(VolumeName volume) {
+        LogicalVolume lv = existing(lvm.lvs(vg()), volume);
+        return new ImageInfo(lv.size(), "raw", (long) (lv.dataPercent() * lv.size() / 100), null, null, null, false, lv.ctime());
+    }
+
+    /** {@code lvextend -L <KiB>k}, within the over-provisioning guard; nothing when the volume is that large already. */
+    @Override
+    public void volumeResize(VolumeName volume, long sizeBytes) {
+        LvsReport lvs = lvm.lvs(vg());
+        LogicalVolume lv = existing(lvs, volume);
+        if (lv.size() >= sizeBytes) {
+            return;
+        }
+        guard.check(lvs, "grow " + volume.name(), sizeBytes - lv.size());
+        lvm.lvextend(path(volume), (sizeBytes + 1023) / 1024);
+    }
+
+    // --- templates and linked clones
+
+    /**
+     * Renames {@code vm-} to {@code base-}, makes it read-only with activation skip and
+     * deactivates it. Refused for a base volume and for a volume with snapshots.
+     */
+    @Override
+    public String createBase(VolumeName volume) {
+        if (volume.isBase()) {
+            throw StorageException.badInput("create_base not possible with base image");
+        }
+        LvsReport lvs = lvm.lvs(vg());
+        existing(lvs, volume);
+        for (String lv : lvs.names(vg())) {
+            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+                throw StorageException.badInput("unable to create base volume - found snapshot '%s'", lv);
+            }
+        }
+        String base = ThinVolumeNames.baseName(volume.name());
+        if (lvs.find(vg(), base).isPresent()) {
+            throw StorageException.badInput("unable to create base volume - '%s' already exists", lvPath(base));
+        }
+        lvm.renameToBase(vg(), volume.name(), base);
+        return base;
+    }
+
+    @Override
+    public String cloneImage(VolumeName base, int vmid) {
+        return cloneImage(base, vmid, null);
+    }
+
+    /**
+     * A writable thin snapshot of a base volume (or of a volume's snapshot) named as the next free
+     * {@code vm-<vmid>-disk-<n>}, within the over-provisioning guard.
+     */
+    @Override
+    public String cloneImage(VolumeName volume, int vmid, String snapshot) {
+        LvsReport lvs = lvm.lvs(vg());
+        LogicalVolume source;
+        if (snapshot != null) {
+            source = existingSnapshot(lvs, volume, snapshot);
+        } else {
+            if (!volume.isBase()) {
+                throw StorageException.badInput("clone_image only works on base images");
+            }
+            source = existing(lvs, volume);
+        }
+        String name = DiskNames.nextFree(lvs.names(vg()), config.id(), vmid, null, false, false);
+        guard.check(lvs, "clone " + source.name() + " to " + name, source.size());
+        lvm.thinClone(vg(), source.name(), name);
+        return name;
+    }
+
+    // --- snapshots
+
+    /** {@code lvcreate -n snap_<volume>_<snapshot> -pr -s}: a read-only thin snapshot. */
+    @Override
+    public void volumeSnapshot(VolumeName volume, String snapshot) {
+        LvsReport lvs = lvm.lvs(vg());
+        existing(lvs, volume);
+        String lv = ThinVolumeNames.snapshotLv(volume.name(), snapshot);
+        if (lvs.find(vg(), lv).isPresent()) {
+            throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
+        }
+        lvm.thinSnapshot(vg(), volume.name(), lv);
+    }
+
+    @Override
+    public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
+        LogicalVolume lv = existingSnapshot(lvm.lvs(vg()), volume, snapshot);
+        lvm.lvremoveSnapshot(vg(), lv.name());
+    }
+
+    /** Removes the volume and makes it again as a writable thin snapshot of the snapshot. */
+    @Override
+    public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
+        LvsReport lvs = lvm.lvs(vg());
+        existing(lvs, volume);
+        LogicalVolume lv = existingSnapshot(lvs, volume, snapshot);
+        lvm.thinRollback(vg(), volume.name(), lv.name());
+    }
+
+    // --- rename (pve inherits the lvm plugin's)
+
+    /**
+     * {@code lvrename} to the given name or the new owner's next free disk name, then
+     * {@code lvchange} moving the {@code pve-vm-<vmid>} tag when the owner changes (as pve, which
+     * runs the lvm plugin's rename; a failure to retag is only a warning). Refused for base
+     * volumes (no rename feature) and for volumes with snapshots, which would stay behind under
+     * the old name.
+     */
+    @Override
+    public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        if (volume.isBase()) {
+            throw StorageException.badInput("rename is not available for base volume '%s:%s'", config.id(), volume.volname());
+        }
+        LvsReport lvs = lvm.lvs(vg());
+        existing(lvs, volume);
+        List<String> names = lvs.names(vg());
+        for (String lv : names) {
+            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+                throw StorageException.badInput("can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
+            }
+        }
+        String target = targetName;
+        if (target == null) {
+            target = DiskNames.nextFree(names, config.id(), targetVmid, null, false, false);
+        } else {
+            VolumeName parsed = ThinVolumeNames.parse(target);
+            if (parsed.isBase() || parsed.vmid() != targetVmid) {
+                throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", target, targetVmid);
+            }
+        }
+        if (names.contains(target)) {
+            throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        lvm.lvrename(vg(), volume.name(), target);
+        if (volume.vmid() != null && volume.vmid() != targetVmid) {
+            try {
+                lvm.retag(vg(), target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
+            } catch (StorageException e) {
+                console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+        return target;
+    }
+
+    @Override
+    public Set<Operation> operations() {
+        return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT);
+    }
+
+    @Override
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+        return ThinFeatures.has(feature, volume, snapshot);
+    }
+
+    // --- lookups
+
+    private LogicalVolume existing(LvsReport lvs, VolumeName volume) {
+        return lvs.find(vg(), volume.name()).orElseThrow(() -> doesNotExist(volume));
+    }
+
+    private LogicalVolume existingSnapshot(LvsReport lvs, VolumeName volume, String snapshot) {
+        return lvs.find(vg(), ThinVolumeNames.snapshotLv(volume.name(), snapshot)).orElseThrow(() -> StorageException.badInput(
+                "snapshot '%s' of volume '%s:%s' does not exist", snapshot, config.id(), volume.volname()));
+    }
+
+    private StorageException doesNotExist(VolumeName volume) {
+        return StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname());
+    }
+}

@@ -1,0 +1,55 @@
+package dev.vsm.plugin.lvmthin;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StorageStatus.MetadataUsage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How full a thin pool is, as {@code lvs} reports it, and the warnings that go with it. A thin
+ * pool that fills up fails every volume on it at once, and its metadata can fill up on its own;
+ * so either above {@value #WARN_PERCENT}% is worth a warning.
+ *
+ * @param storageId the storage, for messages
+ * @param pool      the pool LV
+ */
+record ThinPoolUsage(String storageId, LogicalVolume pool) {
+    /** Above this percentage of data or metadata in use, status warns. */
+    static final double WARN_PERCENT = 80;
+
+    ThinPoolUsage {
+        requireNonNull(storageId, "storageId");
+        requireNonNull(pool, "pool");
+    }
+
+    /**
+     * The pool as an active storage's status (pve's thin {@code status}): total = pool size,
+     * used = data percent of it; metadata use and warnings beside.
+     */
+    StorageStatus status() {
+        long used = pool.used();
+        return new StorageStatus(pool.size(), used, pool.size() - used, true,
+                new MetadataUsage(pool.metadataUsed(), pool.metadataSize()), warnings());
+    }
+
+    /** One line for data and one for metadata when above {@value #WARN_PERCENT}%. */
+    List<String> warnings() {
+        List<String> warnings = new ArrayList<>();
+        if (pool.dataPercent() > WARN_PERCENT) {
+            warnings.add(warning("data", pool.dataPercent()));
+        }
+        if (pool.metadataPercent() > WARN_PERCENT) {
+            warnings.add(warning("metadata", pool.metadataPercent()));
+        }
+        return warnings;
+    }
+
+    private String warning(String what, double percent) {
+        return String.format(Locale.ROOT, "storage '%s': thin pool %s/%s %s is %.2f%% full (warning above %.0f%%) - "
+                + "extend the pool or free volumes before it fills up", storageId, pool.vg(), pool.name(), what, percent, WARN_PERCENT);
+    }
+}

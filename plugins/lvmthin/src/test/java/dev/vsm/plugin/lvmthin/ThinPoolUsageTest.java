@@ -1,0 +1,42 @@
+package dev.vsm.plugin.lvmthin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StorageStatus.MetadataUsage;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A pool's status: total, used from data percent, metadata use, and the warnings above 80%. */
+class ThinPoolUsageTest {
+    private static final long GIB = 1024L * 1024 * 1024;
+
+    private static LogicalVolume pool(double dataPercent, double metadataPercent) {
+        return new LogicalVolume("pve", "data", 100 * GIB, "twi-aotz--", "", dataPercent, metadataPercent, 0, "uuid", List.of(),
+                GIB, 1700000000L);
+    }
+
+    @Test
+    void statusIsThePoolsSizeAndDataUse() {
+        StorageStatus s = new ThinPoolUsage("local-lvm", pool(25.5, 10)).status();
+        assertThat(s.total()).isEqualTo(100 * GIB);
+        assertThat(s.used()).isEqualTo((long) (25.5 * 100 * GIB / 100));
+        assertThat(s.avail()).isEqualTo(s.total() - s.used());
+        assertThat(s.active()).isTrue();
+        assertThat(s.metadata()).isEqualTo(new MetadataUsage(GIB / 10, GIB));
+        assertThat(s.warnings()).isEmpty();
+    }
+
+    @Test
+    void eightyPercentIsStillFineAboveItWarns() {
+        assertThat(new ThinPoolUsage("local-lvm", pool(80, 80)).warnings()).isEmpty();
+        assertThat(new ThinPoolUsage("local-lvm", pool(80.01, 12)).warnings()).containsExactly(
+                "storage 'local-lvm': thin pool pve/data data is 80.01% full (warning above 80%) - extend the pool or free "
+                        + "volumes before it fills up");
+        assertThat(new ThinPoolUsage("local-lvm", pool(3, 91.5)).warnings()).containsExactly(
+                "storage 'local-lvm': thin pool pve/data metadata is 91.50% full (warning above 80%) - extend the pool or "
+                        + "free volumes before it fills up");
+        assertThat(new ThinPoolUsage("local-lvm", pool(99, 99)).status().warnings()).hasSize(2);
+    }
+}
