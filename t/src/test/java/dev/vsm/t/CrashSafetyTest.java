@@ -315,7 +315,7 @@ class CrashSafetyTest {
         Set<String> listed = new TreeSet<>();
         vsm.run("list", "san", "--output-format", "json").ok().json().forEach(v -> listed.add(v.get("volid").asText().substring(4)));
         assertThat(listed).isEqualTo(new TreeSet<>(after));
-        System.out.printf("CrashSafetyTest free: %d rounds left a pending del- volume, vsm cleanup finished them (%s)%n",
+        System.out.printf("CrashSafetyTest free: %d rounds left a pending del- volume; later frees and vsm cleanup finished them (%s)%n",
                 renamedOnly, cleanup.out().strip());
     }
 
