@@ -19,6 +19,8 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.transfer.VolumeTransfers;
+import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +34,8 @@ import java.util.function.Supplier;
 public final class Session {
     private final Vsm vsm;
     private final boolean dryRun;
+    private final boolean quiet;
+    private final boolean stdoutIsData;
     private PluginRegistry registry;
     private FileLocks locks;
     private ConfigStore configStore;
@@ -40,8 +44,19 @@ public final class Session {
     private StorageManager manager;
 
     public Session(Vsm vsm, boolean dryRun) {
+        this(vsm, dryRun, false, false);
+    }
+
+    /**
+     * @param quiet        no progress display ({@code --quiet})
+     * @param stdoutIsData standard output carries data ({@code vsm export ... -}): every message,
+     *                     progress included, goes to standard error
+     */
+    public Session(Vsm vsm, boolean dryRun, boolean quiet, boolean stdoutIsData) {
         this.vsm = requireNonNull(vsm, "vsm");
         this.dryRun = dryRun;
+        this.quiet = quiet;
+        this.stdoutIsData = stdoutIsData;
     }
 
     public boolean dryRun() {
@@ -95,12 +110,22 @@ public final class Session {
 
     public StorageContext context() {
         if (context == null) {
-            StdConsole console = new StdConsole(vsm.out(), vsm.err());
-            boolean terminal = vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
-            context = new DefaultStorageContext(dryRun, console,
-                    terminal ? ProgressOutput.terminal(vsm.out()) : ProgressOutput.lines(console), storageLocks(), Map.of());
+            PrintStream messages = stdoutIsData ? vsm.err() : vsm.out();
+            StdConsole console = new StdConsole(messages, vsm.err());
+            boolean terminal = stdoutIsData
+                    ? vsm.err() == System.err && ProgressOutput.stderrIsTerminal()
+                    : vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
+            ProgressOutput progress = quiet ? ProgressOutput.none()
+                    : terminal ? ProgressOutput.terminal(messages) : ProgressOutput.lines(console);
+            context = new DefaultStorageContext(dryRun, console, progress, storageLocks(), Map.of());
         }
         return context;
+    }
+
+    /** Import, export and copy of volumes, on this session's storages. */
+    public VolumeTransfers transfers() {
+        context();
+        return new VolumeTransfers(manager(), context.qemuImgRunner(), context.progress());
     }
 
     /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */

@@ -5,8 +5,12 @@ import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
 import dev.vsm.cli.command.CleanupCommand;
 import dev.vsm.cli.command.CloneCommand;
+import dev.vsm.cli.command.CopyCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
+import dev.vsm.cli.command.ExportCommand;
 import dev.vsm.cli.command.FreeCommand;
+import dev.vsm.cli.command.ImportCommand;
+import dev.vsm.cli.command.ImportStreamCommand;
 import dev.vsm.cli.command.InfoCommand;
 import dev.vsm.cli.command.ListCommand;
 import dev.vsm.cli.command.PathCommand;
@@ -37,6 +41,7 @@ import picocli.CommandLine.ScopeType;
             AddCommand.class, SetCommand.class, RemoveCommand.class, ApiInfoCommand.class, PluginsCommand.class,
             ScanCommand.class, CleanupCommand.class, WipeCommand.class,
             SnapshotCommand.class, SnapshotDeleteCommand.class, RollbackCommand.class,
+            ImportCommand.class, ExportCommand.class, ImportStreamCommand.class, CopyCommand.class,
         },
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {

@@ -30,6 +30,7 @@ public final class DefaultStorageContext implements StorageContext {
     private final LocalHostFiles files;
     private QemuImgRunner qemuImg;
     private final ZeroOutEngine zeroOut;
+    private final ProgressOutput progress;
     private final StorageLocks locks;
     private String nodeName;
 
@@ -62,6 +63,7 @@ public final class DefaultStorageContext implements StorageContext {
         this.locks = requireNonNull(locks, "locks");
         this.commands = new ProcessCommandRunner(dryRun, console, environment);
         this.files = new LocalHostFiles(dryRun, console);
+        this.progress = requireNonNull(progress, "progress");
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
     }
 
@@ -87,9 +89,14 @@ public final class DefaultStorageContext implements StorageContext {
      */
     public synchronized QemuImgRunner qemuImgRunner() {
         if (qemuImg == null) {
-            qemuImg = new QemuImgRunner(commands, console);
+            qemuImg = new QemuImgRunner(commands, console, progress);
         }
         return qemuImg;
+    }
+
+    /** Where long jobs (zero-out, convert, streams) show their progress. */
+    public ProgressOutput progress() {
+        return progress;
     }
 
     @Override

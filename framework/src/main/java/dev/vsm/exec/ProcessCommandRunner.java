@@ -71,6 +71,23 @@ public final class ProcessCommandRunner implements CommandRunner {
         return execute(command);
     }
 
+    /** True when changing commands are printed, not run. */
+    public boolean dryRun() {
+        return dryRun;
+    }
+
+    /**
+     * Runs a reading command whose exit status is an answer ({@code qemu-img compare}, {@code check}):
+     * the result carries it instead of a failure. Still fails when the command cannot start or
+     * times out, and raises {@link InterruptedCommandException} when vsm is being stopped.
+     */
+    public Result queryStatus(Command command) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = execute(command, out, err);
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     /** The shell line a command stands for, with its working directory when it has one. */
     public static String render(Command command) {
         String line = ShellQuote.join(command.argv());

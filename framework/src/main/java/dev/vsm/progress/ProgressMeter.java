@@ -6,16 +6,26 @@ import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
- * Shows how far a long byte-moving job has got (a zero-out, a convert): on a terminal one line
- * redrawn at most every {@value #REDRAW_MILLIS} ms with bytes done, percent and MB/s; off a
- * terminal nothing until {@link #finish()} prints one summary line. Progress only grows: each
- * source of figures (a tool's output, a device counter) may report, the furthest one counts.
+ * Shows how far a long byte-moving job has got: vsm's one progress display, behind
+ * {@code wipe}, {@code free} with saferemove, {@code import}, {@code export},
+ * {@code import-stream} and {@code copy}.
  *
- * <p>MB/s is 10<sup>6</sup> bytes per second, averaged over the whole run. Thread-safe.
+ * <ul>
+ *   <li>On a terminal, one line redrawn at most every {@value #REDRAW_MILLIS} ms: a bar, percent,
+ *       bytes done of the total, MB/s and the estimated time left.</li>
+ *   <li>Off a terminal, one line each time another tenth of the total is done (10% .. 90%), with
+ *       the same figures; none when the total is unknown.</li>
+ *   <li>At the end ({@link #finish()}) one summary line: bytes, seconds, MB/s.</li>
+ * </ul>
+ *
+ * <p>{@link ProgressOutput#none()} silences all of it ({@code --quiet}). Progress only grows:
+ * each source of figures (a tool's output, a device counter) may report, the furthest one counts.
+ * MB/s is 10<sup>6</sup> bytes per second, averaged over the whole run. Thread-safe.
  */
 public final class ProgressMeter {
     private static final long REDRAW_MILLIS = 200;
     private static final long MILLION = 1_000_000L;
+    private static final int BAR_WIDTH = 20;
 
     private final String label;
     private final long totalBytes;
@@ -24,6 +34,7 @@ public final class ProgressMeter {
     private final long startNanos;
     private long done;
     private long lastDrawNanos = Long.MIN_VALUE;
+    private int tenthsPrinted;
     private boolean ended;
 
     /**
@@ -52,9 +63,17 @@ public final class ProgressMeter {
         }
         done = totalBytes > 0 ? Math.min(bytesDone, totalBytes) : bytesDone;
         long now = nanoClock.getAsLong();
-        if (output.live() && (lastDrawNanos == Long.MIN_VALUE || now - lastDrawNanos >= REDRAW_MILLIS * MILLION)) {
-            lastDrawNanos = now;
-            output.redraw(liveLine(now));
+        if (output.live()) {
+            if (lastDrawNanos == Long.MIN_VALUE || now - lastDrawNanos >= REDRAW_MILLIS * MILLION) {
+                lastDrawNanos = now;
+                output.redraw(liveLine(now));
+            }
+        } else if (totalBytes > 0 && done < totalBytes) {
+            int tenths = (int) (done * 10 / totalBytes);
+            if (tenths > tenthsPrinted) {
+                tenthsPrinted = tenths;
+                output.line(tenthLine(now));
+            }
         }
     }
 
@@ -86,13 +105,38 @@ public final class ProgressMeter {
         return totalBytes > 0 ? done + " of " + totalBytes + " bytes (" + percent() + "%)" : done + " bytes";
     }
 
+    /** {@code <label>: [#####...............]  25% 1.00 GiB of 4.00 GiB, 150.3 MB/s, ETA 0:21}. */
     String liveLine(long now) {
-        String of = totalBytes > 0 ? " of " + human(totalBytes) + " (" + percent() + "%)" : "";
-        return label + ": " + human(done) + of + ", " + rate(now) + " MB/s";
+        if (totalBytes <= 0) {
+            return label + ": " + human(done) + ", " + rate(now) + " MB/s";
+        }
+        int filled = (int) (done * BAR_WIDTH / totalBytes);
+        String bar = "[" + "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled) + "]";
+        return String.format(Locale.ROOT, "%s: %s %3d%% %s of %s, %s MB/s, ETA %s", label, bar, percent(), human(done),
+                human(totalBytes), rate(now), eta(now));
+    }
+
+    /** {@code <label>: 30% (<done> of <total> bytes), 150.3 MB/s, ETA 0:21}: the line per tenth off a terminal. */
+    String tenthLine(long now) {
+        return String.format(Locale.ROOT, "%s: %d%% (%d of %d bytes), %s MB/s, ETA %s", label, percent(), done, totalBytes,
+                rate(now), eta(now));
     }
 
     String summaryLine(long now) {
         return String.format(Locale.ROOT, "%s: %d bytes in %.2f s, %s MB/s", label, done, seconds(now), rate(now));
+    }
+
+    /** The time left at the average rate so far, as {@code m:ss} or {@code h:mm:ss}; {@code -} before any progress. */
+    private String eta(long now) {
+        double s = seconds(now);
+        if (done <= 0 || s <= 0) {
+            return "-";
+        }
+        long left = Math.round((totalBytes - done) * s / done);
+        long h = left / 3600;
+        long m = left / 60 % 60;
+        long sec = left % 60;
+        return h > 0 ? String.format(Locale.ROOT, "%d:%02d:%02d", h, m, sec) : String.format(Locale.ROOT, "%d:%02d", m, sec);
     }
 
     private int percent() {

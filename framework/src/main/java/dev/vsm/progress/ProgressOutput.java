@@ -72,13 +72,42 @@ public interface ProgressOutput {
         };
     }
 
+    /** Nothing at all ({@code --quiet}). */
+    static ProgressOutput none() {
+        return new ProgressOutput() {
+            @Override
+            public boolean live() {
+                return false;
+            }
+
+            @Override
+            public void redraw(String line) {
+                // quiet
+            }
+
+            @Override
+            public void line(String line) {
+                // quiet
+            }
+        };
+    }
+
     /**
      * True when this process's standard output is a terminal (Linux: {@code /proc/self/fd/1}
      * names a tty). Java 17 can only tell whether stdin and stdout both are.
      */
     static boolean stdoutIsTerminal() {
+        return isTerminal(1);
+    }
+
+    /** True when this process's standard error is a terminal (where progress goes when stdout carries data). */
+    static boolean stderrIsTerminal() {
+        return isTerminal(2);
+    }
+
+    private static boolean isTerminal(int fd) {
         try {
-            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/1")).toString();
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
             return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty") || target.equals("/dev/console");
         } catch (IOException | UnsupportedOperationException e) {
             return false;

@@ -4,9 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.exec.ProcessCommandRunner;
+import dev.vsm.progress.ProgressMeter;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
+import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.QemuImg;
@@ -16,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +39,9 @@ public final class QemuImgRunner implements QemuImg {
     private final CommandRunner commands;
     private final Console console;
     private final QemuImgCommands argv;
+    /** Runs a convert line by line for its progress; null: converts run without progress. */
+    private final ProcessCommandRunner streaming;
+    private final ProgressOutput progress;
     private Boolean extendedL2;
 
     public QemuImgRunner(CommandRunner commands, Console console) {
@@ -41,9 +49,21 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     public QemuImgRunner(String program, CommandRunner commands, Console console) {
+        this(program, commands, console, null, ProgressOutput.none());
+    }
+
+    /** A runner whose converts show their progress on {@code progress} ({@code $VSM_QEMU_IMG}, else {@code qemu-img}). */
+    public QemuImgRunner(ProcessCommandRunner commands, Console console, ProgressOutput progress) {
+        this(System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img"), commands, console, commands, progress);
+    }
+
+    private QemuImgRunner(String program, CommandRunner commands, Console console, ProcessCommandRunner streaming,
+                          ProgressOutput progress) {
         this.program = requireNonNull(program, "program");
         this.commands = requireNonNull(commands, "commands");
         this.console = requireNonNull(console, "console");
+        this.streaming = streaming;
+        this.progress = requireNonNull(progress, "progress");
         this.argv = new QemuImgCommands(program, this::extendedL2Supported);
     }
 
@@ -107,7 +127,8 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     /**
-     * The watchdog of a qemu-img command that writes: {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
+     * The watchdog of a qemu-img command that writes (create, resize; convert as if
+     * {@code preallocation=full}): {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
      * set (0: no limit), else {@value #BASE_TIMEOUT_SECONDS} s, plus for {@code preallocation=full}
      * (which writes every byte) one second per {@value #FULL_BYTES_PER_SECOND_MIB} MiB of the image.
      * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
@@ -115,6 +136,11 @@ public final class QemuImgRunner implements QemuImg {
      */
     static Duration changeTimeout(List<String> argv, long sizeBytes) {
         return changeTimeout(argv, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
+    }
+
+    /** The watchdog of {@code qemu-img convert}, which writes every byte: as {@code preallocation=full}. */
+    static Duration copyTimeout(long sizeBytes) {
+        return changeTimeout(List.of("preallocation=full"), sizeBytes);
     }
 
     static Duration changeTimeout(List<String> argv, long sizeBytes, String override) {
@@ -145,6 +171,78 @@ public final class QemuImgRunner implements QemuImg {
         CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
         return parseInfo(r.stdout(), ctime(path));
+    }
+
+    @Override
+    public void convert(ImageConversion conversion) {
+        List<String> argv = commands().convert(conversion);
+        Command cmd = limited(Command.of(argv), copyTimeout(conversion.sizeBytes()))
+                .withErrorPrefix("unable to convert '" + conversion.source() + "' to '" + conversion.target() + "'");
+        if (streaming == null) {
+            commands.run(cmd);
+            return;
+        }
+        ProgressMeter meter = ProgressMeter.start("convert " + conversion.source().getFileName(), conversion.sizeBytes(), progress);
+        try {
+            streaming.stream(cmd, (channel, line) -> QemuImgProgress.percent(line)
+                    .ifPresent(p -> meter.advanceTo(QemuImgProgress.bytesDone(p, conversion.sizeBytes()))));
+        } catch (RuntimeException e) {
+            meter.abandon();
+            throw e;
+        }
+        if (!streaming.dryRun()) {
+            meter.advanceTo(conversion.sizeBytes());
+            meter.finish();
+        }
+    }
+
+    @Override
+    public long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options) {
+        CommandRunner.Result r = commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
+                .withTimeout(INFO_TIMEOUT).withErrorPrefix("qemu-img measure '" + source + "' failed"));
+        try {
+            JsonNode n = JSON.readTree(r.stdout());
+            if (n == null || !n.has("required")) {
+                throw StorageException.failed("qemu-img measure '%s' returned no 'required' size", source);
+            }
+            return n.get("required").asLong();
+        } catch (IOException e) {
+            throw StorageException.failed("qemu-img measure returned invalid JSON: %s", e.getMessage());
+        }
+    }
+
+    /**
+     * Whether the guest sees the same data in both images ({@code qemu-img compare}: exit 0 the
+     * same, 1 different); fails when qemu-img cannot tell (exit 2).
+     */
+    public boolean compare(Path a, String formatA, Path b, String formatB) {
+        CommandRunner.Result r = statusOf(Command.of(commands().compare(a, formatA, b, formatB)));
+        if (r.exitCode() > 1) {
+            throw StorageException.failed("qemu-img compare '%s' '%s' failed: %s", a, b, lastLine(r));
+        }
+        return r.exitCode() == 0;
+    }
+
+    /**
+     * {@code qemu-img check}: empty when the image is consistent (exit 0; exit 3, leaked clusters
+     * only, is harmless), else what qemu-img said about it.
+     */
+    public Optional<String> check(Path path, String format) {
+        CommandRunner.Result r = statusOf(Command.of(commands().check(path, format)));
+        return r.exitCode() == 0 || r.exitCode() == 3 ? Optional.empty() : Optional.of(lastLine(r));
+    }
+
+    private CommandRunner.Result statusOf(Command command) {
+        if (streaming == null) {
+            throw new IllegalStateException("this qemu-img runner cannot read exit statuses");
+        }
+        return streaming.queryStatus(command);
+    }
+
+    private static String lastLine(CommandRunner.Result r) {
+        String text = (r.stderr().isBlank() ? r.stdout() : r.stderr()).strip();
+        String[] lines = text.split("\n");
+        return text.isEmpty() ? "exit code " + r.exitCode() : lines[lines.length - 1].strip();
     }
 
     /** Reads {@code qemu-img info --output=json}. */

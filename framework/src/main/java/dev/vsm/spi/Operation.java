@@ -25,5 +25,11 @@ public enum Operation {
      * and whether a snapshot can be cloned ({@link Storage#cloneImage(VolumeName, int, String)}),
      * the storage's {@link Storage#hasFeature} says.
      */
-    SNAPSHOT
+    SNAPSHOT,
+    /**
+     * {@link Storage#importImage}: a new volume from an image, with {@code qemu-img convert}
+     * ({@code vsm import}, {@code vsm copy}). Streams need no operation: a storage declares them
+     * with {@link Storage#exportFormats} and {@link Storage#importFormats}.
+     */
+    IMPORT_IMAGE
 }

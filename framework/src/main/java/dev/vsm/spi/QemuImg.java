@@ -27,4 +27,20 @@ public interface QemuImg {
 
     /** {@code qemu-img info --output=json [-f <format>] <path>}; format may be null to probe. */
     ImageInfo info(Path path, String format);
+
+    /**
+     * {@code qemu-img convert -p ...}: copies an image into a volume, showing progress (parsed from
+     * qemu-img's {@code -p} output). The sparse size and {@code -n}/{@code --target-is-zero} follow
+     * from {@link ImageConversion#targetState()}. Under {@code --dry-run} the argv is printed.
+     *
+     * @throws InterruptedCommandException when vsm was stopped (Ctrl-C, SIGTERM) during the convert
+     */
+    void convert(ImageConversion conversion);
+
+    /**
+     * {@code qemu-img measure -f <fmt> -O <target fmt> [-o ...] <source>}: the bytes an image of
+     * {@code targetFormat} holding {@code source} needs (its {@code required} figure), to size a
+     * volume that cannot grow (an LV).
+     */
+    long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options);
 }

@@ -181,6 +181,48 @@ public interface Storage {
         return set;
     }
 
+    // --- import and export (vsm import, export, import-stream, copy)
+
+    /**
+     * Makes a new volume from an image with {@code qemu-img convert} ({@link QemuImg#convert}) and
+     * returns its volume name. Optional: {@link Operation#IMPORT_IMAGE}.
+     *
+     * <p>Called without the storage lock, since a convert may take long: the storage takes it
+     * itself ({@link StorageContext#locks()}) around what must not race with other changes
+     * (choosing a name, allocating). When the import fails or is stopped it leaves no volume behind.
+     */
+    default String importImage(ImageImport request) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot import images", config().id(), config().type());
+    }
+
+    /**
+     * The stream formats a volume can be exported in (pve's {@code volume_export_formats}). The
+     * framework writes the stream from {@link #path} and {@link #volumeSizeInfo}; empty (the
+     * default) means the storage cannot export, and {@code vsm export} is refused.
+     */
+    default Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        return Set.of();
+    }
+
+    /**
+     * The stream formats a new volume of {@code volumeFormat} can be imported from (pve's
+     * {@code volume_import_formats}). The framework allocates the volume ({@link #allocImage}),
+     * writes the data to its {@link #path} and frees it again when the stream is bad; empty (the
+     * default) means the storage cannot import streams.
+     */
+    default Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        return Set.of();
+    }
+
+    /**
+     * Whether a volume just allocated reads zeros everywhere (a file, a thin volume, an LV on a
+     * storage that zeroes what it frees), so that writing into it may skip runs of zeros. False by
+     * default: a block device that may hold a previous owner's data gets every zero written.
+     */
+    default boolean newVolumesReadZeros() {
+        return false;
+    }
+
     /** The preallocation/qemu-img option hook: how this storage wants its images made. */
     default ImageOptions imageOptions() {
         return ImageOptions.of(config());

@@ -12,7 +12,10 @@ package dev.vsm.spi;
  * <ul>
  *   <li>1: the first version, as first released: {@link StoragePlugin} and {@link Storage} with
  *       optional resize, create-base and clone (declared in {@link Storage#operations()}), and
- *       what the {@link StorageContext} offers.</li>
+ *       what the {@link StorageContext} offers; before the first release it also gained
+ *       snapshots, rename, wipe and import/export ({@link Storage#importImage},
+ *       {@link Storage#exportFormats}, {@link Storage#importFormats},
+ *       {@link Storage#newVolumesReadZeros}; {@link QemuImg#convert}, {@link QemuImg#measure}).</li>
  * </ul>
  */
 public final class StorageApi {

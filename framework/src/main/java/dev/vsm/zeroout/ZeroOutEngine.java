@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Progress comes from two sources, the furthest counting: the tool's own lines (blkdiscard
  * prints one a second but only when its buffered stdout fills or it exits; cstream prints to
- * stderr every 10 s), and, on a terminal, the device's write counter in sysfs, polled by a
- * {@link WriteCounter} so that the line moves while the tool is silent.
+ * stderr every 10 s), and the device's write counter in sysfs, polled by a {@link WriteCounter}
+ * so that the display moves while the tool is silent (the bar on a terminal, the line per tenth
+ * off one).
  */
 public final class ZeroOutEngine implements ZeroOut {
     private final ProcessCommandRunner commands;
@@ -76,9 +77,7 @@ public final class ZeroOutEngine implements ZeroOut {
             }
         };
         try (WriteCounter written = WriteCounter.open(sysfs, device.name())) {
-            if (progress.live()) {
-                written.feed(meter);
-            }
+            written.feed(meter);
             try {
                 commands.stream(Command.of(plan.argv()), listener);
             } catch (InterruptedCommandException e) {

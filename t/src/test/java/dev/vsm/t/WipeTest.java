@@ -64,9 +64,18 @@ class WipeTest {
         ScratchDisk disk = disk(64 * MIB).fillRandom();
         assertThat(disk.zeroAt(0, 4096)).as("random data to start with").isFalse();
         Vsm.Result r = vsm.run("wipe", "--device", disk.device().toString(), "--yes").ok();
-        assertThat(r.out()).matches("zero-out " + disk.device() + ": 67108864 bytes in \\d+\\.\\d\\d s, \\d+\\.\\d MB/s\n");
+        assertProgress(r, disk, 67108864);
         assertThat(r.err()).isEmpty();
         assertThat(disk.allZero()).isTrue();
+    }
+
+    /** Off a terminal: a line per tenth done (as many as the device's counter showed in time), then the summary. */
+    private static void assertProgress(Vsm.Result r, ScratchDisk disk, long bytes) {
+        List<String> lines = r.lines();
+        assertThat(lines).last().asString()
+                .matches("zero-out " + disk.device() + ": " + bytes + " bytes in \\d+\\.\\d\\d s, \\d+\\.\\d MB/s");
+        assertThat(lines.subList(0, lines.size() - 1)).allSatisfy(l -> assertThat(l)
+                .matches("zero-out " + disk.device() + ": \\d0% \\(\\d+ of " + bytes + " bytes\\), [\\d.-]+ MB/s, ETA .*"));
     }
 
     @Test
@@ -88,8 +97,7 @@ class WipeTest {
         assertThat(vsm.run("wipe", "--device", disk.device().toString(), "--dry-run", "--throughput", "5m").ok().lines())
                 .containsExactly("+ cstream -i /dev/zero -o " + disk.device() + " -T 10 -v 1 -b 1048576 -t 5m");
         Vsm.Result r = vsm.run("wipe", "--device", disk.device().toString(), "--yes", "--throughput", "500m").ok();
-        assertThat(r.out()).as("ENOSPC is cstream's normal end")
-                .matches("zero-out " + disk.device() + ": 16777216 bytes in \\d+\\.\\d\\d s, \\d+\\.\\d MB/s\n");
+        assertProgress(r, disk, 16777216); // ENOSPC is cstream's normal end
         assertThat(r.err()).isEmpty();
         assertThat(disk.allZero()).isTrue();
     }
@@ -149,7 +157,7 @@ class WipeTest {
         String shell = Vsm.LAUNCHER + " wipe --device " + disk.device() + " --yes";
         Vsm.Result r = ScriptRun.underTerminal(vsm, shell);
         assertThat(r.exit()).as(r.out()).isZero();
-        assertThat(r.out()).contains("\rzero-out " + disk.device() + ": 64.00 MiB of 64.00 MiB (100%), ")
+        assertThat(r.out()).contains("\rzero-out " + disk.device() + ": [####################] 100% 64.00 MiB of 64.00 MiB, ")
                 .contains("\rzero-out " + disk.device() + ": 67108864 bytes in ");
         assertThat(disk.allZero()).isTrue();
     }

@@ -1,9 +1,11 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.cli.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -15,6 +17,14 @@ public final class FreeCommand extends ChangingCommand {
 
     @Option(names = "--storage", paramLabel = "ID", description = "the storage, when VOLUME is only a volume name")
     String storage;
+
+    @Mixin
+    ProgressOption progress;
+
+    @Override
+    boolean quiet() {
+        return progress.quiet();
+    }
 
 
     @Override

@@ -28,9 +28,19 @@ abstract class VsmCommand implements Callable<Integer> {
         return false;
     }
 
+    /** Whether progress is silenced ({@code --quiet}); commands with long jobs override it. */
+    boolean quiet() {
+        return false;
+    }
+
+    /** Whether standard output carries data ({@code -} as the output file): messages then go to stderr. */
+    boolean stdoutIsData() {
+        return false;
+    }
+
     Session session() {
         if (session == null) {
-            session = new Session(vsm(), dryRun());
+            session = new Session(vsm(), dryRun(), quiet(), stdoutIsData());
         }
         return session;
     }

@@ -1,5 +1,6 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.cli.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.ZeroOut;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -45,6 +47,14 @@ public final class WipeCommand extends ChangingCommand {
     @Option(names = "--throughput", paramLabel = "T", description = "cstream's -t for the fallback: bytes/s, k/m/g suffix, "
             + "negative for a limit per write (default: " + ZeroOut.DEFAULT_THROUGHPUT + ")")
     String throughput;
+
+    @Mixin
+    ProgressOption progress;
+
+    @Override
+    boolean quiet() {
+        return progress.quiet();
+    }
 
     @Override
     void execute() {

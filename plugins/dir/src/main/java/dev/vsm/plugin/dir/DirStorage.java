@@ -7,6 +7,7 @@ import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
@@ -14,6 +15,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -41,7 +43,8 @@ import java.util.Set;
  */
 final class DirStorage implements Storage {
     private static final String CHATTR = "/usr/bin/chattr";
-    private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME);
+    private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME,
+            Operation.IMPORT_IMAGE);
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -458,6 +461,45 @@ final class DirStorage implements Storage {
         partials().removeAbandoned(imageDir);
         createThenRename(path, imageDir, temp -> context.qemuImg().createBacked(temp, backing, base.format(), imageOptions()));
         return newVolname;
+    }
+
+    // --- import and export (vsm import, export, import-stream, copy)
+
+    @Override
+    public String importImage(ImageImport request) {
+        return new DirImageImporter(config.id(), layout, context, imageOptions(),
+                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid))
+                .importImage(request);
+    }
+
+    /**
+     * pve's path-based {@code volume_export_formats} for images: {@code raw+size} without
+     * snapshots, {@code qcow2+size} (the file as it is, internal snapshots and all) only with them.
+     */
+    @Override
+    public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        if (volume.type() != ContentType.IMAGES || volume.format().equals("subvol")) {
+            return Set.of();
+        }
+        if (withSnapshots) {
+            return volume.format().equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+        }
+        return Set.of(StreamFormat.RAW_SIZE);
+    }
+
+    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 only with snapshots. */
+    @Override
+    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        if (withSnapshots) {
+            return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+        }
+        return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** A new image is a new file: it reads zeros. */
+    @Override
+    public boolean newVolumesReadZeros() {
+        return true;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
@@ -19,6 +20,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Path;
@@ -256,7 +258,7 @@ final class LvmStorage implements Storage {
     /** Resize and wipe: plain LVM has no base volumes or clones (below). */
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME);
+        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME, Operation.IMPORT_IMAGE);
     }
 
     /**
@@ -323,6 +325,35 @@ final class LvmStorage implements Storage {
             return;
         }
         lvm.lvextend(path, (sizeBytes + 1023) / 1024);
+    }
+
+    // --- import and export (reference §7.10)
+
+    @Override
+    public String importImage(ImageImport request) {
+        return new LvmImageImporter(this, context).importImage(request);
+    }
+
+    /** Only {@code raw+size}, without snapshots (pve). */
+    @Override
+    public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        return !withSnapshots && volume.format().equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** Only {@code raw+size} into raw volumes, without snapshots (pve). */
+    @Override
+    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        return !withSnapshots && volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /**
+     * With {@code saferemove} every freed LV was zeroed, so the extents a new LV gets read zeros
+     * (assuming every removal on the VG went through this storage with saferemove on); without it
+     * a new LV may hold a previous volume's data.
+     */
+    @Override
+    public boolean newVolumesReadZeros() {
+        return options.saferemove();
     }
 
     // --- what plain LVM cannot do

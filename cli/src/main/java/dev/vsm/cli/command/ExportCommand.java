@@ -1,0 +1,101 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.cli.ProgressOption;
+import dev.vsm.progress.ProgressOutput;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeId;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code vsm export <volid> <format> <file|->}: a volume as a pve stream (pvesm export). With
+ * {@code -} the stream goes to standard output and every message to standard error; a file must
+ * not exist yet and is removed again when the export fails.
+ */
+@Command(name = "export", description = "Write a volume as a stream: raw+size or qcow2+size (pvesm export).",
+        footer = {"", "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
+            + "size, then the data.", "Example: vsm export local:100/vm-100-disk-0.raw raw+size - | vsm import-stream "
+            + "other:100/vm-100-disk-0.raw raw+size -"})
+public final class ExportCommand extends VsmCommand {
+    @Parameters(index = "0", paramLabel = "VOLUME")
+    String volume;
+
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size or qcow2+size")
+    String format;
+
+    @Parameters(index = "2", paramLabel = "FILE")
+    String file;
+
+    @Mixin
+    StreamOptions stream;
+
+    @Mixin
+    ProgressOption progress;
+
+    @Override
+    boolean quiet() {
+        return progress.quiet();
+    }
+
+    @Override
+    boolean stdoutIsData() {
+        return file.equals("-");
+    }
+
+    @Override
+    void execute() {
+        VolumeId volid = VolumeId.parse(volume);
+        StreamFormat fmt = StreamFormat.parse(format);
+        boolean withSnapshots = stream.withSnapshots();
+        var limit = stream.limit();
+        Path target = StreamOptions.file(file);
+        if (target == null) {
+            if (ProgressOutput.stdoutIsTerminal() && out() == System.out) {
+                throw StorageException.badInput("refusing to write a %s stream to a terminal: redirect it or name a file", fmt);
+            }
+            OutputStream stdout = new FileOutputStream(FileDescriptor.out);
+            session().transfers().exporter().export(volid, fmt, withSnapshots, stdout, limit);
+            return;
+        }
+        OutputStream out = create(target);
+        boolean done = false;
+        try (out) {
+            session().transfers().exporter().export(volid, fmt, withSnapshots, out, limit);
+            done = true;
+        } catch (IOException e) {
+            throw StorageException.failed(e, "writing '%s' failed: %s", target, e.getMessage());
+        } finally {
+            if (!done) {
+                deleteQuietly(target);
+            }
+        }
+    }
+
+    private static OutputStream create(Path target) {
+        try {
+            return Files.newOutputStream(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            throw StorageException.badInput("file '%s' already exists", target);
+        } catch (IOException e) {
+            throw StorageException.badInput("cannot create '%s': %s", target, e.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // the failure being reported matters more
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.cli.Args;
+import dev.vsm.cli.ProgressOption;
+import dev.vsm.spi.SourceImage;
+import dev.vsm.spi.VolumeId;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code vsm import <storage> <vmid> <source>}: a new volume from a disk image, with qemu-img convert. */
+@Command(name = "import", description = "Import a disk image (raw, qcow2, vmdk, vdi, vhdx, ... anything qemu-img reads) "
+        + "as a new volume.",
+        footer = {"", "SOURCE is a file, a block device (with --yes) or a volume id.",
+            "dir: qemu-img convert with the storage's image options; lvm: an LV sized for the image, written with convert -n",
+            "(every zero written, unless the storage's saferemove means a new LV reads zeros)."})
+public final class ImportCommand extends ChangingCommand {
+    @Parameters(index = "0", paramLabel = "STORAGE")
+    String storage;
+
+    @Parameters(index = "1", paramLabel = "VMID")
+    String vmid;
+
+    @Parameters(index = "2", paramLabel = "SOURCE")
+    String source;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "the new volume's format: raw or qcow2 (default: the storage's)")
+    String format;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "the new volume's name (default: the next free vm-<vmid>-disk-<n>)")
+    String name;
+
+    @Option(names = "--source-format", paramLabel = "FORMAT",
+            description = "read SOURCE as this format instead of probing it (raw takes any data as a raw disk)")
+    String sourceFormat;
+
+    @Option(names = "--yes", description = "SOURCE may be a block device (nothing may write to it while it is read)")
+    boolean yes;
+
+    @Mixin
+    ProgressOption progress;
+
+    @Override
+    boolean quiet() {
+        return progress.quiet();
+    }
+
+    @Override
+    void execute() {
+        VolumeId.checkStorageId(storage);
+        int owner = Args.vmid(vmid);
+        var transfers = session().transfers();
+        SourceImage image = transfers.imports().source(source, sourceFormat, yes);
+        VolumeId volid = transfers.imports().importImage(storage, owner, image, format, name);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("volid", volid.toString());
+        result.put("source", image.path().toString());
+        result.put("source-format", image.format());
+        result.put("virtual-size", image.virtualSize());
+        result.put("dry-run", dryRun());
+        output.print(out(), result, o -> o.println((dryRun() ? "would import '" : "successfully imported '") + volid + "'"));
+    }
+}

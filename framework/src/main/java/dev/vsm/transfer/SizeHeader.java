@@ -1,0 +1,46 @@
+package dev.vsm.transfer;
+
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** The 8-byte little-endian size in bytes that starts every pve volume stream (reference §6.8). */
+public final class SizeHeader {
+    /** How many bytes the header takes. */
+    public static final int LENGTH = 8;
+
+    private SizeHeader() {}
+
+    /** Writes {@code sizeBytes} as the header. */
+    public static void write(OutputStream out, long sizeBytes) throws IOException {
+        out.write(encode(sizeBytes));
+    }
+
+    static byte[] encode(long sizeBytes) {
+        if (sizeBytes < 0) {
+            throw new IllegalArgumentException("negative size: " + sizeBytes);
+        }
+        return ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN).putLong(sizeBytes).array();
+    }
+
+    /**
+     * Reads the header; fails (bad input) when the stream ends before it, with pve's
+     * {@code import: no size found in export header, aborting.}, or when it is not a size vsm can
+     * allocate (0, or beyond 2^63-1).
+     */
+    public static long read(InputStream in) throws IOException {
+        byte[] b = in.readNBytes(LENGTH);
+        if (b.length < LENGTH) {
+            throw StorageException.badInput("import: no size found in export header, aborting.");
+        }
+        long size = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (size <= 0) {
+            throw StorageException.badInput("import: the size header says %s bytes: not a volume size",
+                    Long.toUnsignedString(size));
+        }
+        return size;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.vsm.transfer;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.engine.StorageManager;
+import dev.vsm.exec.ShellQuote;
+import dev.vsm.progress.ProgressMeter;
+import dev.vsm.progress.ProgressOutput;
+import dev.vsm.qemu.QemuImgRunner;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeName;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * Makes a new volume from a pve stream (pve's {@code volume_import}, reference §6.8): reads the
+ * size header, allocates a volume of that size (rounded up to KiB) under the storage lock and
+ * writes the data into it — into a file sparsely, into a block device sparsely only when the
+ * storage says new volumes read zeros.
+ *
+ * <p>A bad stream leaves no volume behind: the volume is freed again, and the command fails with
+ * one line, when the stream ends before the size its header announces, holds more than that
+ * ({@code raw+size}: a size header that lies), or is not a consistent qcow2 image of that virtual
+ * size ({@code qcow2+size}, checked with {@code qemu-img check} and {@code info}), and when vsm is
+ * stopped while it writes.
+ */
+public final class StreamImporter {
+    private final StorageManager manager;
+    private final QemuImgRunner qemuImg;
+    private final ProgressOutput progress;
+
+    public StreamImporter(StorageManager manager, QemuImgRunner qemuImg, ProgressOutput progress) {
+        this.manager = requireNonNull(manager, "manager");
+        this.qemuImg = requireNonNull(qemuImg, "qemuImg");
+        this.progress = requireNonNull(progress, "progress");
+    }
+
+    /** The target of an import: where the new volume goes and what it is. */
+    public record Target(String storage, int vmid, String name, String volumeFormat) {
+        public Target {
+            requireNonNull(storage, "storage");
+            requireNonNull(volumeFormat, "volumeFormat");
+        }
+
+        /** The volume a volume id names: its storage, owner, name and format. */
+        public static Target of(StorageManager manager, VolumeId volid) {
+            VolumeName name = manager.storage(volid.storage()).parseVolname(volid.volname());
+            if (name.vmid() == null) {
+                throw StorageException.badInput("volume '%s' has no owning guest: only images can be imported", volid);
+            }
+            return new Target(volid.storage(), name.vmid(), name.name(), name.format());
+        }
+    }
+
+    /**
+     * Checks that {@code target}'s storage takes {@code format} for a volume of its format.
+     */
+    public void checkFormat(Target target, StreamFormat format, boolean withSnapshots) {
+        manager.checkEnabled(target.storage());
+        Storage storage = manager.storage(target.storage());
+        Set<StreamFormat> formats = storage.importFormats(target.volumeFormat(), withSnapshots);
+        if (formats.contains(format)) {
+            return;
+        }
+        if (storage.importFormats(target.volumeFormat(), !withSnapshots).contains(format)) {
+            throw StorageException.badInput("format %s cannot be imported %s snapshots", format, withSnapshots ? "with" : "without");
+        }
+        throw StorageException.badInput("cannot import format %s into a volume of format %s on storage '%s' (type %s%s)", format,
+                target.volumeFormat(), target.storage(), storage.config().type(),
+                formats.isEmpty() ? ", which imports none" : ", which takes " + VolumeExporter.names(formats));
+    }
+
+    /**
+     * Imports from a file or standard input.
+     *
+     * @param input  the file, or null for standard input
+     * @param limit  a bandwidth limit, or null
+     * @param dryRun read the header and print what would be done; write nothing
+     */
+    public VolumeId importStream(Target target, StreamFormat format, boolean withSnapshots, Path input, BandwidthLimit limit,
+                                 boolean dryRun) {
+        checkFormat(target, format, withSnapshots);
+        try (StreamInput in = StreamInput.open(input, limit)) {
+            if (dryRun) {
+                long size = readHeader(in.in());
+                VolumeId volid = allocate(target, size);
+                manager.context().console().info("+ write " + format + " data (" + size + " bytes) from "
+                        + (input == null ? "standard input" : ShellQuote.quote(input.toString())) + " to "
+                        + manager.path(volid));
+                return volid;
+            }
+            return importFrom(target, format, in.in());
+        }
+    }
+
+    /** Imports from a stream (the caller checked the format with {@link #checkFormat}); the stream is not closed. */
+    VolumeId importFrom(Target target, StreamFormat format, InputStream in) {
+        long size = readHeader(in);
+        VolumeId volid = allocate(target, size);
+        try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
+            try {
+                write(volid, format, size, in, stop);
+            } catch (RuntimeException e) {
+                throw FailureCleanup.free(manager, volid, e);
+            }
+        }
+        return volid;
+    }
+
+    private static long readHeader(InputStream in) {
+        try {
+            return SizeHeader.read(in);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "import: reading the size header failed: %s", e.getMessage());
+        }
+    }
+
+    private VolumeId allocate(Target target, long size) {
+        long kib = (size + 1023) / 1024;
+        return manager.alloc(target.storage(), target.vmid(), target.name(), target.volumeFormat(), kib, null);
+    }
+
+    private void write(VolumeId volid, StreamFormat format, long size, InputStream in, Interruption stop) {
+        Storage storage = manager.storage(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        storage.activateVolume(name);
+        Path path = storage.path(name);
+        boolean raw = format == StreamFormat.RAW_SIZE;
+        ProgressMeter meter = ProgressMeter.start("import " + volid, raw ? size : 0, progress);
+        try (VolumeWriter out = VolumeWriter.open(path, storage.newVolumesReadZeros())) {
+            long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
+            if (raw && written < size) {
+                throw StorageException.badInput("import: the stream ended after %d of the %d bytes its size header announces "
+                        + "(truncated stream?)", written, size);
+            }
+            if (raw && readsMore(in)) {
+                throw StorageException.badInput("import: the stream holds more than the %d bytes its size header "
+                        + "announces (a size header that lies?)", size);
+            }
+            out.finish();
+        } catch (RuntimeException e) {
+            meter.abandon();
+            throw e;
+        }
+        if (format == StreamFormat.QCOW2_SIZE) {
+            checkQcow2(volid, path, size);
+        }
+        meter.finish();
+    }
+
+    private static boolean readsMore(InputStream in) {
+        try {
+            return in.read() >= 0;
+        } catch (IOException e) {
+            throw StorageException.failed(e, "import: reading the stream failed: %s", e.getMessage());
+        }
+    }
+
+    /** A qcow2 stream must be a consistent image of the virtual size its header announces. */
+    private void checkQcow2(VolumeId volid, Path path, long size) {
+        qemuImg.check(path, "qcow2").ifPresent(problem -> {
+            throw StorageException.badInput("import: the stream is not a consistent qcow2 image (truncated or corrupt?): %s",
+                    problem);
+        });
+        long virtual = qemuImg.info(path, "qcow2").virtualSize();
+        if (virtual != size) {
+            throw StorageException.badInput("import: the size header says %d bytes but the qcow2 image's virtual size is %d",
+                    size, virtual);
+        }
+    }
+}

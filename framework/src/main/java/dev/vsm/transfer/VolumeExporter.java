@@ -1,0 +1,124 @@
+package dev.vsm.transfer;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.engine.StorageManager;
+import dev.vsm.progress.ProgressMeter;
+import dev.vsm.progress.ProgressOutput;
+import dev.vsm.spi.ImageConversion;
+import dev.vsm.spi.ImageConversion.TargetState;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.QemuImg;
+import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeName;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Writes a volume as a pve stream (pve's {@code volume_export}, reference §6.8): the 8-byte size
+ * header (the virtual size), then for {@code raw+size} the guest-visible data (a raw volume read
+ * as it is, any other format first converted to a raw file beside it), for {@code qcow2+size}
+ * the qcow2 file to its end. With a bandwidth limit the data passes through cstream.
+ */
+public final class VolumeExporter {
+    private final StorageManager manager;
+    private final QemuImg qemuImg;
+    private final ProgressOutput progress;
+
+    public VolumeExporter(StorageManager manager, QemuImg qemuImg, ProgressOutput progress) {
+        this.manager = requireNonNull(manager, "manager");
+        this.qemuImg = requireNonNull(qemuImg, "qemuImg");
+        this.progress = requireNonNull(progress, "progress");
+    }
+
+    /** Refuses a format the volume's storage does not export it in (naming the one it does). */
+    private void checkExportable(VolumeId volid, VolumeName name, StreamFormat format, boolean withSnapshots) {
+        Storage storage = manager.storage(volid.storage());
+        Set<StreamFormat> formats = storage.exportFormats(name, withSnapshots);
+        if (!formats.contains(format)) {
+            Set<StreamFormat> other = storage.exportFormats(name, !withSnapshots);
+            if (other.contains(format)) {
+                throw StorageException.badInput("volume export format %s needs --with-snapshots %d", format, withSnapshots ? 0 : 1);
+            }
+            throw StorageException.badInput("volume export format %s not available for '%s' (storage type %s%s)", format, volid,
+                    storage.config().type(), formats.isEmpty() ? ", which exports none" : ": " + names(formats));
+        }
+    }
+
+    static String names(Set<StreamFormat> formats) {
+        return formats.stream().map(StreamFormat::id).sorted().collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Writes the stream to {@code out} (not closed).
+     *
+     * @param limit a bandwidth limit, or null
+     * @return the data bytes written after the header
+     */
+    public long export(VolumeId volid, StreamFormat format, boolean withSnapshots, OutputStream out, BandwidthLimit limit) {
+        manager.checkEnabled(volid.storage());
+        Storage storage = manager.activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        checkExportable(volid, name, format, withSnapshots);
+        storage.activateVolume(name);
+        Path path = storage.path(name);
+        long size = storage.volumeSizeInfo(name).virtualSize();
+        Path temp = null;
+        try {
+            Path data = path;
+            if (format == StreamFormat.RAW_SIZE && !name.format().equals("raw")) {
+                temp = path.resolveSibling(".vsm-export-" + ProcessHandle.current().pid() + ".raw");
+                qemuImg.convert(new ImageConversion(path, name.format(), size, temp, "raw", TargetState.NEW, ImageOptions.DEFAULTS));
+                data = temp;
+            }
+            long dataBytes = format == StreamFormat.RAW_SIZE ? size : -1;
+            return send(volid, data, size, dataBytes, out, limit);
+        } finally {
+            if (temp != null) {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException e) {
+                    manager.context().console().warn("cannot remove '" + temp + "': " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** The header, then {@code dataBytes} bytes of {@code data} (all of it when negative). */
+    private long send(VolumeId volid, Path data, long header, long dataBytes, OutputStream out, BandwidthLimit limit) {
+        long total = dataBytes >= 0 ? dataBytes : sizeOf(data);
+        ProgressMeter meter = ProgressMeter.start("export " + volid, total, progress);
+        try (Interruption stop = Interruption.watch("export of '" + volid + "'");
+             StreamInput in = StreamInput.open(data, limit)) {
+            SizeHeader.write(out, header);
+            long sent = ByteMover.copy(in.in(), out, dataBytes, meter, stop);
+            out.flush();
+            if (dataBytes >= 0 && sent < dataBytes) {
+                throw StorageException.failed("export of '%s': '%s' ended after %d of %d bytes", volid, data, sent, dataBytes);
+            }
+            meter.finish();
+            return sent;
+        } catch (IOException e) {
+            meter.abandon();
+            throw StorageException.failed(e, "export of '%s' failed: %s", volid, e.getMessage());
+        } catch (RuntimeException e) {
+            meter.abandon();
+            throw e;
+        }
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "cannot read '%s': %s", file, e.getMessage());
+        }
+    }
+}

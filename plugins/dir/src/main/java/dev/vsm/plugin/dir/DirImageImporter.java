@@ -1,0 +1,100 @@
+package dev.vsm.plugin.dir;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.DiskNames;
+import dev.vsm.spi.ImageConversion;
+import dev.vsm.spi.ImageConversion.TargetState;
+import dev.vsm.spi.ImageImport;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.files.DirLayout;
+import dev.vsm.spi.files.ImageFileName;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * {@code vsm import} into a dir storage: {@code qemu-img convert} makes the image with the
+ * storage's options (preallocation, subclusters, cluster size) under a hidden temporary name in
+ * the guest's image directory; only when it is complete does it get its volume name, chosen
+ * and taken under the storage lock. A failed or stopped convert leaves nothing behind (the
+ * temporary file goes; a vsm killed with SIGKILL leaves only a hidden {@code .vsm-import-*} file).
+ */
+final class DirImageImporter {
+    private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
+
+    private final String storageId;
+    private final DirLayout layout;
+    private final StorageContext context;
+    private final ImageOptions options;
+    private final NameSource names;
+
+    /** The volume names of a guest's images, for choosing the next free one. */
+    @FunctionalInterface
+    interface NameSource {
+        List<String> volnames(int vmid);
+    }
+
+    DirImageImporter(String storageId, DirLayout layout, StorageContext context, ImageOptions options, NameSource names) {
+        this.storageId = requireNonNull(storageId, "storageId");
+        this.layout = requireNonNull(layout, "layout");
+        this.context = requireNonNull(context, "context");
+        this.options = requireNonNull(options, "options");
+        this.names = requireNonNull(names, "names");
+    }
+
+    String importImage(ImageImport request) {
+        String format = request.format();
+        if (!FORMATS.contains(format)) {
+            throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
+        }
+        int vmid = request.vmid();
+        Path imageDir = layout.imageDir(vmid);
+        if (request.name() != null) {
+            checkName(request.name(), format, imageDir);
+        }
+        context.files().createDirectories(imageDir);
+        Path temp = imageDir.resolve(".vsm-import-" + ProcessHandle.current().pid() + "." + format);
+        try {
+            context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
+                    request.source().virtualSize(), temp, format, TargetState.NEW, options));
+            String name = context.locks().withStorageLock(storageId, () -> {
+                String chosen = request.name() != null ? request.name()
+                        : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
+                checkName(chosen, format, imageDir);
+                context.files().move(temp, imageDir.resolve(chosen));
+                return chosen;
+            });
+            return vmid + "/" + name;
+        } catch (RuntimeException e) {
+            removeTemp(temp, imageDir);
+            throw e;
+        }
+    }
+
+    /** pve's alloc checks: the extension must be the format's, and the image must not exist yet. */
+    private static void checkName(String name, String format, Path imageDir) {
+        String extension = ImageFileName.parse(name).format();
+        if (!extension.equals(format)) {
+            throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
+        }
+        Path path = imageDir.resolve(name);
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("disk image '%s' already exists", path);
+        }
+    }
+
+    private void removeTemp(Path temp, Path imageDir) {
+        try {
+            if (Files.exists(temp, LinkOption.NOFOLLOW_LINKS)) {
+                context.files().delete(temp);
+            }
+        } catch (StorageException cleanup) {
+            context.console().warn(cleanup.getMessage());
+        }
+        context.files().deleteIfEmpty(imageDir);
+    }
+}

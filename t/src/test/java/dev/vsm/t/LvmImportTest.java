@@ -1,0 +1,148 @@
+package dev.vsm.t;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.testing.LoopDevice;
+import dev.vsm.testing.LoopVolumeGroup;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Import, import-stream and export with an lvm storage on a real VG (loop device), through the
+ * real cli/vsm. These machines cannot activate LVs, so the convert's argv is checked with
+ * {@code --dry-run}, the LV's size with the real {@code lvs}, and where data must really be
+ * written a symlink {@code /dev/<vg>/<lv>} to a scratch loop device stands in for the LV's node.
+ */
+class LvmImportTest {
+    private static final long MIB = 1 << 20;
+
+    @RegisterExtension
+    final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
+
+    @TempDir
+    Path sandbox;
+
+    private Path source;
+    private Path nodeDir;
+
+    @BeforeEach
+    void source() throws IOException {
+        source = Images.raw(Files.createDirectories(sandbox.resolve("sources")), "disk.raw", 10, 11);
+    }
+
+    @AfterEach
+    void removeStandInNodes() throws IOException {
+        if (nodeDir != null && Files.isDirectory(nodeDir)) {
+            try (var links = Files.list(nodeDir)) {
+                for (Path link : links.toList()) {
+                    Files.delete(link);
+                }
+            }
+            Files.delete(nodeDir);
+        }
+    }
+
+    /** {@code /dev/<vg>/<lv>} pointing at a real block device, as device-mapper would make it. */
+    private void standInNode(String lv, LoopDevice device) throws IOException {
+        nodeDir = Path.of("/dev", vg.name());
+        Files.createDirectories(nodeDir);
+        Files.createSymbolicLink(nodeDir.resolve(lv), device.path());
+    }
+
+    private String lv(String name) {
+        return "/dev/" + vg.name() + "/" + name;
+    }
+
+    @Test
+    void aThickLvNotKnownToReadZerosGetsEveryZeroWritten() {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        Vsm.Result dry = vsm.run("import", "san", "100", source.toString(), "--dry-run").ok();
+        assertThat(dry.lines()).containsExactly(
+                "+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n --addtag pve-vm-100 "
+                        + vg.name(),
+                "+ /sbin/lvchange -aey " + lv("vm-100-disk-0"),
+                "+ /sbin/lvchange --refresh " + lv("vm-100-disk-0"),
+                "+ qemu-img convert -p -n -f raw -O raw -S 0 " + source + " " + lv("vm-100-disk-0"),
+                "would import 'san:vm-100-disk-0'");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    @Test
+    void anLvOnASaferemoveStorageReadsZerosAndZeroRunsAreSkipped() {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true");
+        Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
+        assertThat(vsm.run("import", "san", "100", qcow2.toString(), "--dry-run").ok().lines()).contains(
+                "+ qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k " + qcow2 + " " + lv("vm-100-disk-0"));
+    }
+
+    @Test
+    void theLvIsSizedForTheImageAndHoldsItsDataOverOldData() throws IOException {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        try (LoopDevice device = LoopDevice.create(12 * MIB)) {
+            device.fillRandom(5); // a previous owner's data
+            standInNode("vm-100-disk-0", device);
+            Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
+            Vsm.Result r = vsm.run("import", "san", "100", qcow2.toString(), "-q").ok();
+            assertThat(r.out()).isEqualTo("successfully imported 'san:vm-100-disk-0'\n");
+            assertThat(vg.lvSize("vm-100-disk-0")).as("10 MiB rounded up to 4 MiB extents").contains(12 * MIB);
+            assertThat(vg.tags("vm-100-disk-0")).containsExactly("pve-vm-100");
+            byte[] written = Arrays.copyOf(Files.readAllBytes(device.path()), (int) (10 * MIB));
+            assertThat(written).as("every byte of the image, zeros included").isEqualTo(Files.readAllBytes(source));
+        }
+    }
+
+    @Test
+    void aFailedConvertFreesTheLv() {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        Vsm.Result r = vsm.run("import", "san", "100", source.toString());
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err().strip().lines()).singleElement().asString()
+                .startsWith("unable to convert '" + source + "' to '" + lv("vm-100-disk-0") + "'")
+                .endsWith("(removed 'san:vm-100-disk-0' again)");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    @Test
+    void qcow2VolumesAreRefusedBeforeAnythingIsAllocated() {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        vsm.run("import", "san", "100", source.toString(), "--format", "qcow2")
+                .badInput("snapshot-as-volume-chain option need to be enabled to use qcow2 format");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    @Test
+    void streamsInAndOut() throws IOException {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        byte[] data = Files.readAllBytes(source);
+        Path stream = sandbox.resolve("in.stream");
+        Files.write(stream, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
+        Files.write(stream, data, java.nio.file.StandardOpenOption.APPEND);
+        assertThat(vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "--dry-run").ok().lines())
+                .startsWith("+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n "
+                        + "--addtag pve-vm-100 " + vg.name());
+        try (LoopDevice device = LoopDevice.create(12 * MIB)) {
+            device.fillRandom(9);
+            standInNode("vm-100-disk-0", device);
+            vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "-q").ok();
+            assertThat(Arrays.copyOf(Files.readAllBytes(device.path()), data.length)).isEqualTo(data);
+
+            Path out = sandbox.resolve("out.stream");
+            vsm.run("export", "san:vm-100-disk-0", "raw+size", out.toString(), "-q").ok();
+            byte[] exported = Files.readAllBytes(out);
+            assertThat(ByteBuffer.wrap(exported, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong()).as("the LV's size").isEqualTo(12 * MIB);
+            assertThat(Arrays.copyOfRange(exported, 8, exported.length)).isEqualTo(Files.readAllBytes(device.path()));
+        }
+        vsm.run("import-stream", "san:vm-101-disk-0", "qcow2+size", stream.toString(), "--with-snapshots", "1")
+                .badInput("cannot import format qcow2+size into a volume of format raw on storage 'san' (type lvm, which imports none)");
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+    }
+}
