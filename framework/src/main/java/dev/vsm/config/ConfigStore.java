@@ -45,7 +45,7 @@ public final class ConfigStore {
     private final ConfigEditor editor;
 
     public ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks) {
-        this(location, schemas, locks, FileLocks.DEFAULT_TIMEOUT);
+        this(location, schemas, locks, FileLocks.configuredTimeout());
     }
 
     /** With a shorter wait for the lock than pve's 10 s, for tests. */

@@ -40,6 +40,22 @@ public final class FileLocks {
     /** How long to wait for a lock unless told otherwise (pve's default). */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * How long vsm waits for a lock: {@code $VSM_LOCK_TIMEOUT} seconds when it is a positive whole
+     * number, else pve's 10 s. Raise it on a host where many vsm processes start at once on few
+     * cores (the tests of 16 parallel edits do, so that a loaded machine cannot fail them).
+     */
+    public static Duration configuredTimeout() {
+        return configuredTimeout(System.getenv("VSM_LOCK_TIMEOUT"));
+    }
+
+    static Duration configuredTimeout(String value) {
+        if (value != null && value.strip().matches("[1-9][0-9]{0,5}")) {
+            return Duration.ofSeconds(Long.parseLong(value.strip()));
+        }
+        return DEFAULT_TIMEOUT;
+    }
+
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
     private static final long MAX_POLL_MILLIS = 100;
 

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class QemuImgRunner implements QemuImg {
     private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
+    private static final long BASE_TIMEOUT_SECONDS = 600;
+    private static final long FULL_BYTES_PER_SECOND_MIB = 20;
     private static final Pattern VERSION = Pattern.compile("qemu-img version (\\d+)\\.(\\d+)");
 
     private final String program;
@@ -131,19 +133,65 @@ public final class QemuImgRunner implements QemuImg {
     @Override
     public void create(Path path, String format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
-        commands.run(Command.of(cmd).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeKib * 1024)).withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> cmd = commands().createBacked(path, backing, backingFormat, options);
-        commands.run(Command.of(cmd).inDirectory(path.getParent()).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(cmd, 0))
+                .withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void resize(Path path, String format, long sizeBytes, ImageOptions options) {
-        commands.run(Command.of(commands().resize(path, format, sizeBytes, options))
+        List<String> cmd = commands().resize(path, format, sizeBytes, options);
+        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
+    }
+
+    private static Command limited(Command command, Duration timeout) {
+        return timeout == null ? command : command.withTimeout(timeout);
+    }
+
+    /**
+     * The watchdog of a qemu-img command that writes (create, resize; convert as if
+     * {@code preallocation=full}): {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
+     * set (0: no limit), else {@value #BASE_TIMEOUT_SECONDS} s, plus for {@code preallocation=full}
+     * (which writes every byte) one second per {@value #FULL_BYTES_PER_SECOND_MIB} MiB of the image.
+     * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
+     * ({@code got timeout}) instead of holding the storage lock forever.
+     */
+    static Duration changeTimeout(List<String> argv, long sizeBytes) {
+        return changeTimeout(argv, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
+    }
+
+    /** The watchdog of {@code qemu-img convert}, which writes every byte: as {@code preallocation=full}. */
+    static Duration copyTimeout(long sizeBytes) {
+        return changeTimeout(List.of("preallocation=full"), sizeBytes);
+    }
+
+    static Duration changeTimeout(List<String> argv, long sizeBytes, String override) {
+        if (override != null && !override.isBlank()) {
+            long seconds;
+            try {
+                seconds = Long.parseLong(override.strip());
+            } catch (NumberFormatException e) {
+                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
+                        override);
+            }
+            if (seconds < 0) {
+                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
+                        override);
+            }
+            return seconds == 0 ? null : Duration.ofSeconds(seconds);
+        }
+        long seconds = BASE_TIMEOUT_SECONDS;
+        boolean full = argv.stream().anyMatch(a -> a.contains("preallocation=full"));
+        if (full) {
+            seconds += sizeBytes / (FULL_BYTES_PER_SECOND_MIB * 1024L * 1024L);
+        }
+        return Duration.ofSeconds(seconds);
     }
 
     @Override
@@ -198,7 +246,8 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public void convert(ImageConversion conversion) {
-        Command cmd = Command.of(commands().convert(conversion))
+        List<String> argv = commands().convert(conversion);
+        Command cmd = limited(Command.of(argv), copyTimeout(conversion.sizeBytes()))
                 .withErrorPrefix("unable to convert '" + conversion.source() + "' to '" + conversion.target() + "'");
         if (streaming == null) {
             commands.run(cmd);

@@ -10,13 +10,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two vsm processes allocating on one VG at once: the storage lock gives them distinct names. */
+/** vsm processes allocating on one VG at once: the storage lock gives them distinct names. */
 class LvmRaceTest {
     @RegisterExtension
-    final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
+    final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);
 
     @TempDir
     Path sandbox;
+
+    /** Issue 7, item 1: 16 at once, each a success (or the lock's timeout), 16 distinct whole LVs and nothing else. */
+    @Test
+    void sixteenParallelAllocsMakeSixteenDistinctVolumes() throws Exception {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
+        List<java.util.concurrent.Callable<Vsm.Result>> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < ConcurrencyTest.PROCESSES; i++) {
+            runs.add(() -> vsm.run("alloc", "san", "100", "", "1M"));
+        }
+        java.util.Set<String> created = ConcurrencyTest.createdOrTimedOut(ConcurrencyTest.together(runs));
+        assertThat(created).hasSize(ConcurrencyTest.PROCESSES);
+        List<String> lvs = vg.lvNames();
+        assertThat(lvs).hasSize(ConcurrencyTest.PROCESSES).allSatisfy(lv -> {
+            assertThat(lv).matches("vm-100-disk-\\d+");
+            assertThat(vg.lvSize(lv)).contains(4L << 20); // 1M rounded up to one 4 MiB extent
+            assertThat(vg.tags(lv)).containsExactly("pve-vm-100");
+        });
+        assertThat(created).containsExactlyInAnyOrderElementsOf(lvs.stream().map(lv -> "successfully created 'san:" + lv + "'").toList());
+    }
 
     @Test
     void twoAllocsRacingBothSucceedWithDistinctNames() {

@@ -133,6 +133,51 @@ final class Vsm {
     }
 
     /**
+     * Starts vsm without waiting for it (for tests that kill it): output goes to
+     * {@code .vsm-bg-*} files in the sandbox (not part of a {@link Tree} snapshot), which
+     * {@link Started#finish} reads and removes. The launcher execs java, so the process is vsm.
+     */
+    Started start(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(LAUNCHER.toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
+        pb.environment().putAll(env);
+        try {
+            Path outFile = Files.createTempFile(sandbox, ".vsm-bg-out", "");
+            Path errFile = Files.createTempFile(sandbox, ".vsm-bg-err", "");
+            pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            return new Started(pb.start(), outFile, errFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A vsm started with {@link #start}. */
+    record Started(Process process, Path outFile, Path errFile) {
+        /** Waits for it to end (at most 120 s) and returns what it did. */
+        Result finish() {
+            try {
+                if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    throw new AssertionError("vsm did not finish in 120 s");
+                }
+                Result r = new Result(process.exitValue(), Files.readString(outFile, StandardCharsets.UTF_8),
+                        Files.readString(errFile, StandardCharsets.UTF_8));
+                Files.deleteIfExists(outFile);
+                Files.deleteIfExists(errFile);
+                return r;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /**
      * Makes everything in the sandbox deletable again: base volumes are made immutable with
      * {@code chattr +i} (as pve does), which would keep JUnit from removing the temp dir.
      */

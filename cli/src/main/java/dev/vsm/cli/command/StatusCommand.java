@@ -28,7 +28,8 @@ public final class StatusCommand extends VsmCommand {
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         List<StatusRow> rows = session().manager().status(storage, ct, enabled);
         rows.forEach(r -> r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
-        output.print(out(), rows.stream().map(StatusCommand::json).toList(), o -> {
+        String digest = session().config().digest();
+        output.print(out(), rows.stream().map(r -> withDigest(json(r), digest)).toList(), o -> {
             int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
             String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
             o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
@@ -43,6 +44,12 @@ public final class StatusCommand extends VsmCommand {
 
     private static double percent(StatusRow r) {
         return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
+    }
+
+    /** pve's storage index gives every entry the configuration's digest, for a later {@code set --digest}. */
+    private static Map<String, Object> withDigest(Map<String, Object> row, String digest) {
+        row.put("digest", digest);
+        return row;
     }
 
     static Map<String, Object> json(StatusRow r) {

@@ -44,6 +44,8 @@ public final class DirVolumeNames {
     private static final Pattern OVA_CONTENT = Pattern.compile(
             "import/(" + SAFE_CHAR_WITH_SPACE + "+\\.ova/" + SAFE_CHAR_WITH_SPACE + "+\\.(qcow2|raw|vmdk))");
     private static final Pattern IMPORT = Pattern.compile("import/(" + SAFE_CHAR_WITH_SPACE + "+" + IMPORT_EXT + ")");
+    /** The longest file name Linux file systems take (NAME_MAX). */
+    private static final int MAX_NAME_BYTES = 255;
     private static final Pattern CANONICAL_NUMBER = Pattern.compile("0|[1-9][0-9]{0,9}");
 
     private DirVolumeNames() {}
@@ -55,6 +57,9 @@ public final class DirVolumeNames {
      */
     public static VolumeName parse(String volname) {
         requireNonNull(volname, "volname");
+        if (!safeComponents(volname)) {
+            throw unparsable(volname);
+        }
         Matcher m = LINKED_CLONE.matcher(volname);
         if (m.matches()) {
             String baseName = m.group(2);
@@ -98,6 +103,29 @@ public final class DirVolumeNames {
             return file(volname, ContentType.IMPORT, m.group(1), null, m.group(2));
         }
         throw unparsable(volname);
+    }
+
+    /**
+     * Beyond pve: no component is {@code .} or {@code ..} (pve's {@code snippets/([^/]+)} takes
+     * {@code snippets/..}, the storage's own directory), none is longer than a file name may be
+     * (255 bytes), and no control character appears anywhere. Such a name can only be a mistake
+     * or an attack; refusing it here keeps every path a volume name maps to inside its
+     * sub-directory and every message one printable line.
+     */
+    private static boolean safeComponents(String volname) {
+        for (int i = 0; i < volname.length(); i++) {
+            char c = volname.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return false;
+            }
+        }
+        for (String component : volname.split("/", -1)) {
+            if (component.equals(".") || component.equals("..")
+                    || component.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static VolumeName file(String volname, ContentType type, String name, Integer vmid, String format) {

@@ -34,6 +34,10 @@ public record ImageFileName(String name, String format, boolean isBase) {
      */
     public static ImageFileName parse(String name) {
         requireNonNull(name, "name");
+        if (name.chars().anyMatch(c -> c < 0x20 || c == 0x7f) || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+            // beyond pve: no control characters, and no longer than a file name may be (NAME_MAX)
+            throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
+        }
         Matcher m = STANDARD.matcher(name);
         if (m.matches()) {
             return new ImageFileName(name, m.group(3), m.group(1).equals("base-"));

@@ -32,12 +32,20 @@ public final class DirPlugin implements StoragePlugin {
     static final String IS_MOUNTPOINT = "is_mountpoint";
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
 
+    /**
+     * pve's {@code pve-storage-path} ({@code ^/[^;()]+}), and beyond it: not the root directory
+     * (only slashes and dots: {@code /}, {@code //}, {@code /./}) and no {@code ..} component, so
+     * that no configuration makes vsm create {@code images/} and friends directly under {@code /}
+     * or above the directory it names.
+     */
+    static final String PATH_PATTERN = "^/(?![/.]*$)(?!(?:.*/)?\\.\\.(?:/.*)?$)[^;()]+$";
+
     /** pve's check of a new directory storage's path (DirPlugin check_config). */
     private static final Pattern NEW_PATH = Pattern.compile("/[-/a-zA-Z0-9_.@]+");
 
     private static final PluginSchema SCHEMA = new PluginSchema(List.of(
             PropertySpec.string(DirLayout.PATH, "the directory holding the storage").asRequired().asFixed()
-                    .withPattern("^/[^;()]+"),
+                    .withPattern(PATH_PATTERN),
             PropertySpec.list(DirLayout.CONTENT_DIRS, "sub-directory per content type, as <content>=<relative path>")
                     .withPattern("^[a-z]+=(?!.*\\.\\.).*[^.]$"),
             CommonProperties.nodes(),

@@ -99,11 +99,25 @@ final class DirStorage implements Storage {
             throw StorageException.failed("unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
                     config.id(), base);
         }
+        checkNotRoot(base);
         Set<ContentType> content = config.content(DirPlugin.schemaDefaultContent());
         if (options.createSubdirs()) {
             createContentDirectories(content);
         }
         checkOneDirectoryPerContent(content);
+    }
+
+    /**
+     * A path that resolves to {@code /} (a symbolic link to it, or to a link to it) is refused:
+     * vsm would otherwise make {@code /images}, {@code /template} ... and keep guests' disks among
+     * the system's files. The configuration's own {@code path: /} is refused when it is read.
+     */
+    private void checkNotRoot(Path base) {
+        Optional<Path> real = Probes.within(Probes.LIMIT, () -> base.toRealPath());
+        if (real.isPresent() && real.get().getNameCount() == 0) {
+            throw StorageException.badInput("storage '%s': path '%s' resolves to the root directory '/' - "
+                    + "refusing to keep a storage there (point 'path' at a directory of its own)", config.id(), base);
+        }
     }
 
     private void createContentDirectories(Set<ContentType> content) {
@@ -192,18 +206,88 @@ final class DirStorage implements Storage {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
+        checkFreeSpace(format, request.sizeKib());
+
         context.files().createDirectories(imageDir);
-        try {
-            if (format.equals("subvol")) {
+        partials().removeAbandoned(imageDir);
+        if (format.equals("subvol")) {
+            try {
                 createSubvol(path);
-            } else {
-                context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
+            } catch (RuntimeException e) {
+                removePartialImage(path, imageDir);
+                throw e;
             }
-        } catch (RuntimeException e) {
-            removePartialImage(path, imageDir);
-            throw e;
+        } else {
+            createThenRename(path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), imageOptions()));
         }
         return vmid + "/" + name;
+    }
+
+    /**
+     * Lets {@code create} write the image under a temporary name and renames it to {@code path}
+     * once complete (see {@link PartialImages}); on failure the temporary file and an emptied
+     * owner directory go. A dry run prints the command on the final path.
+     */
+    private void createThenRename(Path path, Path imageDir, java.util.function.Consumer<Path> create) {
+        if (context.dryRun()) {
+            create.accept(path);
+            return;
+        }
+        Path temp = partials().temporaryFor(path);
+        try {
+            create.accept(temp);
+            context.files().move(temp, path);
+        } catch (RuntimeException e) {
+            removePartialImage(temp, imageDir);
+            throw e;
+        }
+    }
+
+    private PartialImages partials() {
+        return new PartialImages(context.nodeName(), context.files());
+    }
+
+    /**
+     * A preallocated image (raw or qcow2 with {@code falloc} or {@code full}) must fit in the
+     * file system's free space: refused before anything is made, with both sizes. Sparse images
+     * ({@code off}, {@code metadata}, vmdk) may overcommit, as a thin pool does; they take space
+     * as the guest writes.
+     */
+    private void checkFreeSpace(String format, long sizeKib) {
+        String mode = imageOptions().preallocation();
+        boolean preallocated = (format.equals("raw") || format.equals("qcow2")) && ("falloc".equals(mode) || "full".equals(mode));
+        if (!preallocated || context.dryRun()) {
+            return;
+        }
+        long bytes = Math.multiplyExact(sizeKib, 1024L);
+        Optional<Long> free = Probes.within(Probes.LIMIT, () -> Files.getFileStore(layout.basePath()).getUsableSpace());
+        if (free.isPresent() && free.get() < bytes) {
+            throw StorageException.failed("storage '%s': not enough free space for a preallocated image (%d bytes requested "
+                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), bytes, mode, free.get(), layout.basePath());
+        }
+    }
+
+    /**
+     * Temporary image files an interrupted {@code alloc} or {@code clone} of this node left
+     * (see {@link PartialImages}), removed after the storage lock is released.
+     */
+    @Override
+    public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
+        PartialImages partials = partials();
+        List<Path> abandoned = partials.abandonedUnder(layout.subdir(ContentType.IMAGES));
+        if (abandoned.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> items = abandoned.stream().map(p -> layout.basePath().relativize(p).toString()).toList();
+        return Optional.of(new dev.vsm.spi.PendingCleanup(items, () -> abandoned.forEach(p -> {
+            try {
+                context.files().delete(p);
+            } catch (StorageException e) {
+                if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                    throw e;
+                }
+            }
+        })));
     }
 
     private void createSubvol(Path path) {
@@ -374,12 +458,8 @@ final class DirStorage implements Storage {
         context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
 
         context.files().createDirectories(imageDir);
-        try {
-            context.qemuImg().createBacked(path, backing, base.format(), imageOptions());
-        } catch (RuntimeException e) {
-            removePartialImage(path, imageDir);
-            throw e;
-        }
+        partials().removeAbandoned(imageDir);
+        createThenRename(path, imageDir, temp -> context.qemuImg().createBacked(temp, backing, base.format(), imageOptions()));
         return newVolname;
     }
 

@@ -1,0 +1,99 @@
+package dev.vsm.plugin.dir;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.HostFiles;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Images in the making. {@code alloc} and {@code clone} let qemu-img write a temporary file
+ * {@code .<name>.vsm-tmp-<node>-<pid>-<random>} beside the final one and rename it into place
+ * when it is complete, so a crash (kill -9, power cut after the rename's directory entry is on
+ * disk) leaves either a whole image under its name or no image at all.
+ *
+ * <p>A temporary file is provably vsm's own and abandoned when its name has this shape, names
+ * this node, and its process no longer runs: only then is it removed (by the next alloc or clone
+ * into the same directory, and by {@code vsm cleanup}). The node is in the name because a
+ * {@code shared} dir storage is seen by other hosts, whose processes are not ours to judge. The
+ * name never matches an image name ({@code *.raw|qcow2|vmdk}), so nothing lists it as a volume.
+ */
+final class PartialImages {
+    private static final String MARK = ".vsm-tmp-";
+    private static final Pattern TEMPORARY = Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(\\d+)-[0-9a-f]{8}");
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String node;
+    private final HostFiles files;
+
+    PartialImages(String node, HostFiles files) {
+        this.node = requireNonNull(node, "node");
+        this.files = requireNonNull(files, "files");
+    }
+
+    /** A fresh temporary name for {@code image}, in its directory. */
+    Path temporaryFor(Path image) {
+        return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessHandle.current().pid() + "-"
+                + HexFormat.of().toHexDigits(RANDOM.nextInt()));
+    }
+
+    private String safeNode() {
+        return node.replaceAll("[^A-Za-z0-9_.]", "_");
+    }
+
+    /** The abandoned temporary files in one image directory (see the class comment), sorted. */
+    List<Path> abandoned(Path imageDir) {
+        List<Path> found = new ArrayList<>();
+        if (!Files.isDirectory(imageDir, LinkOption.NOFOLLOW_LINKS)) {
+            return found;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(imageDir, p -> p.getFileName().toString().contains(MARK))) {
+            for (Path entry : entries) {
+                Matcher m = TEMPORARY.matcher(entry.getFileName().toString());
+                if (m.matches() && m.group(2).equals(safeNode()) && Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
+                        && !running(m.group(3))) {
+                    found.add(entry);
+                }
+            }
+        } catch (IOException e) {
+            return found; // unreadable: nothing provably ours to remove
+        }
+        found.sort(null);
+        return found;
+    }
+
+    /** The abandoned temporary files under every owner directory of {@code imagesDir}. */
+    List<Path> abandonedUnder(Path imagesDir) {
+        List<Path> found = new ArrayList<>();
+        for (Path owner : FileStat.entries(imagesDir)) {
+            if (Files.isDirectory(owner, LinkOption.NOFOLLOW_LINKS)) {
+                found.addAll(abandoned(owner));
+            }
+        }
+        return found;
+    }
+
+    /** Removes what {@link #abandoned} found in {@code imageDir}; call with the storage lock held. */
+    void removeAbandoned(Path imageDir) {
+        for (Path file : abandoned(imageDir)) {
+            files.delete(file);
+        }
+    }
+
+    private static boolean running(String pid) {
+        try {
+            return ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false);
+        } catch (NumberFormatException e) {
+            return true; // not a pid we wrote: leave it
+        }
+    }
+}
