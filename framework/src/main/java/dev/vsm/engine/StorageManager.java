@@ -313,19 +313,30 @@ public final class StorageManager {
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */
     public long resize(VolumeId volid, long sizeBytes) {
+        return resize(volid, sizeBytes, false);
+    }
+
+    /**
+     * Grows a volume to {@code bytes}, or by {@code bytes} when {@code relative}, rounded up to
+     * whole KiB. The current size is read under the storage lock, so two relative resizes at
+     * once both count.
+     *
+     * @return the new size in bytes
+     */
+    public long resize(VolumeId volid, long bytes, boolean relative) {
         checkEnabled(volid.storage());
         Storage storage = activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
-        long padded = (sizeBytes + 1023) / 1024 * 1024;
-        locker.withStorageLock(volid.storage(), () -> {
+        return locker.withStorageLock(volid.storage(), () -> {
             long current = storage.volumeSizeInfo(name).virtualSize();
+            long wanted = relative ? Math.addExact(current, bytes) : bytes;
+            long padded = (wanted + 1023) / 1024 * 1024;
             if (padded < current) {
                 throw StorageException.badInput("shrinking '%s' from %d to %d bytes is not supported", volid, current, padded);
             }
             storage.volumeResize(name, padded);
-            return null;
+            return padded;
         });
-        return padded;
     }
 
     /**

@@ -22,11 +22,7 @@ public final class ResizeCommand extends ChangingCommand {
         VolumeId volid = VolumeId.parse(volume);
         boolean grow = size.startsWith("+");
         long bytes = Math.multiplyExact(Args.sizeKib(grow ? size.substring(1) : size, false), 1024L);
-        var manager = session().manager();
-        if (grow) {
-            bytes = Math.addExact(bytes, manager.info(volid).image().virtualSize());
-        }
-        long done = manager.resize(volid, bytes);
+        long done = session().manager().resize(volid, bytes, grow);
         output.print(out(), Map.of("volid", volid.toString(), "size", done), o ->
                 o.println((dryRun() ? "would resize '" : "resized '") + volid + "' to " + done + " bytes"));
     }
