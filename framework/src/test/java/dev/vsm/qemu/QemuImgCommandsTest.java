@@ -50,15 +50,18 @@ class QemuImgCommandsTest {
     }
 
     @Test
-    void backedImagesGetSubclustersUnderAutoWithTheBaseFormatsPreallocation() {
+    void backedImagesGetSubclustersUnderAutoWithQcow2sPreallocationWhateverTheBase() {
         Path clone = Path.of("/var/lib/vz/images/101/vm-101-disk-0.qcow2");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img create -F qcow2 -b ../100/base-100-disk-0.qcow2 -f qcow2 " + clone
                         + " -o extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.raw", "raw", ImageOptions.DEFAULTS)))
-                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.vmdk", "vmdk", ImageOptions.DEFAULTS)))
-                .endsWith("-o extended_l2=on,cluster_size=128k");
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
+        ImageOptions off = new ImageOptions("off", Subclusters.AUTO, null);
+        assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", off)))
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
     }
 
     @Test
