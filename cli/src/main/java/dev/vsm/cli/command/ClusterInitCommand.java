@@ -22,10 +22,10 @@ public final class ClusterInitCommand extends ChangingCommand {
         var cluster = session().cluster();
         ConfigLocation location = new ConfigLocation(from, true, session().location().defaultLocalDir());
         ConfigStore source = new ConfigStore(location, session()::schema, session().locks());
-        StorageConfigs configs = source.load();
-        if (configs.cluster().isPresent()) {
+        if (source.cluster().isPresent()) {
             throw StorageException.badInput("%s has a 'cluster' block: give a storage.yaml with the storages to store", location.file());
         }
+        StorageConfigs configs = source.load();
         configs.warnings().forEach(w -> vsm().err().println("warning: " + w));
         byte[] yaml = source.storagesYaml(configs);
         cluster.init(yaml, force, dryRun(), line -> {
