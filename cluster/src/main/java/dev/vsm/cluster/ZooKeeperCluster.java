@@ -530,6 +530,14 @@ final class ZooKeeperCluster implements Cluster {
         return m.strip().replace('\n', ' ');
     }
 
+    /**
+     * For tests: drops this client's connection without closing its session, as a killed process
+     * does; the server expires the session (and deletes its ephemeral znodes) after the timeout.
+     */
+    void expireSession() throws Exception {
+        client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    }
+
     @Override
     public synchronized void close() {
         if (client != null) {
