@@ -79,6 +79,8 @@ class ClusterCliTest {
     void initStatusEditsAndLossOfQuorum() throws Exception {
         assertThat(run("status")).isEqualTo(2);
         assertThat(err).matches("cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
+        assertThat(run("add", "dir", "first", "--path", tmp.resolve("s0").toString())).isEqualTo(2);
+        assertThat(err).matches("cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
 
         assertThat(run("cluster", "init", "--from", seed().toString())).as(err).isZero();
         assertThat(run("cluster", "export")).isZero();

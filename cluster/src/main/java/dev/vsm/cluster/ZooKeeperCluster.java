@@ -179,8 +179,8 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     private StorageException notInitialised() {
-        return StorageException.badInput("cluster configuration not found at %s: seed it with 'vsm cluster init --from FILE'",
-                settings.configPath());
+        return new ConfigUnavailableException(StorageException.Kind.BAD_INPUT, "cluster configuration not found at "
+                + settings.configPath() + ": seed it with 'vsm cluster init --from FILE'");
     }
 
     // ---- the configuration ----
