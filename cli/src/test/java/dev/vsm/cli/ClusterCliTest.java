@@ -82,7 +82,15 @@ class ClusterCliTest {
         assertThat(run("add", "dir", "first", "--path", tmp.resolve("s0").toString())).isEqualTo(2);
         assertThat(err).matches("cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
 
+        assertThat(run("cluster", "init", "--from", tmp.resolve("missing.yaml").toString())).isEqualTo(2);
+        assertThat(err).isEqualTo("file '" + tmp.resolve("missing.yaml") + "' does not exist: give the storage.yaml whose storages the cluster gets\n");
+        Files.writeString(tmp.resolve("bad.yaml"), "storages:\n  aa:\n    type: dir\n");
+        assertThat(run("cluster", "init", "--from", tmp.resolve("bad.yaml").toString())).isEqualTo(2);
+        assertThat(err).startsWith(tmp.resolve("bad.yaml") + ":2: storage 'aa': ");
+        assertThat(run("cluster", "init", "--dry-run", "--from", seed().toString())).as(err).isZero();
+        assertThat(out).matches("\\+ zookeeper create /t\\d+/config\n");
         assertThat(run("cluster", "init", "--from", seed().toString())).as(err).isZero();
+        assertThat(out).matches("stored 2 storage\\(s\\) from .*seed.yaml at /t\\d+/config\n");
         assertThat(run("cluster", "export")).isZero();
         assertThat(out).contains("shared1:", "shared: true").doesNotContain("cluster:");
         assertThat(run("cluster", "init", "--from", seed().toString())).isEqualTo(2);

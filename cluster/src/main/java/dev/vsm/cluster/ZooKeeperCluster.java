@@ -451,10 +451,11 @@ final class ZooKeeperCluster implements Cluster {
         }
     }
 
-    private String sessionState() {
+    private synchronized String sessionState() {
         ConnectionState s = state;
         if (s == null) {
-            return "not connected";
+            // the listener hears of the first connection a little after blockUntilConnected does
+            return Boolean.TRUE.equals(reachable) ? "CONNECTED" : "not connected";
         }
         return s == ConnectionState.RECONNECTED ? "CONNECTED" : s.name();
     }

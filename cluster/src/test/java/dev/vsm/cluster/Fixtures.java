@@ -33,7 +33,7 @@ final class Fixtures {
     private Fixtures() {}
 
     static ClusterSettings settings(String connect, String node, int sessionTimeoutSeconds) {
-        return new ClusterSettings(connect, node, "/vsm", Duration.ofSeconds(sessionTimeoutSeconds), "test.yaml");
+        return new ClusterSettings(connect, node, "/vsm", Duration.ofSeconds(sessionTimeoutSeconds));
     }
 
     static ConfigStore store(Cluster cluster, Path dir) {
