@@ -269,7 +269,7 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     /** The cached configuration, with the warning; or {@code no quorum! ... and no cached configuration}. */
-    private byte[] cached() {
+    private synchronized byte[] cached() {
         try {
             byte[] bytes = Files.readAllBytes(cacheFile);
             if (!warnedCache) {
