@@ -75,7 +75,8 @@ class NoQuorumTest {
         assertThat(cached.digest()).isEqualTo(seen.digest());
         assertThat(warnings).singleElement().asString()
                 .matches("no quorum: using the cluster configuration cached at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
-        assertThat(cluster("cache.yaml", false).status().session()).isEqualTo("not connected");
+        // the server left alone may take a client for a moment before it notices it lost quorum
+        assertThat(cluster("cache.yaml", false).status().session()).isIn("not connected", "SUSPENDED", "LOST");
         assertThatThrownBy(() -> cluster("no-cache.yaml", false).export())
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable) and no cached configuration");
