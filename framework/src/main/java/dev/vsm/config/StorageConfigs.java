@@ -24,7 +24,9 @@ public final class StorageConfigs {
         /** The file does not exist: vsm's built-in default (one {@code dir} storage {@code local}). */
         BUILT_IN_DEFAULT,
         /** A file named with {@code --config} that does not exist yet: no storages, until an edit creates it. */
-        NEW_FILE
+        NEW_FILE,
+        /** Read from ZooKeeper in cluster mode ({@link ClusterSettings}); {@link #file()} is the local file. */
+        CLUSTER
     }
 
     private final Path file;
