@@ -45,6 +45,7 @@ public final class ProcessCommandRunner implements CommandRunner {
     private final boolean dryRun;
     private final Console console;
     private final Map<String, String> environment;
+    private final Runnable beforeChange;
 
     public ProcessCommandRunner(boolean dryRun, Console console) {
         this(dryRun, console, Map.of());
@@ -52,9 +53,18 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     /** @param environment variables set for every command, over this process's environment */
     public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment) {
+        this(dryRun, console, environment, () -> { });
+    }
+
+    /**
+     * @param beforeChange runs before every changing command ({@link #run}, {@link #stream}), not
+     *                     before queries; it throws to stop the change (a lost cluster lock)
+     */
+    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment, Runnable beforeChange) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.environment = Map.copyOf(environment);
+        this.beforeChange = requireNonNull(beforeChange, "beforeChange");
     }
 
     @Override
@@ -68,6 +78,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             console.info("+ " + render(command));
             return new Result(0, "", "");
         }
+        beforeChange.run();
         return execute(command);
     }
 
@@ -104,6 +115,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             console.info("+ " + render(command));
             return new Result(0, "", "");
         }
+        beforeChange.run();
         LineSplitter out = new LineSplitter(OutputListener.Channel.STDOUT, listener);
         LineSplitter err = new LineSplitter(OutputListener.Channel.STDERR, listener);
         int exit = execute(command, out, err);
