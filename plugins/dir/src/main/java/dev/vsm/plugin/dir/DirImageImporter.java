@@ -18,10 +18,11 @@ import java.util.List;
 
 /**
  * {@code vsm import} into a dir storage: {@code qemu-img convert} makes the image with the
- * storage's options (preallocation, subclusters, cluster size) under a hidden temporary name in
- * the guest's image directory; only when it is complete does it get its volume name, chosen
- * and taken under the storage lock. A failed or stopped convert leaves nothing behind (the
- * temporary file goes; a vsm killed with SIGKILL leaves only a hidden {@code .vsm-import-*} file).
+ * storage's options (preallocation, subclusters, cluster size) under a temporary name in the
+ * guest's image directory ({@link PartialImages}); only when it is complete does it get its
+ * volume name, chosen and taken under the storage lock. A failed or stopped convert removes the
+ * temporary file; one left by a vsm killed with SIGKILL is never listed, and the next import,
+ * alloc or clone into that directory, or {@code vsm cleanup}, removes it.
  */
 final class DirImageImporter {
     private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
@@ -31,6 +32,7 @@ final class DirImageImporter {
     private final StorageContext context;
     private final ImageOptions options;
     private final NameSource names;
+    private final PartialImages partials;
 
     /** The volume names of a guest's images, for choosing the next free one. */
     @FunctionalInterface
@@ -44,6 +46,7 @@ final class DirImageImporter {
         this.context = requireNonNull(context, "context");
         this.options = requireNonNull(options, "options");
         this.names = requireNonNull(names, "names");
+        this.partials = new PartialImages(context.nodeName(), context.files());
     }
 
     String importImage(ImageImport request) {
@@ -56,8 +59,12 @@ final class DirImageImporter {
         if (request.name() != null) {
             checkName(request.name(), format, imageDir);
         }
-        context.files().createDirectories(imageDir);
-        Path temp = imageDir.resolve(".vsm-import-" + ProcessHandle.current().pid() + "." + format);
+        context.locks().withStorageLock(storageId, () -> {
+            context.files().createDirectories(imageDir);
+            partials.removeAbandoned(imageDir);
+            return null;
+        });
+        Path temp = partials.temporaryFor(imageDir.resolve(request.name() != null ? request.name() : "import." + format));
         try {
             context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
                     request.source().virtualSize(), temp, format, TargetState.NEW, options));
