@@ -215,6 +215,15 @@ public interface Storage {
     }
 
     /**
+     * The file to read when {@code volume} is the source of an import or copy. Default: the
+     * volume's path, in its format. A volume that is no file of its own (a disk inside an OVA) is
+     * extracted to a temporary file, which the caller removes by closing the result.
+     */
+    default SourceFile sourceFile(VolumeName volume) {
+        return new SourceFile(path(volume), volume.format(), () -> {});
+    }
+
+    /**
      * Whether a volume just allocated reads zeros everywhere (a file, a thin volume, an LV on a
      * storage that zeroes what it frees), so that writing into it may skip runs of zeros. False by
      * default: a block device that may hold a previous owner's data gets every zero written.

@@ -4,6 +4,7 @@ import dev.vsm.cli.Args;
 import dev.vsm.cli.ProgressOption;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.transfer.ImportSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -53,8 +54,12 @@ public final class ImportCommand extends ChangingCommand {
         VolumeId.checkStorageId(storage);
         int owner = Args.vmid(vmid);
         var transfers = session().transfers();
-        SourceImage image = transfers.imports().source(source, sourceFormat, yes);
-        VolumeId volid = transfers.imports().importImage(storage, owner, image, format, name);
+        VolumeId volid;
+        SourceImage image;
+        try (ImportSource opened = transfers.imports().source(source, sourceFormat, yes)) {
+            image = opened.image();
+            volid = transfers.imports().importImage(storage, owner, image, format, name);
+        }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
         result.put("source", image.path().toString());

@@ -268,13 +268,14 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * Temporary image files an interrupted {@code alloc} or {@code clone} of this node left
-     * (see {@link PartialImages}), removed after the storage lock is released.
+     * Temporary image files an interrupted {@code alloc}, {@code clone} or {@code import} of this
+     * node left (see {@link PartialImages}), removed after the storage lock is released.
      */
     @Override
     public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
         PartialImages partials = partials();
-        List<Path> abandoned = partials.abandonedUnder(layout.subdir(ContentType.IMAGES));
+        List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
+        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
@@ -494,6 +495,15 @@ final class DirStorage implements Storage {
             return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
         }
         return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** A disk inside an OVA is extracted to a temporary file ({@link OvaDisks}); other volumes are read where they are. */
+    @Override
+    public dev.vsm.spi.SourceFile sourceFile(VolumeName volume) {
+        if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
+            return new OvaDisks(config.id(), context).extract(volume, layout.path(volume));
+        }
+        return Storage.super.sourceFile(volume);
     }
 
     /** A new image is a new file: it reads zeros. */
