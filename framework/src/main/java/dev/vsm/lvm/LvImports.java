@@ -10,10 +10,12 @@ import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeName;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * {@code vsm import} into an LVM-backed storage (lvm, lvmthin): the LV is sized for the image
@@ -56,11 +58,23 @@ public final class LvImports {
     /** Imports the image; returns the new volume's name. Removes what killed imports left first. */
     public String importImage(ImageImport request) {
         long kib = request.source().volumeSizeKib(request.format(), context.qemuImg(), storage.imageOptions());
+        AllocRequest allocation = new AllocRequest(request.vmid(), request.name(), request.format(), kib);
+        return allocWritten(allocation, device -> {
+            TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
+            context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
+                    request.source().virtualSize(), device, request.format(), state, storage.imageOptions()));
+        });
+    }
+
+    /**
+     * Allocates a tagged LV, activates it, lets {@code writer} fill its device and deletes the tag
+     * ({@link dev.vsm.spi.Storage#allocWritten}); a failure frees the LV. Removes what killed imports left first.
+     */
+    public String allocWritten(AllocRequest request, Consumer<Path> writer) {
         removeAbandoned();
         ImportTag tag = ImportTag.fresh(context.nodeName());
         AtomicReference<String> name = new AtomicReference<>();
-        boolean claimed = context.locks().tryExclusive(tag.claimName(),
-                () -> name.set(importClaimed(request, new AllocRequest(request.vmid(), request.name(), request.format(), kib), tag)));
+        boolean claimed = context.locks().tryExclusive(tag.claimName(), () -> name.set(writeClaimed(request, tag, writer)));
         if (!claimed) {
             throw StorageException.failed("storage '%s': the import claim '%s' is taken by another process - try again", id(),
                     tag.claimName());
@@ -68,14 +82,12 @@ public final class LvImports {
         return name.get();
     }
 
-    private String importClaimed(ImageImport request, AllocRequest allocation, ImportTag tag) {
-        String name = context.locks().withStorageLock(id(), () -> alloc.alloc(allocation, tag.tag()));
+    private String writeClaimed(AllocRequest request, ImportTag tag, Consumer<Path> writer) {
+        String name = context.locks().withStorageLock(id(), () -> alloc.alloc(request, tag.tag()));
         VolumeName volume = storage.parseVolname(name);
         try {
             storage.activateVolume(volume);
-            TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
-            context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
-                    request.source().virtualSize(), storage.path(volume), request.format(), state, storage.imageOptions()));
+            writer.accept(storage.path(volume));
             context.locks().withStorageLock(id(), () -> {
                 lvm.deltag(vg, name, tag.tag());
                 return null;

@@ -134,6 +134,36 @@ class LvmImportTest {
         assertThat(vg.lvNames()).as("the next import removed the leftover, and its own failed LV").isEmpty();
     }
 
+    /** import-stream into an LV: the same tag, so a SIGKILL while the stream is written leaves an LV that is not listed. */
+    @Test
+    void aStreamImportKilledWithSigkillLeavesATaggedLvThatCleanupRemoves() throws Exception {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        byte[] data = Files.readAllBytes(source);
+        Path fifo = sandbox.resolve("stream.fifo");
+        Images.run("mkfifo", fifo.toString());
+        try (LoopDevice device = LoopDevice.create(12 * MIB)) {
+            standInNode("vm-100-disk-0", device);
+            Vsm.Started started = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", fifo.toString());
+            try (var feed = Files.newOutputStream(fifo)) {
+                feed.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
+                feed.write(data, 0, data.length / 2);
+                feed.flush();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                while (vg.lvNames().isEmpty() && started.process().isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                kill(started);
+            } catch (IOException broken) {
+                // the reader died first: the pipe broke
+            }
+        }
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        assertThat(vg.tags("vm-100-disk-0")).anySatisfy(t -> assertThat(t).startsWith("vsm-importing."));
+        assertThat(vsm.run("list", "san").ok().lines()).hasSize(1);
+        assertThat(vsm.run("cleanup", "san").ok().out()).contains("vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
     /** A qemu-img whose convert announces itself and then hangs. */
     private Path hangingConvert(Path marker) throws IOException {
         Path script = sandbox.resolve("hanging-qemu-img");

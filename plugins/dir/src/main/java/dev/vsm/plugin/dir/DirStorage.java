@@ -468,9 +468,22 @@ final class DirStorage implements Storage {
 
     @Override
     public String importImage(ImageImport request) {
+        return importer().importImage(request);
+    }
+
+    /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        if (request.format().equals("subvol")) {
+            return Optional.empty();
+        }
+        checkFreeSpace(request.format(), request.sizeKib());
+        return Optional.of(importer().allocWritten(request, writer));
+    }
+
+    private DirImageImporter importer() {
         return new DirImageImporter(config.id(), layout, context, imageOptions(),
-                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid))
-                .importImage(request);
+                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid));
     }
 
     /**

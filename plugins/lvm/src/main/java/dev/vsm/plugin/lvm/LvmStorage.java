@@ -358,6 +358,12 @@ final class LvmStorage implements Storage {
         return imports().importImage(request);
     }
 
+    /** The LV carries an import tag until it is written ({@link LvImports}). */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        return Optional.of(imports().allocWritten(request, writer));
+    }
+
     private LvImports imports() {
         return new LvImports(this, context, lvm, options.vgname(), (request, tag) -> alloc(request, List.of(tag)));
     }

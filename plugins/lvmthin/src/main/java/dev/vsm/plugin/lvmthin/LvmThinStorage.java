@@ -380,6 +380,12 @@ final class LvmThinStorage implements Storage {
         return imports().importImage(request);
     }
 
+    /** The LV carries an import tag until it is written ({@link LvImports}). */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        return Optional.of(imports().allocWritten(request, writer));
+    }
+
     private LvImports imports() {
         return new LvImports(this, context, lvm, vg(), (request, tag) -> alloc(request, List.of(tag)));
     }
