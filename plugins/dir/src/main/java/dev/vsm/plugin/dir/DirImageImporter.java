@@ -19,12 +19,13 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * {@code vsm import} into a dir storage: {@code qemu-img convert} makes the image with the
- * storage's options (preallocation, subclusters, cluster size) under a temporary name in the
- * guest's image directory ({@link PartialImages}); only when it is complete does it get its
- * volume name, chosen and taken under the storage lock. A failed or stopped convert removes the
- * temporary file; one left by a vsm killed with SIGKILL is never listed, and the next import,
- * alloc or clone into that directory, or {@code vsm cleanup}, removes it.
+ * New images that are written before they count as volumes: {@code vsm import} into a dir storage
+ * ({@code qemu-img convert} with the storage's options: preallocation, subclusters, cluster size)
+ * and {@code import-stream} ({@code qemu-img create}, then the stream: {@link #allocWritten}). The
+ * image is made under a temporary name in the guest's image directory ({@link PartialImages});
+ * only when it is complete does it get its volume name, chosen and taken under the storage lock.
+ * A failure removes the temporary file; one left by a vsm killed with SIGKILL is never listed,
+ * and the next import, alloc or clone into that directory, or {@code vsm cleanup}, removes it.
  */
 final class DirImageImporter {
     private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
