@@ -80,6 +80,17 @@ class ImportTest {
         assertThat(Images.same(raw, "raw", volume, "qcow2")).isTrue();
     }
 
+    /** A new raw file reads zeros: zero runs are skipped, nothing is passed as --target-is-zero (qemu-img creates the file). */
+    @Test
+    void aDryRunIntoARawFileSkipsZeroRuns() {
+        vsm.run("status").ok();
+        Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--dry-run").ok();
+        String temp = images.resolve("100/.import.raw.vsm-tmp-") + "[\\w.]+-\\d+-[0-9a-f]{8}";
+        assertThat(dry.lines()).hasSize(4);
+        assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O raw -o preallocation=off -S 64k " + raw + " " + temp);
+        assertThat(Images.files(images)).isEmpty();
+    }
+
     @Test
     void progressIsALinePerTenthOffATerminalAndQuietSilencesIt() {
         Vsm.Result r = vsm.run("import", "local", "100", raw.toString()).ok();
