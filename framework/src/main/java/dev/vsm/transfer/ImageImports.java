@@ -61,9 +61,9 @@ public final class ImageImports {
         try {
             if (file.path().equals(storage.path(name))) {
                 long size = storage.volumeSizeInfo(name).virtualSize();
-                return new ImportSource(new SourceImage(file.path(), file.format(), size), file::close);
+                return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close);
             }
-            return new ImportSource(sources.probe(file.path(), file.format(), false), file::close);
+            return new ImportSource(sources.probe(file.path(), file.format(), false), volid.toString(), file::close);
         } catch (RuntimeException e) {
             file.close();
             throw e;

@@ -63,6 +63,11 @@ class OvaImportTest {
         assertThat(r.out()).isEqualTo("successfully imported 'local:100/vm-100-disk-0.qcow2'\n");
         assertThat(Images.same(raw, "raw", images.resolve("100/vm-100-disk-0.qcow2"), "qcow2")).isTrue();
         assertThat(Images.files(importDir)).as("the extracted copy is gone").containsExactly("appliance.ova");
+
+        var json = vsm.run("import", "local", "101", "local:import/appliance.ova/disk1.vmdk", "-q", "--output-format", "json").ok().json();
+        assertThat(json.get("source").asText()).isEqualTo("local:import/appliance.ova/disk1.vmdk");
+        assertThat(json.get("source-format").asText()).isEqualTo("vmdk");
+        assertThat(Images.same(raw, "raw", images.resolve("101/vm-101-disk-0.raw"), "raw")).isTrue();
     }
 
     @Test

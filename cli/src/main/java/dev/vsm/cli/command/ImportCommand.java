@@ -56,13 +56,15 @@ public final class ImportCommand extends ChangingCommand {
         var transfers = session().transfers();
         VolumeId volid;
         SourceImage image;
+        String shownSource;
         try (ImportSource opened = transfers.imports().source(source, sourceFormat, yes)) {
             image = opened.image();
+            shownSource = opened.shown();
             volid = transfers.imports().importImage(storage, owner, image, format, name);
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
-        result.put("source", image.path().toString());
+        result.put("source", shownSource);
         result.put("source-format", image.format());
         result.put("virtual-size", image.virtualSize());
         result.put("dry-run", dryRun());
