@@ -134,6 +134,18 @@ class LvmImportTest {
         assertThat(vg.lvNames()).as("the next import removed the leftover, and its own failed LV").isEmpty();
     }
 
+    /** On a saferemove storage a killed import's LV is removed as any volume there: renamed del-, zeroed, removed. */
+    @Test
+    void aKilledImportOnASaferemoveStorageIsZeroedBeforeItGoes() throws Exception {
+        Path marker = sandbox.resolve("converting");
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true").env("VSM_QEMU_IMG", hangingConvert(marker).toString());
+        kill(startImportAndWaitForConvert(vsm, marker));
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
+        assertThat(cleanup.out()).contains("zero-out data on image vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
     /** import-stream into an LV: the same tag, so a SIGKILL while the stream is written leaves an LV that is not listed. */
     @Test
     void aStreamImportKilledWithSigkillLeavesATaggedLvThatCleanupRemoves() throws Exception {
