@@ -268,13 +268,14 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * Temporary image files an interrupted {@code alloc} or {@code clone} of this node left
-     * (see {@link PartialImages}), removed after the storage lock is released.
+     * Temporary image files an interrupted {@code alloc}, {@code clone} or {@code import} of this
+     * node left (see {@link PartialImages}), removed after the storage lock is released.
      */
     @Override
     public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
         PartialImages partials = partials();
-        List<Path> abandoned = partials.abandonedUnder(layout.subdir(ContentType.IMAGES));
+        List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
+        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
@@ -467,9 +468,22 @@ final class DirStorage implements Storage {
 
     @Override
     public String importImage(ImageImport request) {
+        return importer().importImage(request);
+    }
+
+    /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        if (request.format().equals("subvol")) {
+            return Optional.empty();
+        }
+        checkFreeSpace(request.format(), request.sizeKib());
+        return Optional.of(importer().allocWritten(request, writer));
+    }
+
+    private DirImageImporter importer() {
         return new DirImageImporter(config.id(), layout, context, imageOptions(),
-                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid))
-                .importImage(request);
+                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid));
     }
 
     /**
@@ -494,6 +508,15 @@ final class DirStorage implements Storage {
             return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
         }
         return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** A disk inside an OVA is extracted to a temporary file ({@link OvaDisks}); other volumes are read where they are. */
+    @Override
+    public dev.vsm.spi.SourceFile sourceFile(VolumeName volume) {
+        if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
+            return new OvaDisks(config.id(), context).extract(volume, layout.path(volume));
+        }
+        return Storage.super.sourceFile(volume);
     }
 
     /** A new image is a new file: it reads zeros. */
