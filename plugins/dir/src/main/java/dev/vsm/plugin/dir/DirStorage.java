@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * One configured dir storage (pve's {@code DirPlugin} with the file-based behaviour of its base
@@ -206,7 +207,8 @@ final class DirStorage implements Storage {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
-        checkFreeSpace(format, request.sizeKib());
+        checkFreeSpace(context.qemuImg().preallocation(format, imageOptions(), false),
+                () -> Math.multiplyExact(request.sizeKib(), 1024L));
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
@@ -248,22 +250,25 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * A preallocated image (raw or qcow2 with {@code falloc} or {@code full}) must fit in the
-     * file system's free space: refused before anything is made, with both sizes. Sparse images
-     * ({@code off}, {@code metadata}, vmdk) may overcommit, as a thin pool does; they take space
-     * as the guest writes.
+     * An image that qemu-img will preallocate ({@code falloc} or {@code full}: raw or qcow2 by
+     * the storage's {@code preallocation}, a linked clone by its base's format when it gets
+     * subclusters) must fit in the file system's free space: refused before anything is made, with
+     * both sizes. Sparse images ({@code off}, {@code metadata}, vmdk) may overcommit, as a thin
+     * pool does; they take space as the guest writes.
+     *
+     * @param mode  what {@link dev.vsm.spi.QemuImg#preallocation} says qemu-img will be given
+     * @param bytes the image's size, asked for only when the mode writes
      */
-    private void checkFreeSpace(String format, long sizeKib) {
-        String mode = imageOptions().preallocation();
-        boolean preallocated = (format.equals("raw") || format.equals("qcow2")) && ("falloc".equals(mode) || "full".equals(mode));
+    private void checkFreeSpace(String mode, LongSupplier bytes) {
+        boolean preallocated = "falloc".equals(mode) || "full".equals(mode);
         if (!preallocated || context.dryRun()) {
             return;
         }
-        long bytes = Math.multiplyExact(sizeKib, 1024L);
+        long requested = bytes.getAsLong();
         Optional<Long> free = Probes.within(Probes.LIMIT, () -> Files.getFileStore(layout.basePath()).getUsableSpace());
-        if (free.isPresent() && free.get() < bytes) {
+        if (free.isPresent() && free.get() < requested) {
             throw StorageException.failed("storage '%s': not enough free space for a preallocated image (%d bytes requested "
-                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), bytes, mode, free.get(), layout.basePath());
+                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), requested, mode, free.get(), layout.basePath());
         }
     }
 
@@ -455,6 +460,8 @@ final class DirStorage implements Storage {
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         Path path = imageDir.resolve(name);
+        checkFreeSpace(context.qemuImg().preallocation(base.format(), imageOptions(), true),
+                () -> volumeSizeInfo(base).virtualSize());
         context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
 
         context.files().createDirectories(imageDir);
