@@ -7,6 +7,7 @@ import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
@@ -35,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -229,18 +231,33 @@ final class DirStorage implements Storage {
      * Lets {@code create} write the image under a temporary name and renames it to {@code path}
      * once complete (see {@link PartialImages}); on failure the temporary file and an emptied
      * owner directory go. A dry run prints the command on the final path.
+     *
+     * <p>Durable as well as atomic: the image's data is synced before the rename, so a power cut
+     * cannot leave the name on a file whose blocks never reached the disk; the owner directory
+     * (holding the new name) and the images directory (holding a new owner directory) are synced
+     * after it, so a reported success survives one. When that last sync fails the image is
+     * removed again: a failure leaves nothing.
      */
-    private void createThenRename(Path path, Path imageDir, java.util.function.Consumer<Path> create) {
+    private void createThenRename(Path path, Path imageDir, Consumer<Path> create) {
         if (context.dryRun()) {
             create.accept(path);
             return;
         }
+        HostFiles files = context.files();
         Path temp = partials().temporaryFor(path);
         try {
             create.accept(temp);
-            context.files().move(temp, path);
+            files.sync(temp);
+            files.move(temp, path);
         } catch (RuntimeException e) {
             removePartialImage(temp, imageDir);
+            throw e;
+        }
+        try {
+            files.sync(imageDir);
+            files.sync(imageDir.getParent());
+        } catch (RuntimeException e) {
+            removePartialImage(path, imageDir);
             throw e;
         }
     }
