@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.lvm.ActivationTarget;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.lvm.VolumeGroup;
 import dev.vsm.spi.AllocRequest;
@@ -60,7 +61,9 @@ final class LvmStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return LvmVolumeNames.parse(volname);
+        VolumeName parsed = LvmVolumeNames.parse(volname);
+        LvmNames.checkInGroup(options.vgname(), volname);
+        return parsed;
     }
 
     @Override
@@ -126,7 +129,7 @@ final class LvmStorage implements Storage {
     public String allocImage(AllocRequest request) {
         String format = request.format();
         if (request.name() != null) {
-            LvmVolumeNames.parse(request.name());
+            parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
         }
         checkFormatSupported(format);
@@ -276,7 +279,7 @@ final class LvmStorage implements Storage {
         if (target == null) {
             target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
         } else {
-            LvmVolumeNames.parse(target);
+            parseVolname(target);
             LvmVolumeNames.checkFormat(target, volume.format());
         }
         if (existing.contains(target)) {
