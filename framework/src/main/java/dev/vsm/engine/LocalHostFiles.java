@@ -7,11 +7,13 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
@@ -94,6 +96,18 @@ public final class LocalHostFiles implements HostFiles {
             throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
         } catch (IOException e) {
             throw StorageException.failed(e, "rename '%s' to '%s' failed - %s", from, to, reason(e));
+        }
+    }
+
+    @Override
+    public void sync(Path path) {
+        if (dryRun) {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "fsync '%s' failed - %s", path, reason(e));
         }
     }
 

@@ -173,7 +173,7 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     private static Result finish(Command command, int exit, String stdout, String stderr) {
         if (exit != 0) {
-            String last = lastLine(stderr);
+            String last = cause(stderr);
             String prefix = command.errorPrefix();
             if (prefix != null) {
                 throw StorageException.failed("%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
@@ -191,6 +191,22 @@ public final class ProcessCommandRunner implements CommandRunner {
         env.put("PATH", path.isEmpty() ? SYSTEM_PATH : path + ":" + SYSTEM_PATH);
         env.put("LC_ALL", "C");
         return env;
+    }
+
+    /**
+     * The line of a failed command's stderr that says why: the last one that is not a warning.
+     * lvm2 prints {@code WARNING: This metadata update is NOT backed up.} after its error when
+     * metadata backups are off; the error is the line before. Only warnings: the last of them.
+     */
+    static String cause(String stderr) {
+        String[] lines = stderr.strip().split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) {
+            String line = lines[i].strip();
+            if (!line.isEmpty() && !line.startsWith("WARNING:")) {
+                return line;
+            }
+        }
+        return lastLine(stderr);
     }
 
     static String lastLine(String text) {

@@ -54,7 +54,7 @@ public final class QemuImgCommands {
         if (format.equals("qcow2")) {
             opts.addAll(clusterOptions(options, false));
         }
-        String prealloc = Preallocation.forFormat(format, options.preallocation());
+        String prealloc = preallocation(format, options, false);
         if (prealloc != null) {
             opts.add("preallocation=" + prealloc);
         }
@@ -81,9 +81,8 @@ public final class QemuImgCommands {
      */
     public List<String> createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> opts = new ArrayList<>(clusterOptions(options, true));
-        boolean extendedL2 = opts.contains("extended_l2=on");
-        String prealloc = Preallocation.forFormat("qcow2", options.preallocation());
-        if (prealloc != null && extendedL2) {
+        String prealloc = preallocation("qcow2", options, true);
+        if (prealloc != null) {
             opts.add("preallocation=" + prealloc);
         }
         List<String> argv = new ArrayList<>(List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
@@ -92,6 +91,17 @@ public final class QemuImgCommands {
             argv.add(String.join(",", opts));
         }
         return argv;
+    }
+
+    /**
+     * The preallocation mode {@link #create} ({@code backed} false) or {@link #createBacked}
+     * ({@code backed} true) passes for these options, or null for none. A backed image is a qcow2
+     * overlay and takes qcow2's rule whatever {@code format} (its backing file's) is, and gets a
+     * mode only with subclusters: qemu refuses preallocation on a backed qcow2 without extended L2.
+     */
+    public String preallocation(String format, ImageOptions options, boolean backed) {
+        String mode = Preallocation.forFormat(backed ? "qcow2" : format, options.preallocation());
+        return backed && !usesSubclusters(options, true) ? null : mode;
     }
 
     /** {@code qemu-img resize [--preallocation=<p>] -f <fmt> <path> <bytes>}. */

@@ -91,6 +91,20 @@ class QemuImgCommandsTest {
         assertThat(old.usesSubclusters(new ImageOptions(null, Subclusters.ON, null), true)).isFalse();
     }
 
+    /** What the dir plugin's free-space check asks: the mode create / createBacked pass, or null. */
+    @Test
+    void preallocationIsTheModeTheCreateCommandsPass() {
+        assertThat(cmds.preallocation("raw", prealloc("full"), false)).isEqualTo("full");
+        assertThat(cmds.preallocation("raw", prealloc("metadata"), false)).isEqualTo("off");
+        assertThat(cmds.preallocation("vmdk", prealloc("full"), false)).isNull();
+        assertThat(cmds.preallocation("raw", prealloc("falloc"), true)).isEqualTo("falloc");
+        assertThat(cmds.createBacked(IMG, "b", "raw", prealloc("falloc"))).contains("extended_l2=on,cluster_size=128k,preallocation=falloc");
+        ImageOptions noSubclusters = new ImageOptions("full", Subclusters.OFF, null);
+        assertThat(cmds.preallocation("qcow2", noSubclusters, true)).isNull();
+        assertThat(cmds.preallocation("qcow2", noSubclusters, false)).isEqualTo("full");
+        assertThat(new QemuImgCommands("qemu-img", false).preallocation("qcow2", prealloc("full"), true)).isNull();
+    }
+
     @Test
     void infoAndMeasureArgv() {
         assertThat(cmds.info(IMG, "qcow2")).containsExactly("qemu-img", "info", "--output=json", IMG.toString(), "-f", "qcow2");

@@ -8,6 +8,7 @@ import dev.vsm.lvm.LvImports;
 import dev.vsm.lvm.LvStreamFormats;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.lvm.VolumeGroup;
 import dev.vsm.spi.AllocRequest;
@@ -63,7 +64,9 @@ final class LvmStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return LvmVolumeNames.parse(volname);
+        VolumeName parsed = LvmVolumeNames.parse(volname);
+        LvmNames.checkInGroup(options.vgname(), volname);
+        return parsed;
     }
 
     @Override
@@ -134,7 +137,7 @@ final class LvmStorage implements Storage {
     private String alloc(AllocRequest request, List<String> extraTags) {
         String format = request.format();
         if (request.name() != null) {
-            LvmVolumeNames.parse(request.name());
+            parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
         }
         checkFormatSupported(format);
@@ -300,7 +303,7 @@ final class LvmStorage implements Storage {
         if (target == null) {
             target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
         } else {
-            LvmVolumeNames.parse(target);
+            parseVolname(target);
             LvmVolumeNames.checkFormat(target, volume.format());
         }
         if (existing.contains(target)) {

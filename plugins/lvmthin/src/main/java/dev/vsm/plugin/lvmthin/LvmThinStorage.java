@@ -7,6 +7,7 @@ import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.LvImports;
 import dev.vsm.lvm.LvStreamFormats;
 import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Console;
@@ -66,7 +67,9 @@ final class LvmThinStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return ThinVolumeNames.parse(volname);
+        VolumeName parsed = ThinVolumeNames.parse(volname);
+        LvmNames.checkInGroup(vg(), volname);
+        return parsed;
     }
 
     @Override
@@ -159,7 +162,7 @@ final class LvmThinStorage implements Storage {
         }
         String name = request.name();
         if (name != null) {
-            ThinVolumeNames.parse(name);
+            parseVolname(name);
             if (!name.startsWith("vm-" + request.vmid() + "-")) {
                 throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", name, request.vmid());
             }
@@ -348,7 +351,7 @@ final class LvmThinStorage implements Storage {
         if (target == null) {
             target = DiskNames.nextFree(names, config.id(), targetVmid, null, false, false);
         } else {
-            VolumeName parsed = ThinVolumeNames.parse(target);
+            VolumeName parsed = parseVolname(target);
             if (parsed.isBase() || parsed.vmid() != targetVmid) {
                 throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", target, targetVmid);
             }
