@@ -501,7 +501,8 @@ final class DirStorage implements Storage {
         if (request.format().equals("subvol")) {
             return Optional.empty();
         }
-        checkFreeSpace(request.format(), request.sizeKib());
+        checkFreeSpace(context.qemuImg().preallocation(request.format(), imageOptions(), false),
+                () -> Math.multiplyExact(request.sizeKib(), 1024L));
         return Optional.of(importer().allocWritten(request, writer));
     }
 
