@@ -31,11 +31,11 @@ qemu-img create -q -f raw "$base" $((writes * max_step))
 qemu-img bench -q -w -t none -i native -d 8 -s 1M -S 1M -c $((writes * max_step / 1048576)) --pattern=0x5a -f raw "$base"
 echo "backing file: $(du -h --apparent-size "$base" | cut -f1), $(du -h "$base" | cut -f1) allocated; $writes writes per run, $rounds rounds; in $work" >&2
 
-# bench IMAGE STEP: prints "iops host-bytes-per-guest-byte" for $writes 4 KiB writes STEP apart
+# bench IMAGE STEP [FORMAT]: prints "iops host-bytes-per-guest-byte" for $writes 4 KiB writes STEP apart
 bench() {
-  local img=$1 step=$2 before after secs
+  local img=$1 step=$2 format=${3:-qcow2} before after secs
   before=$(allocated "$img")
-  secs=$(qemu-img bench -w -t none -i native -d 32 -s 4k -S "$step" -c "$writes" -f qcow2 "$img" |
+  secs=$(qemu-img bench -w -t none -i native -d 32 -s 4k -S "$step" -c "$writes" -f "$format" "$img" |
     sed -n 's/^Run completed in \([0-9.]*\) seconds.*/\1/p')
   after=$(allocated "$img")
   echo "$(ratio "$writes" "$secs") $(ratio $((after - before)) $((writes * 4096)))"
@@ -51,11 +51,15 @@ clusters=(16k 32k 64k 128k 256k 512k 1M 2M)
 
 # one_run CONFIG: a fresh image for CONFIG, benchmarked; prints "CONFIG iops amp"
 #   CONFIG: <cluster>-<backed|plain>-<extended_l2 off|on>, or "default" (qemu-img create's
-#   defaults) and "vsm" (what `vsm clone` makes), both overlays on the raw backing file
+#   defaults) and "vsm" (what `vsm clone` makes), both overlays on the raw backing file, or
+#   "ceiling": no qcow2 at all, a sparse raw file written the same way (what this disk allows)
 one_run() {
   local config=$1 cluster backed ext step
-  rm -f "$ov/x.qcow2"
+  rm -f "$ov/x.qcow2" "$ov/x.raw"
   case $config in
+    ceiling)
+      qemu-img create -q -f raw "$ov/x.raw" $((writes * max_step))
+      echo "$config $(bench "$ov/x.raw" 1M raw)" ;;
     default)
       (cd "$ov" && qemu-img create -q -f qcow2 -F raw -b ../100/base-100-disk-0.raw x.qcow2)
       echo "$config $(bench "$ov/x.qcow2" 1M)" ;;
@@ -75,7 +79,7 @@ one_run() {
   esac
 }
 
-configs=(default vsm)
+configs=(default vsm ceiling)
 for cluster in "${clusters[@]}"; do
   for backed in backed plain; do
     for ext in off on; do configs+=("$cluster-$backed-$ext"); done
@@ -97,6 +101,7 @@ for cluster in "${clusters[@]}"; do
 done > "$tsv"
 read -r d_iops d_amp < <(med default)
 read -r v_iops v_amp < <(med vsm)
+read -r c_iops c_amp < <(med ceiling)
 
 {
   echo "4 KiB writes, each to a new cluster, $writes per run, medians of $rounds runs (qemu-img $(qemu-img --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), $(nproc) cores); load average $(cut -d' ' -f1 /proc/loadavg) at the end."
@@ -110,6 +115,8 @@ read -r v_iops v_amp < <(med vsm)
   printf '| qemu-img create defaults (64k, no extended_l2) | %.0f | %.2f |\n' "$d_iops" "$d_amp"
   printf '| vsm clone | %.0f | %.2f |\n' "$v_iops" "$v_amp"
   printf '| ratio vsm / qemu-img defaults | %.1fx | |\n' "$(ratio "$v_iops" "$d_iops")"
+  printf '| no qcow2: a sparse raw file written the same way (the ceiling) | %.0f | %.2f |\n' "$c_iops" "$c_amp"
+  printf '| ratio ceiling / qemu-img defaults | %.1fx | |\n' "$(ratio "$c_iops" "$d_iops")"
 } | tee "$out/subclusters.md"
 
 gnuplot <<GP
