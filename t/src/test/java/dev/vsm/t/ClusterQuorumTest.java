@@ -72,7 +72,7 @@ class ClusterQuorumTest {
 
             Vsm.Result noCache = fresh.run("status");
             assertThat(noCache.exit()).as("stderr: %s", noCache.err()).isEqualTo(1);
-            assertThat(noCache.err().strip()).startsWith("no quorum!").endsWith("and no cached configuration").doesNotContain("\n");
+            assertThat(noCache.err().strip()).startsWith("no quorum!").contains("and no cached configuration").doesNotContain("\n");
         } finally {
             zk.restartStopped();
         }
