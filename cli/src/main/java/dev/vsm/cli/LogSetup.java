@@ -13,7 +13,8 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * vsm's logging set-up, in code rather than {@code logback.xml}: parsing XML (Joran, the JDK's
  * XML parser, a security policy) cost more start-up time than every command but a listing. It
  * is what {@code etc/logback.xml} says: WARN to stderr, {@code dev.vsm} at
- * {@code $VSM_LOG_LEVEL} (DEBUG with {@code --verbose}). A file named with
+ * {@code $VSM_LOG_LEVEL} (DEBUG with {@code --verbose}), ZooKeeper and Curator
+ * silent unless {@code $VSM_LOG_LEVEL} is set. A file named with
  * {@code -Dlogback.configurationFile=...} (in {@code VSM_JAVA_OPTS}) still wins.
  *
  * <p>Found by logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}.
@@ -41,6 +42,10 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         root.setLevel(Level.WARN);
         root.addAppender(stderr);
         context.getLogger("dev.vsm").setLevel(Level.toLevel(level(), Level.WARN));
+        // cluster mode: ZooKeeper and Curator log every refused connection; vsm says it in one line
+        for (String noisy : new String[] {"org.apache.zookeeper", "org.apache.curator"}) {
+            context.getLogger(noisy).setLevel(Level.toLevel(level(), Level.OFF));
+        }
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

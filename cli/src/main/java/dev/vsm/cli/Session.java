@@ -2,6 +2,8 @@ package dev.vsm.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.cluster.Cluster;
+import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigHooks;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
@@ -15,6 +17,7 @@ import dev.vsm.engine.StorageManager;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageLocks;
@@ -30,33 +33,48 @@ import java.util.function.Supplier;
  * What one command run works with, each part made on first use so that a command pays only
  * for what it needs: the plugin registry, the configuration, the lock directory, the context
  * handed to plugins and the storage facade.
+ *
+ * <p>Cluster mode: when the configuration file has a {@code cluster:} block, the storages come
+ * from ZooKeeper and the locks of shared storages are cluster locks ({@link Cluster}, opened on
+ * first use and closed by {@link #close()}). Without a block no cluster class is loaded.
  */
-public final class Session {
+public final class Session implements AutoCloseable {
     private final Vsm vsm;
     private final boolean dryRun;
     private final boolean quiet;
     private final boolean stdoutIsData;
+    private final boolean changing;
     private PluginRegistry registry;
     private FileLocks locks;
     private ConfigStore configStore;
     private StorageConfigs config;
     private DefaultStorageContext context;
     private StorageManager manager;
+    private ConfigLocation location;
+    private Optional<ClusterSettings> clusterSettings;
+    private Cluster cluster;
 
     public Session(Vsm vsm, boolean dryRun) {
-        this(vsm, dryRun, false, false);
+        this(vsm, dryRun, false, false, false);
+    }
+
+    public Session(Vsm vsm, boolean dryRun, boolean quiet, boolean stdoutIsData) {
+        this(vsm, dryRun, quiet, stdoutIsData, false);
     }
 
     /**
      * @param quiet        no progress display ({@code --quiet})
      * @param stdoutIsData standard output carries data ({@code vsm export ... -}): every message,
      *                     progress included, goes to standard error
+     * @param changing     the command changes something: in cluster mode it then needs quorum
+     *                     (read-only commands fall back to the cached configuration)
      */
-    public Session(Vsm vsm, boolean dryRun, boolean quiet, boolean stdoutIsData) {
+    public Session(Vsm vsm, boolean dryRun, boolean quiet, boolean stdoutIsData, boolean changing) {
         this.vsm = requireNonNull(vsm, "vsm");
         this.dryRun = dryRun;
         this.quiet = quiet;
         this.stdoutIsData = stdoutIsData;
+        this.changing = changing;
     }
 
     public boolean dryRun() {
@@ -94,9 +112,47 @@ public final class Session {
 
     public ConfigStore configStore() {
         if (configStore == null) {
-            configStore = new ConfigStore(ConfigLocation.resolve(vsm.configOption()), this::schema, locks());
+            configStore = clusterSettings().isEmpty() ? new ConfigStore(location(), this::schema, locks())
+                    : ConfigStore.clustered(location(), cluster().configSource(), this::schema);
         }
         return configStore;
+    }
+
+    public ConfigLocation location() {
+        if (location == null) {
+            location = ConfigLocation.resolve(vsm.configOption());
+        }
+        return location;
+    }
+
+    /** The configuration file's cluster block, empty when vsm is not in cluster mode. */
+    public Optional<ClusterSettings> clusterSettings() {
+        if (clusterSettings == null) {
+            clusterSettings = new ConfigStore(location(), this::schema, locks()).cluster();
+        }
+        return clusterSettings;
+    }
+
+    /**
+     * Cluster mode's connection, opened on first use.
+     *
+     * @throws StorageException (bad input) {@code not in cluster mode: no 'cluster' block in <file>}
+     */
+    public Cluster cluster() {
+        if (cluster == null) {
+            ClusterSettings settings = clusterSettings().orElseThrow(() ->
+                    StorageException.badInput("not in cluster mode: no 'cluster' block in %s", location().file()));
+            cluster = Cluster.open(settings, locks().directory().resolve("cluster-config.yaml"), changing, this::warn);
+        }
+        return cluster;
+    }
+
+    /** Closes the cluster connection, if one was opened (its ephemeral znodes go at once). */
+    @Override
+    public void close() {
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     /** The configuration as read at first use; warnings (sections of unloaded types) go to stderr once. */
@@ -117,7 +173,8 @@ public final class Session {
                     : vsm.out() == System.out && ProgressOutput.stdoutIsTerminal();
             ProgressOutput progress = quiet ? ProgressOutput.none()
                     : terminal ? ProgressOutput.terminal(messages) : ProgressOutput.lines(console);
-            context = new DefaultStorageContext(dryRun, console, progress, storageLocks(), Map.of());
+            String node = clusterSettings().map(ClusterSettings::node).orElse(null);
+            context = new DefaultStorageContext(dryRun, console, progress, storageLocks(), Map.of(), node);
         }
         return context;
     }
@@ -128,9 +185,19 @@ public final class Session {
         return new VolumeTransfers(manager(), context.qemuImgRunner(), context.progress());
     }
 
-    /** Storage locks: a file lock per storage, none under dry-run (nothing changes then). */
+    /**
+     * Storage locks: a file lock per storage (in cluster mode a cluster lock for shared storages),
+     * none under dry-run (nothing changes then).
+     */
     private StorageLocks storageLocks() {
-        return dryRun ? StorageLocks.NONE : new FileStorageLocks(locks());
+        if (dryRun) {
+            return StorageLocks.NONE;
+        }
+        StorageLocks local = new FileStorageLocks(locks());
+        if (clusterSettings().isEmpty()) {
+            return local;
+        }
+        return cluster().storageLocks(local, id -> config().storage(id).map(StorageConfig::shared).orElse(false));
     }
 
     public StorageManager manager() {

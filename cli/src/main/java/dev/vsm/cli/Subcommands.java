@@ -4,6 +4,7 @@ import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
 import dev.vsm.cli.command.CleanupCommand;
+import dev.vsm.cli.command.ClusterCommand;
 import dev.vsm.cli.command.CloneCommand;
 import dev.vsm.cli.command.CopyCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
@@ -68,6 +69,7 @@ final class Subcommands {
         ALL.put("export", ExportCommand::new);
         ALL.put("import-stream", ImportStreamCommand::new);
         ALL.put("copy", CopyCommand::new);
+        ALL.put("cluster", ClusterCommand::new);
     }
 
     /** Global options that take a value in the next argument. */

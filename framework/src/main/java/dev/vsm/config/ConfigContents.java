@@ -40,6 +40,11 @@ record ConfigContents(List<String> topLevelKeys, Map<String, Node> reserved, Lis
         }
     }
 
+    /** The storages alone, without the reserved top-level entries. */
+    ConfigContents storagesOnly() {
+        return new ConfigContents(List.of(ConfigParser.STORAGES), Map.of(), order, storages, unloaded);
+    }
+
     boolean contains(String id) {
         return storages.containsKey(id) || unloaded.containsKey(id);
     }

@@ -38,13 +38,19 @@ final class ConfigParser {
     static final String STORAGES = "storages";
     /** The top-level key naming the directory of drop-in plugins (read by {@link ConfigReader#pluginDir}). */
     static final String PLUGIN_DIR = "plugin-dir";
-    /** Top-level keys besides {@code storages}, kept as written: a cluster section (for later versions), the plugin directory. */
-    static final Set<String> RESERVED_TOP_LEVEL = Set.of("cluster", PLUGIN_DIR);
+    /** The top-level key of cluster mode's settings ({@link ClusterBlock}). */
+    static final String CLUSTER = "cluster";
+    /** Top-level keys besides {@code storages}, kept as written: the cluster settings, the plugin directory. */
+    static final Set<String> RESERVED_TOP_LEVEL = Set.of(CLUSTER, PLUGIN_DIR);
     static final int MAX_COLLECTION_ALIASES = 10;
     static final int MAX_CODE_POINTS = 1 << 20;
 
-    /** The file's top level: its keys in order, the values of the reserved ones, and the storage sections. */
-    record Document(List<String> topLevelKeys, Map<String, Node> reserved, List<Section> sections) {
+    /**
+     * The file's top level: its keys in order, the values of the reserved ones, and the storage sections.
+     *
+     * @param storagesLine the line of the {@code storages} key, 0 when there is none
+     */
+    record Document(List<String> topLevelKeys, Map<String, Node> reserved, List<Section> sections, int storagesLine) {
         Document {
             topLevelKeys = List.copyOf(topLevelKeys);
             reserved = Collections.unmodifiableMap(new LinkedHashMap<>(reserved));
@@ -108,10 +114,12 @@ final class ConfigParser {
         List<String> keys = new ArrayList<>();
         Map<String, Node> reserved = new LinkedHashMap<>();
         List<Section> sections = List.of();
+        int storagesLine = 0;
         for (NodeTuple t : top.getValue()) {
             String key = scalarText(t.getKeyNode());
             keys.add(key);
             if (key.equals(STORAGES)) {
+                storagesLine = line(t.getKeyNode());
                 sections = sections(t.getValueNode());
             } else if (RESERVED_TOP_LEVEL.contains(key)) {
                 reserved.put(key, t.getValueNode());
@@ -120,7 +128,7 @@ final class ConfigParser {
                         + VolumeId.printable(key) + "' (storages go under 'storages:')"));
             }
         }
-        return new Document(keys, reserved, sections);
+        return new Document(keys, reserved, sections, storagesLine);
     }
 
     private Node compose(String text) {

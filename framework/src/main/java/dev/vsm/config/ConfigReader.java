@@ -51,6 +51,11 @@ final class ConfigReader {
         if (bytes.isPresent()) {
             return parse(location.file(), Origin.FILE, location.file().toString(), bytes.get(), bytes.get());
         }
+        return missing(location);
+    }
+
+    /** What vsm runs on when the file at {@code location} does not exist (see {@link ConfigLocation}). */
+    StorageConfigs missing(ConfigLocation location) {
         if (location.explicit()) {
             return new StorageConfigs(location.file(), Origin.NEW_FILE, sha1(NO_BYTES), ConfigContents.EMPTY, List.of());
         }
@@ -87,11 +92,12 @@ final class ConfigReader {
                     });
         }
         pluginDir(label, file, doc, problems);
+        Optional<ClusterSettings> cluster = origin == Origin.CLUSTER ? Optional.empty() : ClusterBlock.read(label, doc, problems);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         ConfigContents contents = new ConfigContents(doc.topLevelKeys(), doc.reserved(), order, storages, unloaded);
-        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings);
+        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings, cluster);
     }
 
     /**
@@ -117,6 +123,30 @@ final class ConfigReader {
         return dir;
     }
 
+    /**
+     * The {@code cluster} block of the file at {@code location}, empty when the file or the block
+     * is absent. Like {@link #pluginDir(ConfigLocation)} it reads only the file's shape; a file
+     * whose text does not mention {@code cluster} at all is not even parsed (start-up time).
+     *
+     * @throws ConfigException when the file is not YAML, a value of the block is bad, or the file
+     *                         has both a block and {@code storages}
+     */
+    Optional<ClusterSettings> cluster(ConfigLocation location) {
+        Optional<byte[]> bytes = readFile(location.file());
+        if (bytes.isEmpty() || !new String(bytes.get(), StandardCharsets.ISO_8859_1).contains(ConfigParser.CLUSTER)) {
+            return Optional.empty();
+        }
+        String label = location.file().toString();
+        List<ConfigProblem> problems = new ArrayList<>();
+        ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes.get()), problems);
+        List<ConfigProblem> own = new ArrayList<>();
+        Optional<ClusterSettings> settings = ClusterBlock.read(label, doc, own);
+        if (!own.isEmpty()) {
+            throw new ConfigException(own);
+        }
+        return settings;
+    }
+
     private static Optional<Path> pluginDir(String label, Path file, ConfigParser.Document doc, List<ConfigProblem> problems) {
         Node node = doc.reserved().get(ConfigParser.PLUGIN_DIR);
         if (node == null) {
@@ -132,7 +162,7 @@ final class ConfigReader {
     }
 
     /** The file's bytes, or empty when it does not exist. */
-    private static Optional<byte[]> readFile(Path file) {
+    static Optional<byte[]> readFile(Path file) {
         String label = file.toString();
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);

@@ -38,9 +38,9 @@ public final class ConfigStore {
     public static final String LOCK = "storage-config";
 
     private final ConfigLocation location;
+    private final ConfigSource source;
+    private final Origin origin;
     private final Function<String, Optional<PluginSchema>> schemas;
-    private final FileLocks locks;
-    private final Duration lockTimeout;
     private final ConfigReader reader;
     private final ConfigEditor editor;
 
@@ -50,12 +50,25 @@ public final class ConfigStore {
 
     /** With a shorter wait for the lock than pve's 10 s, for tests. */
     ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks, Duration lockTimeout) {
+        this(location, new FileConfigSource(location.file(), locks, lockTimeout), Origin.FILE, schemas);
+    }
+
+    private ConfigStore(ConfigLocation location, ConfigSource source, Origin origin, Function<String, Optional<PluginSchema>> schemas) {
         this.location = requireNonNull(location, "location");
+        this.source = requireNonNull(source, "source");
+        this.origin = origin;
         this.schemas = requireNonNull(schemas, "schemas");
-        this.locks = requireNonNull(locks, "locks");
-        this.lockTimeout = requireNonNull(lockTimeout, "lockTimeout");
         this.reader = new ConfigReader(schemas);
         this.editor = new ConfigEditor(schemas);
+    }
+
+    /**
+     * Cluster mode: the storages are read from and written to {@code source} (ZooKeeper), which
+     * always holds a configuration; the local file at {@code location} holds the cluster block
+     * and the plugin directory only.
+     */
+    public static ConfigStore clustered(ConfigLocation location, ConfigSource source, Function<String, Optional<PluginSchema>> schemas) {
+        return new ConfigStore(location, source, Origin.CLUSTER, schemas);
     }
 
     public ConfigLocation location() {
@@ -70,7 +83,7 @@ public final class ConfigStore {
      *                          file given with {@code --config} (see {@link ConfigLocation})
      */
     public StorageConfigs load() {
-        StorageConfigs configs = reader.read(location);
+        StorageConfigs configs = read().configs();
         if (configs.origin() == Origin.NEW_FILE) {
             throw StorageException.badInput("config file '%s' does not exist (a command that adds a storage creates it)",
                     location.file());
@@ -87,6 +100,24 @@ public final class ConfigStore {
      */
     public Optional<Path> pluginDir() {
         return reader.pluginDir(location);
+    }
+
+    /**
+     * The local file's {@code cluster} block, read without the plugins (like {@link #pluginDir()}):
+     * when there is one, vsm runs in cluster mode.
+     *
+     * @throws ConfigException when a value of the block is bad, or the file also has storages
+     */
+    public Optional<ClusterSettings> cluster() {
+        return reader.cluster(location);
+    }
+
+    /**
+     * The YAML text of {@code configs}' storages alone, as vsm writes them (the top-level
+     * {@code cluster} and {@code plugin-dir} entries left out): what {@code vsm cluster init} stores.
+     */
+    public byte[] storagesYaml(StorageConfigs configs) {
+        return ConfigWriter.render(configs.contents().storagesOnly(), schemas).getBytes(StandardCharsets.UTF_8);
     }
 
     /** {@code vsm add}: {@link #apply} without hooks, not a dry run. */
@@ -121,9 +152,11 @@ public final class ConfigStore {
             if (dryRun) {
                 return transaction(edit, added, hooks, true);
             }
-            return locks.withLock(LOCK, lockTimeout, () -> transaction(edit, added, hooks, false));
+            return source.locked(() -> transaction(edit, added, hooks, false));
         } catch (ConfigException e) {
             throw e.prefixed(edit.errorPrefix());
+        } catch (ConfigUnavailableException e) {
+            throw e;
         } catch (StorageException e) {
             throw new StorageException(e.kind(), edit.errorPrefix() + e.getMessage(), e);
         }
@@ -131,7 +164,8 @@ public final class ConfigStore {
 
     /** Re-reads, checks, runs the hook and writes: the part of an edit that runs under the lock. */
     private EditResult transaction(ConfigEdit edit, StorageConfig added, ConfigHooks hooks, boolean dryRun) {
-        StorageConfigs current = reader.read(location);
+        Current read = read();
+        StorageConfigs current = read.configs();
         ConfigEditor.Change change;
         if (edit instanceof ConfigEdit.Update update) {
             change = editor.update(current, update);
@@ -146,12 +180,26 @@ public final class ConfigStore {
         }
         byte[] bytes = ConfigWriter.render(change.contents(), schemas).getBytes(StandardCharsets.UTF_8);
         StorageConfigs after = readBack(bytes);
-        List<String> changes = DryRunLines.writeFile(location.file());
+        List<String> changes = source.describeWrite(read.stored());
         if (!dryRun) {
-            AtomicFile.removeStaleTemporaries(location.file());
-            AtomicFile.write(location.file(), bytes);
+            source.write(read.stored(), bytes);
         }
         return new EditResult(current, after, changes, !dryRun);
+    }
+
+    /** The configuration as stored now, and what it was read from (null for a file that does not exist). */
+    private record Current(StorageConfigs configs, ConfigSource.Stored stored) {}
+
+    private Current read() {
+        Optional<ConfigSource.Stored> stored = source.read();
+        if (stored.isEmpty()) {
+            if (origin == Origin.CLUSTER) {
+                throw new IllegalStateException("a cluster configuration source returned no configuration");
+            }
+            return new Current(reader.missing(location), null);
+        }
+        byte[] bytes = stored.get().bytes();
+        return new Current(reader.parse(location.file(), origin, source.label(), bytes, bytes), stored.get());
     }
 
     private static void runHooks(ConfigEditor.Change change, ConfigHooks hooks) {
@@ -168,7 +216,7 @@ public final class ConfigStore {
     /** The new file as a later load will see it; refuses (FAILED, nothing written) what would not read back. */
     private StorageConfigs readBack(byte[] bytes) {
         try {
-            return reader.parse(location.file(), Origin.FILE, location.file().toString(), bytes, bytes);
+            return reader.parse(location.file(), origin, source.label(), bytes, bytes);
         } catch (ConfigException e) {
             throw new StorageException(StorageException.Kind.FAILED,
                     "internal error: the new configuration would not read back (nothing written): " + e.getMessage(), e);

@@ -58,6 +58,16 @@ public final class DefaultStorageContext implements StorageContext {
      */
     public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress, StorageLocks locks,
                                  Map<String, String> environment) {
+        this(dryRun, console, progress, locks, environment, null);
+    }
+
+    /**
+     * @param nodeName this node's name (cluster mode's {@code cluster.node}); null for
+     *                 {@code $VSM_NODE}, else the short host name
+     */
+    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress, StorageLocks locks,
+                                 Map<String, String> environment, String nodeName) {
+        this.nodeName = nodeName;
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.locks = requireNonNull(locks, "locks");

@@ -12,4 +12,9 @@ abstract class ChangingCommand extends VsmCommand {
     final boolean dryRun() {
         return dryRunOption.enabled();
     }
+
+    @Override
+    final boolean changes() {
+        return true;
+    }
 }

@@ -32,6 +32,11 @@ abstract class VsmCommand implements Callable<Integer> {
         return false;
     }
 
+    /** Whether this command changes something (in cluster mode it then needs quorum); changing commands override it. */
+    boolean changes() {
+        return false;
+    }
+
     /** Whether progress is silenced ({@code --quiet}); commands with long jobs override it. */
     boolean quiet() {
         return false;
@@ -44,7 +49,7 @@ abstract class VsmCommand implements Callable<Integer> {
 
     Session session() {
         if (session == null) {
-            session = new Session(vsm(), dryRun(), quiet(), stdoutIsData());
+            session = new Session(vsm(), dryRun(), quiet(), stdoutIsData(), changes());
         }
         return session;
     }
@@ -59,7 +64,13 @@ abstract class VsmCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        execute();
+        try {
+            execute();
+        } finally {
+            if (session != null) {
+                session.close();
+            }
+        }
         return 0;
     }
 

@@ -1,0 +1,544 @@
+package dev.vsm.cluster;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.cluster.ClusterStatus.LockHeld;
+import dev.vsm.cluster.ClusterStatus.NodeSeen;
+import dev.vsm.config.ClusterSettings;
+import dev.vsm.config.ConfigSource;
+import dev.vsm.config.ConfigUnavailableException;
+import dev.vsm.lock.FileLocks;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.StorageLocks;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryUntilElapsed;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Cluster} on Apache Curator. Every ZooKeeper or Curator failure becomes one
+ * {@link StorageException} line; what a changing command does without quorum is refused with
+ * {@code no quorum! ...} before anything is written.
+ */
+final class ZooKeeperCluster implements Cluster {
+    private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCluster.class);
+    static final String CONFIG_LOCK = "storage-config";
+    private static final Pattern PROCESS = Pattern.compile("pid-([0-9]+)-[0-9]+");
+
+    private final ClusterSettings settings;
+    private final Path cacheFile;
+    private final boolean changing;
+    private final Consumer<String> warn;
+    private final String holder;
+    private final Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+    private CuratorFramework client;
+    private Boolean reachable;
+    private boolean warnedCache;
+    private volatile ConnectionState state;
+    private volatile boolean lost;
+
+    ZooKeeperCluster(ClusterSettings settings, Path cacheFile, boolean changing, Consumer<String> warn) {
+        this.settings = requireNonNull(settings, "settings");
+        this.cacheFile = requireNonNull(cacheFile, "cacheFile");
+        this.changing = changing;
+        this.warn = requireNonNull(warn, "warn");
+        this.holder = settings.node() + " pid " + ProcessHandle.current().pid();
+    }
+
+    @Override
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    private synchronized CuratorFramework client() {
+        if (client == null) {
+            int waitMs = (int) settings.connectWait().toMillis();
+            client = CuratorFrameworkFactory.builder()
+                    .connectString(settings.zookeeper())
+                    .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
+                    .connectionTimeoutMs(waitMs)
+                    .retryPolicy(new RetryUntilElapsed(waitMs, 100))
+                    .defaultData(holder.getBytes(StandardCharsets.UTF_8))
+                    .maxCloseWaitMs(1000)
+                    .build();
+            client.getConnectionStateListenable().addListener((c, newState) -> {
+                state = newState;
+                if (newState == ConnectionState.SUSPENDED || newState == ConnectionState.LOST) {
+                    lost = true;
+                }
+            });
+            client.start();
+        }
+        return client;
+    }
+
+    /** Whether there is a connection (waiting for it the first time) on which this process is registered. */
+    private synchronized boolean connected() {
+        if (reachable == null) {
+            try {
+                reachable = client().blockUntilConnected((int) settings.connectWait().toMillis(), TimeUnit.MILLISECONDS);
+                if (reachable) {
+                    register();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reachable = false;
+            } catch (Exception e) {
+                LOG.debug("registering node {} failed", settings.node(), e);
+                reachable = false;
+            }
+        }
+        return reachable && !lost;
+    }
+
+    /** {@code <root>/nodes/<node>} with the time, and this process's ephemeral child. */
+    private void register() throws Exception {
+        String nodePath = nodesPath() + "/" + settings.node();
+        byte[] seen = ("{\"last-seen\": \"" + Instant.now().truncatedTo(ChronoUnit.SECONDS) + "\"}").getBytes(StandardCharsets.UTF_8);
+        client.create().orSetData().creatingParentsIfNeeded().forPath(nodePath, seen);
+        client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(nodePath + "/pid-" + ProcessHandle.current().pid() + "-", holder.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** For a changing step: a live connection, or {@code no quorum!}. */
+    private void requireQuorum() {
+        if (lost) {
+            throw connectionLost();
+        }
+        if (!connected()) {
+            throw noQuorum(": nothing changed");
+        }
+    }
+
+    private StorageException noQuorum(String tail) {
+        return new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + " not reachable)" + tail);
+    }
+
+    private StorageException connectionLost() {
+        return new ConfigUnavailableException("no quorum! (the connection to ZooKeeper " + settings.zookeeper()
+                + " was lost while the command ran): stopped before the next change");
+    }
+
+    /** Makes the server this client talks to catch up with the leader, so that the next read is current. */
+    private void sync(String path) throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicInteger rc = new AtomicInteger();
+        client().sync().inBackground((c, event) -> {
+            rc.set(event.getResultCode());
+            done.countDown();
+        }).forPath(path);
+        if (!done.await(settings.connectWait().toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new KeeperException.ConnectionLossException();
+        }
+        KeeperException.Code code = KeeperException.Code.get(rc.get());
+        if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+            throw KeeperException.create(code, path);
+        }
+    }
+
+    private String nodesPath() {
+        return settings.root() + "/nodes";
+    }
+
+    private String locksPath() {
+        return settings.root() + "/locks";
+    }
+
+    private StorageException notInitialised() {
+        return StorageException.badInput("cluster configuration not found at %s: seed it with 'vsm cluster init --from FILE'",
+                settings.configPath());
+    }
+
+    // ---- the configuration ----
+
+    @Override
+    public ConfigSource configSource() {
+        return new ConfigSource() {
+            @Override
+            public String label() {
+                return "zookeeper:" + settings.configPath();
+            }
+
+            @Override
+            public Optional<Stored> read() {
+                return Optional.of(readConfig());
+            }
+
+            @Override
+            public void write(Stored expected, byte[] bytes) {
+                writeConfig(expected, bytes);
+            }
+
+            @Override
+            public <T> T locked(Supplier<T> work) {
+                return withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+            }
+
+            @Override
+            public List<String> describeWrite(Stored expected) {
+                return List.of("+ zookeeper set " + settings.configPath() + " --version " + expected.version());
+            }
+        };
+    }
+
+    /** {@code <root>/config} after a sync, cached; without quorum, the cache (read-only commands only). */
+    private ConfigSource.Stored readConfig() {
+        if (connected()) {
+            try {
+                sync(settings.configPath());
+                Stat stat = new Stat();
+                byte[] bytes = client().getData().storingStatIn(stat).forPath(settings.configPath());
+                cache(bytes);
+                return new ConfigSource.Stored(bytes, stat.getVersion());
+            } catch (KeeperException.NoNodeException e) {
+                throw notInitialised();
+            } catch (Exception e) {
+                LOG.debug("reading {} failed", settings.configPath(), e);
+            }
+        }
+        if (changing) {
+            throw lost ? connectionLost() : noQuorum(": nothing changed");
+        }
+        return new ConfigSource.Stored(cached(), -1);
+    }
+
+    private void writeConfig(ConfigSource.Stored expected, byte[] bytes) {
+        requireQuorum();
+        try {
+            client().setData().withVersion((int) expected.version()).forPath(settings.configPath(), bytes);
+        } catch (KeeperException.BadVersionException e) {
+            throw StorageException.failed("configuration changed on another node meanwhile; nothing written, try again");
+        } catch (KeeperException.NoNodeException e) {
+            throw notInitialised();
+        } catch (Exception e) {
+            LOG.debug("writing {} failed", settings.configPath(), e);
+            throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e)
+                    + "): the configuration may not have been written, check with 'vsm cluster export'");
+        }
+        cache(bytes);
+    }
+
+    /** Keeps {@code bytes} in the cache file (atomically: a temporary file renamed over it). */
+    private void cache(byte[] bytes) {
+        try {
+            Files.createDirectories(cacheFile.getParent());
+            Path tmp = Files.createTempFile(cacheFile.getParent(), ".cluster-config", ".tmp");
+            try {
+                Files.write(tmp, bytes);
+                Files.move(tmp, cacheFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot cache the cluster configuration in {}: {}", cacheFile, e.toString());
+        }
+    }
+
+    /** The cached configuration, with the warning; or {@code no quorum! ... and no cached configuration}. */
+    private byte[] cached() {
+        try {
+            byte[] bytes = Files.readAllBytes(cacheFile);
+            if (!warnedCache) {
+                warnedCache = true;
+                Instant at = Files.getLastModifiedTime(cacheFile).toInstant().truncatedTo(ChronoUnit.SECONDS);
+                warn.accept("no quorum: using the cluster configuration cached at " + at);
+            }
+            return bytes;
+        } catch (NoSuchFileException e) {
+            throw noQuorum(" and no cached configuration");
+        } catch (IOException e) {
+            throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper()
+                    + " not reachable) and the cached configuration " + cacheFile + " cannot be read: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void init(byte[] yaml, boolean force, boolean dryRun, Consumer<String> changes) {
+        requireNonNull(yaml, "yaml");
+        requireQuorum();
+        Supplier<Void> work = () -> {
+            try {
+                sync(settings.configPath());
+                Stat stat = client().checkExists().forPath(settings.configPath());
+                if (stat != null && !force) {
+                    throw StorageException.badInput("cluster configuration already exists at %s (version %d): use --force to replace it",
+                            settings.configPath(), stat.getVersion());
+                }
+                changes.accept(stat == null ? "+ zookeeper create " + settings.configPath()
+                        : "+ zookeeper set " + settings.configPath() + " --version " + stat.getVersion());
+                if (dryRun) {
+                    return null;
+                }
+                if (lost) {
+                    throw connectionLost();
+                }
+                if (stat == null) {
+                    client().create().creatingParentsIfNeeded().forPath(settings.configPath(), yaml);
+                } else {
+                    client().setData().withVersion(stat.getVersion()).forPath(settings.configPath(), yaml);
+                }
+            } catch (StorageException e) {
+                throw e;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                throw StorageException.failed("configuration changed on another node meanwhile; nothing written, try again");
+            } catch (Exception e) {
+                LOG.debug("storing {} failed", settings.configPath(), e);
+                throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e) + "): nothing changed");
+            }
+            cache(yaml);
+            return null;
+        };
+        if (dryRun) {
+            work.get();
+        } else {
+            withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+        }
+    }
+
+    @Override
+    public byte[] export() {
+        return readConfig().bytes();
+    }
+
+    // ---- locks ----
+
+    @Override
+    public StorageLocks storageLocks(StorageLocks local, Predicate<String> shared) {
+        requireNonNull(local, "local");
+        requireNonNull(shared, "shared");
+        return new StorageLocks() {
+            @Override
+            public <T> T withStorageLock(String storageId, Supplier<T> work) {
+                if (!shared.test(storageId)) {
+                    return local.withStorageLock(storageId, work);
+                }
+                return withLock("storage-" + storageId, FileLocks.configuredTimeout(), work);
+            }
+
+            @Override
+            public boolean tryExclusive(String name, Runnable work) {
+                if (name.length() > 100) {
+                    throw new IllegalArgumentException("claim name longer than 100 characters: " + name);
+                }
+                return tryLock("claim-" + name, work);
+            }
+        };
+    }
+
+    private InterProcessMutex mutex(String name) {
+        return mutexes.computeIfAbsent(locksPath() + "/" + name, path -> new InterProcessMutex(client(), path));
+    }
+
+    /** Runs {@code work} holding the cluster lock {@code <root>/locks/<name>}; re-entrant within a thread. */
+    <T> T withLock(String name, Duration timeout, Supplier<T> work) {
+        requireQuorum();
+        InterProcessMutex mutex = mutex(name);
+        if (!acquire(mutex, timeout.toMillis())) {
+            throw StorageException.failed("can't lock '%s/%s' - got timeout", locksPath(), name);
+        }
+        try {
+            if (lost) {
+                throw connectionLost();
+            }
+            return work.get();
+        } finally {
+            release(mutex);
+        }
+    }
+
+    private boolean tryLock(String name, Runnable work) {
+        requireQuorum();
+        InterProcessMutex mutex = mutex(name);
+        if (!acquire(mutex, 0)) {
+            return false;
+        }
+        try {
+            if (lost) {
+                throw connectionLost();
+            }
+            work.run();
+            return true;
+        } finally {
+            release(mutex);
+        }
+    }
+
+    private boolean acquire(InterProcessMutex mutex, long millis) {
+        try {
+            boolean got = mutex.acquire(millis, TimeUnit.MILLISECONDS);
+            if (!got && lost) {
+                throw connectionLost();
+            }
+            return got;
+        } catch (StorageException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw StorageException.failed("interrupted while waiting for a cluster lock");
+        } catch (Exception e) {
+            LOG.debug("acquiring a cluster lock failed", e);
+            throw lost ? connectionLost() : noQuorum(": nothing changed");
+        }
+    }
+
+    private static void release(InterProcessMutex mutex) {
+        try {
+            mutex.release();
+        } catch (Exception e) {
+            // the connection is gone: the lock goes with the session
+            LOG.debug("releasing a cluster lock failed", e);
+        }
+    }
+
+    // ---- status ----
+
+    @Override
+    public ClusterStatus status() {
+        if (!connected()) {
+            byte[] cached = cached();
+            return new ClusterStatus(settings.zookeeper(), sessionState(), settings.node(), null, sha1(cached), List.of(), List.of());
+        }
+        try {
+            sync(settings.root());
+            Stat stat = new Stat();
+            Integer version = null;
+            String digest = null;
+            try {
+                byte[] bytes = client().getData().storingStatIn(stat).forPath(settings.configPath());
+                cache(bytes);
+                version = stat.getVersion();
+                digest = sha1(bytes);
+            } catch (KeeperException.NoNodeException e) {
+                // not initialised: shown as such
+            }
+            return new ClusterStatus(settings.zookeeper(), sessionState(), settings.node(), version, digest, nodes(), locks());
+        } catch (Exception e) {
+            throw StorageException.failed(e, "cannot read the cluster status from ZooKeeper %s: %s", settings.zookeeper(), oneLine(e));
+        }
+    }
+
+    private String sessionState() {
+        ConnectionState s = state;
+        if (s == null) {
+            return "not connected";
+        }
+        return s == ConnectionState.RECONNECTED ? "CONNECTED" : s.name();
+    }
+
+    private List<NodeSeen> nodes() throws Exception {
+        List<NodeSeen> nodes = new ArrayList<>();
+        for (String name : children(nodesPath())) {
+            String path = nodesPath() + "/" + name;
+            String lastSeen = null;
+            try {
+                JsonNode json = new ObjectMapper().readTree(client().getData().forPath(path));
+                lastSeen = json.path("last-seen").isTextual() ? json.path("last-seen").asText() : null;
+            } catch (IOException e) {
+                // not JSON: shown as unknown
+            } catch (KeeperException.NoNodeException e) {
+                continue;
+            }
+            List<Long> pids = new ArrayList<>();
+            for (String child : children(path)) {
+                Matcher m = PROCESS.matcher(child);
+                if (m.matches()) {
+                    pids.add(Long.parseLong(m.group(1)));
+                }
+            }
+            pids.sort(Comparator.naturalOrder());
+            nodes.add(new NodeSeen(name, lastSeen, pids));
+        }
+        return nodes;
+    }
+
+    private List<LockHeld> locks() throws Exception {
+        List<LockHeld> locks = new ArrayList<>();
+        for (String name : children(locksPath())) {
+            String path = locksPath() + "/" + name;
+            Optional<String> first = children(path).stream().min(Comparator.comparing(ZooKeeperCluster::sequence));
+            if (first.isEmpty()) {
+                continue;
+            }
+            try {
+                locks.add(new LockHeld(path, new String(client().getData().forPath(path + "/" + first.get()), StandardCharsets.UTF_8)));
+            } catch (KeeperException.NoNodeException e) {
+                // released meanwhile
+            }
+        }
+        return locks;
+    }
+
+    /** The sequence number ZooKeeper appended to a lock znode's name (its last 10 characters). */
+    private static String sequence(String name) {
+        return name.length() > 10 ? name.substring(name.length() - 10) : name;
+    }
+
+    private List<String> children(String path) throws Exception {
+        try {
+            List<String> children = new ArrayList<>(client().getChildren().forPath(path));
+            children.sort(Comparator.naturalOrder());
+            return children;
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    static String sha1(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-1", e);
+        }
+    }
+
+    private static String oneLine(Exception e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return m.strip().replace('\n', ' ');
+    }
+
+    @Override
+    public synchronized void close() {
+        if (client != null) {
+            try {
+                client.close();
+            } catch (RuntimeException e) {
+                LOG.debug("closing the ZooKeeper client failed", e);
+            }
+            client = null;
+        }
+    }
+}
