@@ -109,19 +109,19 @@ class ClusterBadInputTest {
         Vsm node = zk.node(sandbox, "node1", root, 10);
         Path seed = sandbox.resolve("seed.yaml");
         Path bad = sandbox.resolve("bad.yaml");
-        Files.writeString(bad, "storages:\n  a:\n    type: dir\n    path: /srv/a\n    content: 7\n");
-        node.run("cluster", "init", "--from", bad.toString()).badInput(bad + ":5: storage 'a': content");
+        Files.writeString(bad, "storages:\n  aa:\n    type: dir\n    path: /srv/aa\n    content: 7\n");
+        node.run("cluster", "init", "--from", bad.toString()).badInput(bad + ":5: storage 'aa': content");
         assertThat(zk.read(root + "/config")).as("after a bad seed file").isEmpty();
 
-        Files.writeString(seed, "storages:\n  a:\n    type: dir\n    path: " + sandbox.resolve("a") + "\n");
+        Files.writeString(seed, "storages:\n  aa:\n    type: dir\n    path: " + sandbox.resolve("aa") + "\n");
         Vsm.Result dry = node.run("cluster", "init", "--from", seed.toString(), "--dry-run").ok();
         assertThat(dry.out()).startsWith("+ ");
         assertThat(zk.read(root + "/config")).as("after --dry-run").isEmpty();
         node.run("cluster", "init", "--from", seed.toString()).ok();
         ClusterEnsemble.Znode first = zk.read(root + "/config").orElseThrow();
-        assertThat(ClusterConfigTest.storagesOf(first.text()).keySet()).containsExactly("a");
+        assertThat(ClusterConfigTest.storagesOf(first.text()).keySet()).containsExactly("aa");
 
-        Files.writeString(seed, "storages:\n  b:\n    type: dir\n    path: " + sandbox.resolve("b") + "\n");
+        Files.writeString(seed, "storages:\n  bb:\n    type: dir\n    path: " + sandbox.resolve("bb") + "\n");
         node.run("cluster", "init", "--from", seed.toString()).badInput("cluster configuration already exists at " + root
                 + "/config (version " + first.version() + "): use --force to replace it");
         ClusterEnsemble.Znode unchanged = zk.read(root + "/config").orElseThrow();
@@ -129,8 +129,8 @@ class ClusterBadInputTest {
         assertThat(unchanged.version()).isEqualTo(first.version());
 
         node.run("cluster", "init", "--from", seed.toString(), "--force").ok();
-        assertThat(ClusterConfigTest.storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactly("b");
-        assertThat(ClusterConfigTest.storagesOf(node.run("cluster", "export").ok().out()).keySet()).containsExactly("b");
+        assertThat(ClusterConfigTest.storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactly("bb");
+        assertThat(ClusterConfigTest.storagesOf(node.run("cluster", "export").ok().out()).keySet()).containsExactly("bb");
     }
 
     @Test
