@@ -2,8 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -60,6 +63,13 @@ class ClusterConfigTest {
         assertThat(digest(node1)).isEqualTo(sha1(config.data()));
         assertThat(node1.run("cluster", "export").ok().out()).isEqualTo(config.text());
         assertThat(storagesOf(config.text()).keySet()).containsExactlyInAnyOrder("st0", "st1");
+
+        // the node's entry: when it last ran vsm, as JSON with an ISO-8601 time
+        Instant before = Instant.now().minusSeconds(1);
+        node1.run("status").ok();
+        String seen = zk.read(root + "/nodes/node1").orElseThrow().text();
+        Instant lastSeen = Instant.parse(new ObjectMapper().readTree(seen).get("last-seen").asText());
+        assertThat(lastSeen).as(seen).isAfterOrEqualTo(before.truncatedTo(ChronoUnit.SECONDS));
     }
 
     @Test

@@ -60,7 +60,7 @@ class ClusterQuorumTest {
                 assertThat(Tree.snapshot(store)).as("%s changed the storage", String.join(" ", change)).isEqualTo(before);
             }
 
-            for (String[] read : new String[][] {{"status"}, {"list", "shared"}, {"path", volid}, {"cluster", "export"}}) {
+            for (String[] read : new String[][] {{"status"}, {"list", "shared"}, {"path", volid}, {"cluster", "export"}, {"cluster", "status"}}) {
                 Vsm.Result r = node1.run(read);
                 assertThat(r.exit()).as("%s: stderr %s", String.join(" ", read), r.err()).isZero();
                 assertThat(r.err().strip()).as(String.join(" ", read))
