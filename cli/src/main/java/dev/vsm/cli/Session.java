@@ -53,6 +53,8 @@ public final class Session implements AutoCloseable {
     private ConfigLocation location;
     private Optional<ClusterSettings> clusterSettings;
     private Cluster cluster;
+    /** Closes the connection when the JVM exits on a signal (SIGTERM, Ctrl-C), so this process's znodes go at once. */
+    private Thread closeOnExit;
 
     public Session(Vsm vsm, boolean dryRun) {
         this(vsm, dryRun, false, false, false);
@@ -143,6 +145,8 @@ public final class Session implements AutoCloseable {
             ClusterSettings settings = clusterSettings().orElseThrow(() ->
                     StorageException.badInput("not in cluster mode: no 'cluster' block in %s", location().file()));
             cluster = Cluster.open(settings, locks().directory().resolve("cluster-config.yaml"), changing, this::warn);
+            closeOnExit = new Thread(cluster::close, "vsm-cluster-close");
+            Runtime.getRuntime().addShutdownHook(closeOnExit);
         }
         return cluster;
     }
@@ -151,6 +155,11 @@ public final class Session implements AutoCloseable {
     @Override
     public void close() {
         if (cluster != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(closeOnExit);
+            } catch (IllegalStateException e) {
+                // the JVM is exiting: the hook closes it
+            }
             cluster.close();
         }
     }

@@ -179,8 +179,8 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     private StorageException notInitialised() {
-        return StorageException.badInput("cluster configuration not found at %s: seed it with 'vsm cluster init --from FILE'",
-                settings.configPath());
+        return new ConfigUnavailableException(StorageException.Kind.BAD_INPUT, "cluster configuration not found at "
+                + settings.configPath() + ": seed it with 'vsm cluster init --from FILE'");
     }
 
     // ---- the configuration ----
@@ -269,7 +269,7 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     /** The cached configuration, with the warning; or {@code no quorum! ... and no cached configuration}. */
-    private byte[] cached() {
+    private synchronized byte[] cached() {
         try {
             byte[] bytes = Files.readAllBytes(cacheFile);
             if (!warnedCache) {
@@ -451,10 +451,11 @@ final class ZooKeeperCluster implements Cluster {
         }
     }
 
-    private String sessionState() {
+    private synchronized String sessionState() {
         ConnectionState s = state;
         if (s == null) {
-            return "not connected";
+            // the listener hears of the first connection a little after blockUntilConnected does
+            return Boolean.TRUE.equals(reachable) ? "CONNECTED" : "not connected";
         }
         return s == ConnectionState.RECONNECTED ? "CONNECTED" : s.name();
     }
@@ -528,6 +529,14 @@ final class ZooKeeperCluster implements Cluster {
     private static String oneLine(Exception e) {
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         return m.strip().replace('\n', ' ');
+    }
+
+    /**
+     * For tests: drops this client's connection without closing its session, as a killed process
+     * does; the server expires the session (and deletes its ephemeral znodes) after the timeout.
+     */
+    void expireSession() throws Exception {
+        client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
     }
 
     @Override

@@ -70,7 +70,7 @@ final class ClusterBlock {
         if (problems.size() > before) {
             return Optional.empty();
         }
-        return Optional.of(new ClusterSettings(zookeeper, node, root, timeout, file));
+        return Optional.of(new ClusterSettings(zookeeper, node, root, timeout));
     }
 
     private static String zookeeper(String file, Node block, Node value, List<ConfigProblem> problems) {

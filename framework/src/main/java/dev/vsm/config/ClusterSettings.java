@@ -12,9 +12,8 @@ import java.time.Duration;
  * @param node           this node's name; it wins over {@code $VSM_NODE} and the host name
  * @param root           the absolute znode path under which vsm keeps its data ({@code /vsm})
  * @param sessionTimeout the ZooKeeper session timeout: how long a killed holder's locks outlive it
- * @param file           the local file that holds the block, for messages
  */
-public record ClusterSettings(String zookeeper, String node, String root, Duration sessionTimeout, String file) {
+public record ClusterSettings(String zookeeper, String node, String root, Duration sessionTimeout) {
     public static final String DEFAULT_ROOT = "/vsm";
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
     /** The longest a command waits for a connection (or for quorum) before it gives up. */
@@ -25,7 +24,6 @@ public record ClusterSettings(String zookeeper, String node, String root, Durati
         requireNonNull(node, "node");
         requireNonNull(root, "root");
         requireNonNull(sessionTimeout, "sessionTimeout");
-        requireNonNull(file, "file");
     }
 
     /** How long a command waits for a connection: the session timeout, at most 5 s. */

@@ -92,12 +92,11 @@ final class ConfigReader {
                     });
         }
         pluginDir(label, file, doc, problems);
-        Optional<ClusterSettings> cluster = origin == Origin.CLUSTER ? Optional.empty() : ClusterBlock.read(label, doc, problems);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         ConfigContents contents = new ConfigContents(doc.topLevelKeys(), doc.reserved(), order, storages, unloaded);
-        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings, cluster);
+        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings);
     }
 
     /**

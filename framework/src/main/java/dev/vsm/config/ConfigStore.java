@@ -30,6 +30,10 @@ import java.util.function.Function;
  * {@code update storage failed: }, {@code delete storage failed: }); those found before (the
  * values of an add) do not, as in pve.
  *
+ * <p>The bytes live in a {@link ConfigSource}: the file (the lock a file lock, the write
+ * atomic), or in cluster mode a znode ({@link #clustered}: the lock a cluster lock, the write
+ * refused when the znode's version is no longer the one read under it).
+ *
  * <p>Schemas come from {@code schemas}, a lookup by type name (the plugin registry's), so this
  * package does not depend on how plugins are found.
  */

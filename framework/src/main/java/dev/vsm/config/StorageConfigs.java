@@ -34,25 +34,13 @@ public final class StorageConfigs {
     private final String digest;
     private final ConfigContents contents;
     private final List<String> warnings;
-    private final Optional<ClusterSettings> cluster;
 
     StorageConfigs(Path file, Origin origin, String digest, ConfigContents contents, List<String> warnings) {
-        this(file, origin, digest, contents, warnings, Optional.empty());
-    }
-
-    StorageConfigs(Path file, Origin origin, String digest, ConfigContents contents, List<String> warnings,
-                   Optional<ClusterSettings> cluster) {
         this.file = requireNonNull(file, "file");
         this.origin = requireNonNull(origin, "origin");
         this.digest = requireNonNull(digest, "digest");
         this.contents = requireNonNull(contents, "contents");
         this.warnings = List.copyOf(warnings);
-        this.cluster = requireNonNull(cluster, "cluster");
-    }
-
-    /** The file's {@code cluster} block: when present, the storages are in ZooKeeper, not in this file. */
-    public Optional<ClusterSettings> cluster() {
-        return cluster;
     }
 
     /** The configuration file (whether or not it exists). */

@@ -4,6 +4,7 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.spi.StorageException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -20,12 +21,15 @@ public final class ClusterInitCommand extends ChangingCommand {
     @Override
     void execute() {
         var cluster = session().cluster();
+        if (!Files.exists(from)) {
+            throw StorageException.badInput("file '%s' does not exist: give the storage.yaml whose storages the cluster gets", from);
+        }
         ConfigLocation location = new ConfigLocation(from, true, session().location().defaultLocalDir());
         ConfigStore source = new ConfigStore(location, session()::schema, session().locks());
-        StorageConfigs configs = source.load();
-        if (configs.cluster().isPresent()) {
+        if (source.cluster().isPresent()) {
             throw StorageException.badInput("%s has a 'cluster' block: give a storage.yaml with the storages to store", location.file());
         }
+        StorageConfigs configs = source.load();
         configs.warnings().forEach(w -> vsm().err().println("warning: " + w));
         byte[] yaml = source.storagesYaml(configs);
         cluster.init(yaml, force, dryRun(), line -> {

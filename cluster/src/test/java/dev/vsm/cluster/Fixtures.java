@@ -1,0 +1,50 @@
+package dev.vsm.cluster;
+
+import dev.vsm.config.ClusterSettings;
+import dev.vsm.config.ConfigLocation;
+import dev.vsm.config.ConfigStore;
+import dev.vsm.spi.CommonProperties;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.PropertySpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/** What the cluster tests share: a {@code dir}-like schema, settings, and stores on a cluster. */
+final class Fixtures {
+    static final PluginSchema DIR = new PluginSchema(List.of(
+            PropertySpec.string("path", "base directory").asRequired(),
+            CommonProperties.content(EnumSet.allOf(ContentType.class)),
+            CommonProperties.nodes(),
+            CommonProperties.disable(),
+            CommonProperties.shared()),
+            EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+
+    static final Function<String, Optional<PluginSchema>> SCHEMAS = type -> type.equals("dir") ? Optional.of(DIR) : Optional.empty();
+
+    static final String SEED = "storages:\n  local:\n    type: dir\n    path: /srv/local\n  san:\n    type: dir\n    path: /srv/san\n    shared: true\n";
+
+    private Fixtures() {}
+
+    static ClusterSettings settings(String connect, String node, int sessionTimeoutSeconds) {
+        return new ClusterSettings(connect, node, "/vsm", Duration.ofSeconds(sessionTimeoutSeconds));
+    }
+
+    static ConfigStore store(Cluster cluster, Path dir) {
+        return ConfigStore.clustered(new ConfigLocation(dir.resolve("local.yaml"), true, dir.resolve("local")), cluster.configSource(), SCHEMAS);
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
