@@ -55,7 +55,7 @@ class ClusterConfigTest {
     }
 
     @Test
-    void theDigestIsTheZnodesSha1AndTheExportIsItsText() throws Exception {
+    void theDigestIsTheZnodesSha1AndEditsFromAnyNodeLand() throws Exception {
         String root = ClusterEnsemble.newRoot();
         Vsm node1 = zk.node(sandbox, "node1", root, 10);
         ClusterEnsemble.seed(node1, storages(2));
@@ -63,6 +63,16 @@ class ClusterConfigTest {
         assertThat(digest(node1)).isEqualTo(sha1(config.data()));
         assertThat(node1.run("cluster", "export").ok().out()).isEqualTo(config.text());
         assertThat(storagesOf(config.text()).keySet()).containsExactlyInAnyOrder("st0", "st1");
+
+        // set, add and remove from any node land in the znode; set's JSON gives the new digest
+        String digest = node1.run("set", "st0", "--content", "images,iso", "--output-format", "json").ok().json().get("digest").asText();
+        assertThat(digest).isEqualTo(sha1(zk.read(root + "/config").orElseThrow().data()));
+        Vsm node2 = zk.node(sandbox, "node2", root, 10);
+        node2.run("add", "dir", "added", "--path", sandbox.resolve("added").toString()).ok();
+        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactlyInAnyOrder("st0", "st1", "added");
+        node1.run("remove", "st1").ok();
+        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactlyInAnyOrder("st0", "added");
+        assertThat(node2.run("cluster", "export").ok().out()).isEqualTo(zk.read(root + "/config").orElseThrow().text());
 
         // the node's entry: when it last ran vsm, as JSON with an ISO-8601 time
         Instant before = Instant.now().minusSeconds(1);
