@@ -217,6 +217,81 @@ class ClusterLockTest {
         assertThat(later.out()).doesNotContain("node1 pid " + holderPid);
     }
 
+    /**
+     * A node stalls while it holds the shared storage's lock (SIGSTOP: a long GC pause, a frozen
+     * VM). Its session expires and another node gets the lock, as ZooKeeper must allow. When the
+     * stalled node runs on, the contract has it stop at its next lock check with an error that
+     * says so, rather than finish its work under a lock it no longer holds.
+     */
+    @Test
+    void aNodeThatLostItsSessionInsideTheLockStopsBeforeItsNextChange() throws Exception {
+        String root = ClusterEnsemble.newRoot();
+        Path store = sandbox.resolve("shared-store");
+        List<Vsm> nodes = nodes(root, 4);
+        Vsm stalled = nodes.get(0);
+        Vsm other = nodes.get(1).env("VSM_LOCK_TIMEOUT", "60");
+        ClusterEnsemble.seed(other, """
+                storages:
+                  shared:
+                    type: dir
+                    path: %s
+                    content: [images]
+                    shared: true
+                """.formatted(store));
+        // node1's qemu-img create waits for a go file: vsm is inside the storage lock meanwhile
+        Path marker = sandbox.resolve("qemu-img-create.pid");
+        Path go = sandbox.resolve("go");
+        Path fakeQemuImg = sandbox.resolve("qemu-img-waits");
+        Files.writeString(fakeQemuImg, """
+                #!/bin/sh
+                case "$*" in *help*) exec qemu-img "$@";; esac
+                case " $* " in *" create "*) echo $$ > '%1$s'; while [ ! -e '%2$s' ]; do sleep 0.1; done;; esac
+                exec qemu-img "$@"
+                """.formatted(marker, go));
+        Files.setPosixFilePermissions(fakeQemuImg, PosixFilePermissions.fromString("rwxr-xr-x"));
+        stalled.env("VSM_QEMU_IMG", fakeQemuImg.toString());
+        Vsm.Started holder = stalled.start("alloc", "shared", "100", "", "1M", "--format", "qcow2");
+        started.add(holder.process().toHandle());
+        String pid = Long.toString(holder.process().pid());
+        try {
+            awaitFile(marker, holder);
+            signal("-STOP", pid);
+            // node1's session expires (it cannot ping); node2 gets the lock while node1 is still inside its work
+            String made = other.run("alloc", "shared", "100", "", "1M", "--format", "raw").ok().out().strip();
+            assertThat(holder.process().isAlive()).isTrue();
+            signal("-CONT", pid);
+            Thread.sleep(3000); // node1's client reconnects and learns that its session expired
+            Files.writeString(go, "");
+            Vsm.Result r = holder.finish();
+            System.out.printf("ClusterLockTest: node2 %s while node1 was stalled in the lock; node1 then: exit %d, stdout '%s', stderr '%s'%n",
+                    made, r.exit(), r.out().strip(), r.err().strip());
+            assertThat(r.exit()).as("node1: stdout %s stderr %s", r.out(), r.err()).isEqualTo(1);
+            assertThat(r.err().strip()).contains("lost").doesNotContain("\n");
+            try (Stream<Path> files = Files.list(store.resolve("images/100"))) {
+                assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("vm-")).toList())
+                        .as("whole volumes: only node2's").containsExactly(made.replaceAll(".*/(vm-[^']+)'.*", "$1"));
+            }
+        } finally {
+            signal("-CONT", pid);
+        }
+    }
+
+    private static void awaitFile(Path file, Vsm.Started process) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(file)) {
+            if (!process.process().isAlive()) {
+                throw new AssertionError("vsm ended before qemu-img create: " + process.finish());
+            }
+            assertThat(System.nanoTime()).as("vsm reached qemu-img create within 60 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    /** kill(1) with a signal, for a process this test started. */
+    private static void signal(String signal, String pid) throws Exception {
+        new ProcessBuilder("kill", signal, pid).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+    }
+
     /** The pids of the running processes a node has registered ({@code <root>/nodes/<node>/pid-<pid>-<seq>}). */
     private static Set<Long> pidsOf(String root, String node) throws Exception {
         Set<Long> pids = new TreeSet<>();

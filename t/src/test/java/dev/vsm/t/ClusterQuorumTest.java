@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +42,7 @@ class ClusterQuorumTest {
         ClusterEnsemble.Znode config = zk.read(root + "/config").orElseThrow();
         Map<String, String> before = Tree.snapshot(store);
         String newSeed = sandbox.resolve("other.yaml").toString();
-        java.nio.file.Files.writeString(Path.of(newSeed), "storages:\n  other:\n    type: dir\n    path: " + sandbox.resolve("other") + "\n");
+        Files.writeString(Path.of(newSeed), "storages:\n  other:\n    type: dir\n    path: " + sandbox.resolve("other") + "\n");
 
         zk.stopServers(2);
         try {
