@@ -144,7 +144,7 @@ public final class Session implements AutoCloseable {
         if (cluster == null) {
             ClusterSettings settings = clusterSettings().orElseThrow(() ->
                     StorageException.badInput("not in cluster mode: no 'cluster' block in %s", location().file()));
-            cluster = Cluster.open(settings, locks().directory().resolve("cluster-config.yaml"), changing, this::warn);
+            cluster = ClusterLoader.open(settings, locks().directory().resolve("cluster-config.yaml"), changing, this::warn);
             closeOnExit = new Thread(cluster::close, "vsm-cluster-close");
             Runtime.getRuntime().addShutdownHook(closeOnExit);
         }

@@ -50,6 +50,8 @@ class ClusterBlockTest {
         assertThat(s.root()).isEqualTo("/vsm");
         assertThat(s.connectWait()).isEqualTo(Duration.ofSeconds(3));
         assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: n2\n").orElseThrow().sessionTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: 7\n  session-timeout: '20'\n").orElseThrow())
+                .extracting(ClusterSettings::node, ClusterSettings::sessionTimeout).containsExactly("7", Duration.ofSeconds(20));
     }
 
     @Test

@@ -44,7 +44,7 @@ class ConfigInZooKeeperTest {
     }
 
     private Cluster cluster(String node, boolean changing) {
-        Cluster c = Cluster.open(Fixtures.settings(server.getConnectString(), node, 10), tmp.resolve(node + "/cluster-config.yaml"),
+        Cluster c = new ZooKeeperCluster(Fixtures.settings(server.getConnectString(), node, 10), tmp.resolve(node + "/cluster-config.yaml"),
                 changing, warnings::add);
         clusters.add(c);
         return c;

@@ -42,7 +42,7 @@ class NoQuorumTest {
     }
 
     private Cluster cluster(String cacheName, boolean changing) {
-        Cluster c = Cluster.open(Fixtures.settings(ensemble.getConnectString(), "n1", 2), tmp.resolve(cacheName), changing, warnings::add);
+        Cluster c = new ZooKeeperCluster(Fixtures.settings(ensemble.getConnectString(), "n1", 2), tmp.resolve(cacheName), changing, warnings::add);
         clusters.add(c);
         return c;
     }

@@ -101,7 +101,7 @@ final class ClusterBlock {
     }
 
     private static Duration timeout(String file, Node value, List<ConfigProblem> problems) {
-        if (value instanceof ScalarNode s && s.getTag().equals(Tag.INT)) {
+        if (value instanceof ScalarNode s && (s.getTag().equals(Tag.INT) || s.getTag().equals(Tag.STR) && s.getValue().matches("[0-9]{1,4}"))) {
             try {
                 long seconds = Long.parseLong(s.getValue());
                 if (seconds >= MIN_TIMEOUT && seconds <= MAX_TIMEOUT) {

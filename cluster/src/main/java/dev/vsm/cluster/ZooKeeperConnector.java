@@ -1,0 +1,13 @@
+package dev.vsm.cluster;
+
+import dev.vsm.config.ClusterSettings;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/** {@link ClusterConnector} on Curator: what {@code META-INF/services} names for the CLI to find. */
+public final class ZooKeeperConnector implements ClusterConnector {
+    @Override
+    public Cluster open(ClusterSettings settings, Path cacheFile, boolean changing, Consumer<String> warn) {
+        return new ZooKeeperCluster(settings, cacheFile, changing, warn);
+    }
+}
