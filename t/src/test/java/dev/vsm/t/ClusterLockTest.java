@@ -162,28 +162,11 @@ class ClusterLockTest {
 
         // node1's qemu-img: 'create' notes its pid and sleeps, so vsm blocks inside the storage lock
         Path marker = sandbox.resolve("qemu-img-create.pid");
-        Path fakeQemuImg = sandbox.resolve("qemu-img-sleeps");
-        Files.writeString(fakeQemuImg, """
-                #!/bin/sh
-                case "$*" in *help*) exec qemu-img "$@";; esac
-                for a in "$@"; do
-                  if [ "$a" = create ]; then echo $$ > '%s.tmp' && mv '%s.tmp' '%s'; exec sleep 600; fi
-                done
-                exec qemu-img "$@"
-                """.formatted(marker, marker, marker));
-        Files.setPosixFilePermissions(fakeQemuImg, PosixFilePermissions.fromString("rwxr-xr-x"));
-        node1.env("VSM_QEMU_IMG", fakeQemuImg.toString());
+        node1.env("VSM_QEMU_IMG", qemuImgStoppingAtCreate(marker, "exec sleep 600").toString());
         Vsm.Started holder = node1.start("alloc", "shared", "100", "", "1M", "--format", "qcow2");
         started.add(holder.process().toHandle());
         long holderPid = holder.process().pid();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.exists(marker)) {
-            if (!holder.process().isAlive()) {
-                throw new AssertionError("node1's alloc ended before qemu-img create: " + holder.finish());
-            }
-            assertThat(System.nanoTime()).as("node1 reached qemu-img create within 60 s").isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        awaitFile(marker, holder);
         ProcessHandle sleeper = ProcessHandle.of(Long.parseLong(Files.readString(marker).strip())).orElseThrow();
         started.add(sleeper);
 
@@ -241,15 +224,7 @@ class ClusterLockTest {
         // node1's qemu-img create waits for a go file: vsm is inside the storage lock meanwhile
         Path marker = sandbox.resolve("qemu-img-create.pid");
         Path go = sandbox.resolve("go");
-        Path fakeQemuImg = sandbox.resolve("qemu-img-waits");
-        Files.writeString(fakeQemuImg, """
-                #!/bin/sh
-                case "$*" in *help*) exec qemu-img "$@";; esac
-                case " $* " in *" create "*) echo $$ > '%1$s'; while [ ! -e '%2$s' ]; do sleep 0.1; done;; esac
-                exec qemu-img "$@"
-                """.formatted(marker, go));
-        Files.setPosixFilePermissions(fakeQemuImg, PosixFilePermissions.fromString("rwxr-xr-x"));
-        stalled.env("VSM_QEMU_IMG", fakeQemuImg.toString());
+        stalled.env("VSM_QEMU_IMG", qemuImgStoppingAtCreate(marker, "while [ ! -e '" + go + "' ]; do sleep 0.1; done").toString());
         Vsm.Started holder = stalled.start("alloc", "shared", "100", "", "1M", "--format", "qcow2");
         started.add(holder.process().toHandle());
         String pid = Long.toString(holder.process().pid());
@@ -274,6 +249,23 @@ class ClusterLockTest {
         } finally {
             signal("-CONT", pid);
         }
+    }
+
+    /**
+     * A qemu-img stand-in: {@code create} writes its pid to {@code marker} (so vsm is inside the
+     * storage lock), then runs the shell line {@code then}, then the real qemu-img, unless
+     * {@code then} ended with exec; everything else is the real qemu-img.
+     */
+    private Path qemuImgStoppingAtCreate(Path marker, String then) throws Exception {
+        Path script = sandbox.resolve("qemu-img-stopping-at-create");
+        Files.writeString(script, """
+                #!/bin/sh
+                case "$*" in *help*) exec qemu-img "$@";; esac
+                case " $* " in *" create "*) echo $$ > '%1$s.tmp' && mv '%1$s.tmp' '%1$s'; %2$s;; esac
+                exec qemu-img "$@"
+                """.formatted(marker, then));
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return script;
     }
 
     private static void awaitFile(Path file, Vsm.Started process) throws InterruptedException {
