@@ -21,14 +21,21 @@ store="$sb/mnt/store"
 "$vsm" status >/dev/null
 mkdir -p "$store/images/100" "$store/images/900"
 
-# case NAME FORMAT MODE SIZE: one round of vsm and bare for this case; prints "NAME vsm|bare seconds"
+# case NAME FORMAT MODE SIZE ROUND: one round of vsm and bare for this case; prints "NAME vsm|bare seconds".
+# The side that goes first alternates by round, and each timed command starts after a sync, so
+# neither side pays for the other's (or the previous case's) dirty pages being written back.
 case_run() {
-  local name=$1 format=$2 mode=$3 size=$4 kib
+  local name=$1 format=$2 mode=$3 size=$4 round=$5 kib
   kib=$(( $(numfmt --from=iec "$size") / 1024 ))
-  echo "$name vsm $(timed "$vsm" alloc st 100 vm-100-disk-0.$format "$size" --format "$format" --preallocation "$mode")"
-  "$vsm" free "st:100/vm-100-disk-0.$format" >/dev/null
-  echo "$name bare $(timed qemu-img create -o preallocation="$mode" -f "$format" "$store/images/900/x.$format" "${kib}K")"
-  rm -f "$store/images/900/x.$format"
+  run_vsm() {
+    sync; echo "$name vsm $(timed "$vsm" alloc st 100 vm-100-disk-0.$format "$size" --format "$format" --preallocation "$mode")"
+    "$vsm" free "st:100/vm-100-disk-0.$format" >/dev/null
+  }
+  run_bare() {
+    sync; echo "$name bare $(timed qemu-img create -o preallocation="$mode" -f "$format" "$store/images/900/x.$format" "${kib}K")"
+    rm -f "$store/images/900/x.$format"
+  }
+  if ((round % 2)); then run_vsm; run_bare; else run_bare; run_vsm; fi
 }
 cases=("qcow2-off qcow2 off 100G" "qcow2-metadata qcow2 metadata 100G" "qcow2-falloc qcow2 falloc 100G"
        "qcow2-full qcow2 full $full" "raw-falloc raw falloc 100G")
@@ -38,7 +45,7 @@ for c in "${cases[@]}"; do   # what vsm runs is what the bare side runs
 done
 for ((r = 1; r <= rounds; r++)); do
   echo "round $r of $rounds" >&2
-  for c in "${cases[@]}"; do case_run $c; done >> "$sb/runs"
+  for c in "${cases[@]}"; do case_run $c "$r"; done >> "$sb/runs"
 done
 med() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | median; }
 {

@@ -64,7 +64,7 @@ final class ZooKeeperCluster implements Cluster {
     private final boolean changing;
     private final Consumer<String> warn;
     private final String holder;
-    private final Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+    private final Map<String, HeldMutex> mutexes = new ConcurrentHashMap<>();
     private CuratorFramework client;
     private Boolean reachable;
     private boolean warnedCache;
@@ -356,17 +356,73 @@ final class ZooKeeperCluster implements Cluster {
                 }
                 return tryLock("claim-" + name, work);
             }
+
+            @Override
+            public void checkHeld() {
+                local.checkHeld();
+                checkHeldLocks();
+            }
         };
     }
 
-    private InterProcessMutex mutex(String name) {
-        return mutexes.computeIfAbsent(locksPath() + "/" + name, path -> new InterProcessMutex(client(), path));
+    private HeldMutex mutex(String name) {
+        return mutexes.computeIfAbsent(locksPath() + "/" + name, path -> new HeldMutex(client(), path));
+    }
+
+    /** An {@link InterProcessMutex} that tells the znode by which this thread holds it. */
+    private static final class HeldMutex extends InterProcessMutex {
+        private final String path;
+
+        HeldMutex(CuratorFramework client, String path) {
+            super(client, path);
+            this.path = path;
+        }
+
+        /** The lock's znode while this thread holds it (null otherwise). */
+        String heldNode() {
+            return isOwnedByCurrentThread() ? getLockPath() : null;
+        }
+    }
+
+    /**
+     * Fails unless every cluster lock this thread holds is still its own: the connection was not
+     * lost or suspended since, and each lock znode still exists in this client's session (one
+     * round trip each). A session that expired while this process stalled fails here, before the
+     * next change, even if the client has since reconnected with a new session.
+     */
+    private void checkHeldLocks() {
+        for (HeldMutex mutex : mutexes.values()) {
+            String node = mutex.heldNode();
+            if (node == null) {
+                continue;
+            }
+            if (lost) {
+                throw lockLost(mutex.path, "the connection to ZooKeeper was lost meanwhile");
+            }
+            Stat stat;
+            long session;
+            try {
+                session = client.getZookeeperClient().getZooKeeper().getSessionId();
+                stat = client.checkExists().forPath(node);
+            } catch (Exception e) {
+                LOG.debug("checking cluster lock {} failed", node, e);
+                throw lockLost(mutex.path, "ZooKeeper did not answer");
+            }
+            if (stat == null || stat.getEphemeralOwner() != session) {
+                throw lockLost(mutex.path, "its ZooKeeper session expired meanwhile");
+            }
+        }
+    }
+
+    private StorageException lockLost(String lock, String why) {
+        return new ConfigUnavailableException("no quorum! lost the cluster lock '" + lock + "' (" + why
+                + "): stopped before the next change");
     }
 
     /** Runs {@code work} holding the cluster lock {@code <root>/locks/<name>}; re-entrant within a thread. */
     <T> T withLock(String name, Duration timeout, Supplier<T> work) {
         requireQuorum();
-        InterProcessMutex mutex = mutex(name);
+        HeldMutex mutex = mutex(name);
         if (!acquire(mutex, timeout.toMillis())) {
             throw StorageException.failed("can't lock '%s/%s' - got timeout", locksPath(), name);
         }
@@ -382,7 +438,7 @@ final class ZooKeeperCluster implements Cluster {
 
     private boolean tryLock(String name, Runnable work) {
         requireQuorum();
-        InterProcessMutex mutex = mutex(name);
+        HeldMutex mutex = mutex(name);
         if (!acquire(mutex, 0)) {
             return false;
         }

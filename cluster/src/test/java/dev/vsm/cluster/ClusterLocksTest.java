@@ -156,6 +156,43 @@ class ClusterLocksTest {
     }
 
     @Test
+    void aHolderWhoseSessionExpiredFailsItsNextCheckBeforeChanging() throws Exception {
+        ZooKeeperCluster one = cluster("n1", 2);
+        StorageLocks oneLocks = one.storageLocks(new LocalLocks(), id -> true);
+        ZooKeeperCluster two = cluster("n2", 10);
+        CountDownLatch checkedOnce = new CountDownLatch(1);
+        CountDownLatch otherGotIt = new CountDownLatch(1);
+        CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> oneLocks.withStorageLock("san", () -> {
+            oneLocks.checkHeld(); // held: passes
+            checkedOnce.countDown();
+            await(otherGotIt);
+            try {
+                oneLocks.checkHeld();
+                return "went on under a lock it no longer held";
+            } catch (StorageException e) {
+                return e.getMessage();
+            }
+        }));
+        assertThat(checkedOnce.await(30, TimeUnit.SECONDS)).isTrue();
+        one.expireSession();
+        assertThat(two.withLock("storage-san", Duration.ofSeconds(30), () -> "n2 holds it")).isEqualTo("n2 holds it");
+        otherGotIt.countDown();
+        assertThat(holder.get(30, TimeUnit.SECONDS))
+                .startsWith("no quorum! lost the cluster lock '/vsm/locks/storage-san'")
+                .endsWith(": stopped before the next change");
+        oneLocks.checkHeld(); // outside the lock there is nothing to lose
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void statusShowsNodesAndTheirProcesses() {
         ZooKeeperCluster one = cluster("n1", 10);
         one.withLock("storage-san", SHORT, () -> null);

@@ -71,8 +71,8 @@ public final class DefaultStorageContext implements StorageContext {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.locks = requireNonNull(locks, "locks");
-        this.commands = new ProcessCommandRunner(dryRun, console, environment);
-        this.files = new LocalHostFiles(dryRun, console);
+        this.commands = new ProcessCommandRunner(dryRun, console, environment, locks::checkHeld);
+        this.files = new LocalHostFiles(dryRun, console, locks::checkHeld);
         this.progress = requireNonNull(progress, "progress");
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
     }

@@ -7,21 +7,36 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
-/** {@link HostFiles} on the local file system; under dry-run each change is printed as a {@code + } shell line. */
+/**
+ * {@link HostFiles} on the local file system; under dry-run each change is printed as a
+ * {@code + } shell line.
+ *
+ * <p>A move or a chmod (what makes a volume appear under its name, or a base) first runs
+ * {@code beforeChange}, which throws when the storage lock was lost meanwhile. Removals do not:
+ * they remove what the command was asked to remove, or the command's own temporary files.
+ */
 public final class LocalHostFiles implements HostFiles {
     private final boolean dryRun;
     private final Console console;
+    private final Runnable beforeChange;
 
     public LocalHostFiles(boolean dryRun, Console console) {
+        this(dryRun, console, () -> { });
+    }
+
+    public LocalHostFiles(boolean dryRun, Console console, Runnable beforeChange) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
+        this.beforeChange = requireNonNull(beforeChange, "beforeChange");
     }
 
     @Override
@@ -74,6 +89,7 @@ public final class LocalHostFiles implements HostFiles {
             console.info("+ mv -n " + ShellQuote.quote(from.toString()) + " " + ShellQuote.quote(to.toString()));
             return;
         }
+        beforeChange.run();
         try {
             Files.move(from, to);
         } catch (FileAlreadyExistsException e) {
@@ -84,11 +100,24 @@ public final class LocalHostFiles implements HostFiles {
     }
 
     @Override
+    public void sync(Path path) {
+        if (dryRun) {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "fsync '%s' failed - %s", path, reason(e));
+        }
+    }
+
+    @Override
     public void makeReadOnly(Path file) {
         if (dryRun) {
             console.info("+ chmod 0444 " + ShellQuote.quote(file.toString()));
             return;
         }
+        beforeChange.run();
         try {
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
         } catch (IOException e) {

@@ -45,6 +45,7 @@ public final class ProcessCommandRunner implements CommandRunner {
     private final boolean dryRun;
     private final Console console;
     private final Map<String, String> environment;
+    private final Runnable beforeChange;
 
     public ProcessCommandRunner(boolean dryRun, Console console) {
         this(dryRun, console, Map.of());
@@ -52,9 +53,18 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     /** @param environment variables set for every command, over this process's environment */
     public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment) {
+        this(dryRun, console, environment, () -> { });
+    }
+
+    /**
+     * @param beforeChange runs before every changing command ({@link #run}, {@link #stream}), not
+     *                     before queries; it throws to stop the change (a lost cluster lock)
+     */
+    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment, Runnable beforeChange) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.environment = Map.copyOf(environment);
+        this.beforeChange = requireNonNull(beforeChange, "beforeChange");
     }
 
     @Override
@@ -68,6 +78,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             console.info("+ " + render(command));
             return new Result(0, "", "");
         }
+        beforeChange.run();
         return execute(command);
     }
 
@@ -104,6 +115,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             console.info("+ " + render(command));
             return new Result(0, "", "");
         }
+        beforeChange.run();
         LineSplitter out = new LineSplitter(OutputListener.Channel.STDOUT, listener);
         LineSplitter err = new LineSplitter(OutputListener.Channel.STDERR, listener);
         int exit = execute(command, out, err);
@@ -161,7 +173,7 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     private static Result finish(Command command, int exit, String stdout, String stderr) {
         if (exit != 0) {
-            String last = lastLine(stderr);
+            String last = cause(stderr);
             String prefix = command.errorPrefix();
             if (prefix != null) {
                 throw StorageException.failed("%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
@@ -179,6 +191,22 @@ public final class ProcessCommandRunner implements CommandRunner {
         env.put("PATH", path.isEmpty() ? SYSTEM_PATH : path + ":" + SYSTEM_PATH);
         env.put("LC_ALL", "C");
         return env;
+    }
+
+    /**
+     * The line of a failed command's stderr that says why: the last one that is not a warning.
+     * lvm2 prints {@code WARNING: This metadata update is NOT backed up.} after its error when
+     * metadata backups are off; the error is the line before. Only warnings: the last of them.
+     */
+    static String cause(String stderr) {
+        String[] lines = stderr.strip().split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) {
+            String line = lines[i].strip();
+            if (!line.isEmpty() && !line.startsWith("WARNING:")) {
+                return line;
+            }
+        }
+        return lastLine(stderr);
     }
 
     static String lastLine(String text) {

@@ -81,6 +81,10 @@ public final class Lvm {
         run(LvmCommands.retag(vg, lv, addTag, deleteTag));
     }
 
+    public void deltag(String vg, String lv, String tag) {
+        run(LvmCommands.deltag(vg, lv, tag));
+    }
+
     public void lvextend(Path lvPath, long sizeKib) {
         run(LvmCommands.lvextend(lvPath, sizeKib));
     }
@@ -128,9 +132,9 @@ public final class Lvm {
 
     // --- thin provisioning
 
-    /** A new thin volume of {@code sizeKib} KiB in {@code vg/pool}, then autoactivation off (only warned when that fails). */
-    public void thinLvcreate(String vg, String pool, String name, long sizeKib) {
-        run(LvmCommands.thinLvcreate(vg, pool, name, sizeKib));
+    /** A new thin volume of {@code sizeKib} KiB in {@code vg/pool} with {@code tags}, then autoactivation off (only warned when that fails). */
+    public void thinLvcreate(String vg, String pool, String name, long sizeKib, List<String> tags) {
+        run(LvmCommands.thinLvcreate(vg, pool, name, sizeKib, tags));
         disableAutoactivation(vg, name);
     }
 

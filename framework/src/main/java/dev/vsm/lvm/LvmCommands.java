@@ -119,6 +119,11 @@ public final class LvmCommands {
         return Command.of(LVCHANGE, "--addtag", addTag, "--deltag", deleteTag, vg + "/" + lv);
     }
 
+    /** {@code lvchange --deltag <tag> <vg>/<lv>}: drop a tag (an import's, once its convert succeeded). */
+    public static Command deltag(String vg, String lv, String tag) {
+        return Command.of(LVCHANGE, "--deltag", tag, vg + "/" + lv).withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
+    }
+
     /** {@code lvchange -aey <target>}: activate exclusively on this node (pve's {@code activate_volume}). */
     public static Command activate(ActivationTarget target) {
         return lvchange("-aey", target).withErrorPrefix("can't activate " + target.description());
@@ -166,13 +171,18 @@ public final class LvmCommands {
 
     /**
      * {@code lvcreate -aly -V <KiB>k --name <name> --thinpool <vg>/<pool>}: a new thin volume of
-     * {@code sizeKib} KiB virtual size. No tags and no {@code --setautoactivation} here: lvcreate
-     * of Debian's lvm2 does not accept it for thin volumes; {@link #disableAutoactivation} follows.
+     * {@code sizeKib} KiB virtual size. No {@code --setautoactivation} here: lvcreate of Debian's
+     * lvm2 does not accept it for thin volumes; {@link #disableAutoactivation} follows. No tags
+     * either (as pve), but those given: an import marks its volume until it is written.
      */
-    public static Command thinLvcreate(String vg, String pool, String name, long sizeKib) {
+    public static Command thinLvcreate(String vg, String pool, String name, long sizeKib, List<String> tags) {
         requireNonNull(pool, "pool");
-        return Command.of(LVCREATE, "-aly", "-V", sizeKib + "k", "--name", name, "--thinpool", vg + "/" + pool)
-                .withErrorPrefix("lvcreate '" + vg + "/" + name + "' error");
+        List<String> argv = new ArrayList<>(List.of(LVCREATE, "-aly", "-V", sizeKib + "k", "--name", name, "--thinpool", vg + "/" + pool));
+        for (String tag : tags) {
+            argv.add("--addtag");
+            argv.add(tag);
+        }
+        return Command.of(argv).withErrorPrefix("lvcreate '" + vg + "/" + name + "' error");
     }
 
     /** {@code lvchange --setautoactivation n <vg>/<lv>}: never activate the LV at boot (fix #4997); its failure is only warned about. */

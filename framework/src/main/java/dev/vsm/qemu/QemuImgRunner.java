@@ -144,6 +144,11 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
+    public String preallocation(String format, ImageOptions options, boolean backed) {
+        return commands().preallocation(format, options, backed);
+    }
+
+    @Override
     public void resize(Path path, String format, long sizeBytes, ImageOptions options) {
         List<String> cmd = commands().resize(path, format, sizeBytes, options);
         commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))

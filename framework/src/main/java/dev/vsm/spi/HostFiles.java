@@ -27,6 +27,12 @@ public interface HostFiles {
     /** Renames, refusing to replace an existing target. */
     void move(Path from, Path to);
 
+    /**
+     * {@code fsync}: flushes a file's data or a directory's entries to the disk, so that they
+     * survive a power cut. Not a change: under dry-run nothing happens and nothing is printed.
+     */
+    void sync(Path path);
+
     /** chmod 0444. */
     void makeReadOnly(Path file);
 

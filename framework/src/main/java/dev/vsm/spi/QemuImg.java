@@ -26,6 +26,15 @@ public interface QemuImg {
      */
     void createBacked(Path path, String backing, String backingFormat, ImageOptions options);
 
+    /**
+     * The preallocation mode {@link #create} ({@code backed} false) or {@link #createBacked}
+     * ({@code backed} true: a qcow2 overlay, which takes qcow2's rule whatever {@code format}, its
+     * backing image's, is) would pass to qemu-img with these
+     * options, or null for none; {@code falloc} and {@code full} take the image's whole size on
+     * disk at once. Fails as {@link #create} does when the mode does not suit the format.
+     */
+    String preallocation(String format, ImageOptions options, boolean backed);
+
     /** {@code qemu-img resize [--preallocation=<p>] -f <format> <path> <bytes>}. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 

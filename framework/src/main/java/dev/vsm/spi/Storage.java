@@ -215,6 +215,29 @@ public interface Storage {
     }
 
     /**
+     * Allocates a volume for {@code request} and lets {@code writer} fill it (given the path to
+     * write, activated) before it counts as a volume, so that a crash while writing leaves nothing
+     * that is listed and {@link #pendingCleanup} removes what it left ({@code vsm import-stream},
+     * the stream half of {@code vsm copy}). A writer that throws leaves nothing either. Called
+     * without the storage lock; takes it where needed.
+     *
+     * @return the new volume's name, or empty when this storage has no such way (the default): the
+     *         framework then allocates the volume, writes it and frees it again if writing fails
+     */
+    default Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        return Optional.empty();
+    }
+
+    /**
+     * The file to read when {@code volume} is the source of an import or copy. Default: the
+     * volume's path, in its format. A volume that is no file of its own (a disk inside an OVA) is
+     * extracted to a temporary file, which the caller removes by closing the result.
+     */
+    default SourceFile sourceFile(VolumeName volume) {
+        return new SourceFile(path(volume), volume.format(), () -> {});
+    }
+
+    /**
      * Whether a volume just allocated reads zeros everywhere (a file, a thin volume, an LV on a
      * storage that zeroes what it frees), so that writing into it may skip runs of zeros. False by
      * default: a block device that may hold a previous owner's data gets every zero written.

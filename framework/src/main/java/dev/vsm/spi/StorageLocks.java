@@ -30,6 +30,19 @@ public interface StorageLocks {
      */
     boolean tryExclusive(String name, Runnable work);
 
+    /**
+     * Fails when a lock this thread holds may have passed to another holder meanwhile: in cluster
+     * mode, a ZooKeeper session that expired while the process stalled (a long pause, a frozen
+     * VM) frees its locks for other nodes. The engine calls this before every change a plugin
+     * makes through its context (a changing command, a file moved or removed); a plugin that
+     * changes something another way calls it first. Local file locks cannot be lost by a running
+     * process: for them this does nothing.
+     *
+     * @throws StorageException (failed) saying which lock was lost; nothing more may be changed
+     */
+    default void checkHeld() {
+    }
+
     /** No locking at all: for tests and tools that run alone. */
     StorageLocks NONE = new StorageLocks() {
         @Override

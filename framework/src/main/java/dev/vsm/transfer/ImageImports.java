@@ -6,6 +6,7 @@ import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -33,26 +34,40 @@ public final class ImageImports {
 
     /**
      * The image a source argument names: a volume id of a configured storage (activated, its
-     * format from its name), else a path, checked and probed ({@link SourceImages}).
+     * format from its name; a disk inside an OVA extracted), else a path, checked and probed
+     * ({@link SourceImages}). Close the result when the import is done.
      */
-    public SourceImage source(String source, String sourceFormat, boolean yes) {
+    public ImportSource source(String source, String sourceFormat, boolean yes) {
         if (VOLID_LIKE.matcher(source).matches()) {
             VolumeId volid = VolumeId.parse(source);
             if (manager.storages().containsKey(volid.storage())) {
                 return volumeSource(volid);
             }
         }
-        return sources.probe(Path.of(source), sourceFormat, yes);
+        return ImportSource.of(sources.probe(Path.of(source), sourceFormat, yes));
     }
 
-    /** A volume as the source of an import or a copy: activated, at its path, in its own format. */
-    SourceImage volumeSource(VolumeId volid) {
+    /**
+     * A volume as the source of an import or a copy: activated, at its path, in its own format;
+     * a volume that is no file of its own ({@link Storage#sourceFile}, a disk in an OVA) as the
+     * temporary file the storage made, probed as an untrusted image.
+     */
+    ImportSource volumeSource(VolumeId volid) {
         manager.checkEnabled(volid.storage());
         Storage storage = manager.activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
         storage.activateVolume(name);
-        long size = storage.volumeSizeInfo(name).virtualSize();
-        return new SourceImage(storage.path(name), name.format(), size);
+        SourceFile file = storage.sourceFile(name);
+        try {
+            if (file.path().equals(storage.path(name))) {
+                long size = storage.volumeSizeInfo(name).virtualSize();
+                return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close);
+            }
+            return new ImportSource(sources.probe(file.path(), file.format(), false), volid.toString(), file::close);
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
     }
 
     /**

@@ -7,6 +7,8 @@ import dev.vsm.exec.ShellQuote;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
+import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
@@ -15,6 +17,7 @@ import dev.vsm.spi.VolumeName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -98,18 +101,63 @@ public final class StreamImporter {
         }
     }
 
-    /** Imports from a stream (the caller checked the format with {@link #checkFormat}); the stream is not closed. */
+    /**
+     * Imports from a stream (the caller checked the format with {@link #checkFormat}); the stream
+     * is not closed. Where the storage can ({@link Storage#allocWritten}) the volume counts as one
+     * only once it is written, so that a crash leaves nothing listed; elsewhere it is allocated,
+     * written, and freed again when writing fails.
+     */
     VolumeId importFrom(Target target, StreamFormat format, InputStream in) {
         long size = readHeader(in);
+        String label = target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
+        Optional<String> made;
+        try (Interruption stop = Interruption.watch("import of '" + label + "'")) {
+            Storage storage = checkedForAlloc(target);
+            AllocRequest request = new AllocRequest(target.vmid(), target.name(), target.volumeFormat(), kib(size));
+            try {
+                made = storage.allocWritten(request, path -> write(label, path, storage.newVolumesReadZeros(), format, size, in, stop));
+            } catch (RuntimeException e) {
+                throw nothingKept(e);
+            }
+        }
+        if (made.isPresent()) {
+            return new VolumeId(target.storage(), made.get());
+        }
         VolumeId volid = allocate(target, size);
         try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
             try {
-                write(volid, format, size, in, stop);
+                Storage storage = manager.storage(volid.storage());
+                VolumeName name = storage.parseVolname(volid.volname());
+                storage.activateVolume(name);
+                write(volid.toString(), storage.path(name), storage.newVolumesReadZeros(), format, size, in, stop);
             } catch (RuntimeException e) {
                 throw FailureCleanup.free(manager, volid, e);
             }
         }
         return volid;
+    }
+
+    /** The checks {@link StorageManager#alloc} makes before allocating: enabled, format taken, activated. */
+    private Storage checkedForAlloc(Target target) {
+        manager.checkEnabled(target.storage());
+        PluginSchema schema = manager.schema(target.storage());
+        if (!schema.formats().contains(target.volumeFormat())) {
+            throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)", target.storage(),
+                    manager.config(target.storage()).type(), target.volumeFormat(), String.join(", ", schema.formats()));
+        }
+        return manager.activate(target.storage());
+    }
+
+    /** A failed {@code allocWritten} kept nothing; says so unless the storage did. */
+    private static StorageException nothingKept(RuntimeException e) {
+        StorageException.Kind kind = e instanceof StorageException se ? se.kind() : StorageException.Kind.FAILED;
+        String message = e instanceof StorageException ? e.getMessage() : String.valueOf(e);
+        return message.endsWith(" again)") ? (e instanceof StorageException se ? se : new StorageException(kind, message, e))
+                : new StorageException(kind, message + " (nothing was kept)", e);
+    }
+
+    private static long kib(long size) {
+        return (size + 1023) / 1024;
     }
 
     private static long readHeader(InputStream in) {
@@ -121,18 +169,14 @@ public final class StreamImporter {
     }
 
     private VolumeId allocate(Target target, long size) {
-        long kib = (size + 1023) / 1024;
-        return manager.alloc(target.storage(), target.vmid(), target.name(), target.volumeFormat(), kib, null);
+        return manager.alloc(target.storage(), target.vmid(), target.name(), target.volumeFormat(), kib(size), null);
     }
 
-    private void write(VolumeId volid, StreamFormat format, long size, InputStream in, Interruption stop) {
-        Storage storage = manager.storage(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
-        storage.activateVolume(name);
-        Path path = storage.path(name);
+    private void write(String label, Path path, boolean readsZeros, StreamFormat format, long size, InputStream in,
+                       Interruption stop) {
         boolean raw = format == StreamFormat.RAW_SIZE;
-        ProgressMeter meter = ProgressMeter.start("import " + volid, raw ? size : 0, progress);
-        try (VolumeWriter out = VolumeWriter.open(path, storage.newVolumesReadZeros())) {
+        ProgressMeter meter = ProgressMeter.start("import " + label, raw ? size : 0, progress);
+        try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
             if (raw && written < size) {
                 throw StorageException.badInput("import: the stream ended after %d of the %d bytes its size header announces "
@@ -148,7 +192,7 @@ public final class StreamImporter {
             throw e;
         }
         if (format == StreamFormat.QCOW2_SIZE) {
-            checkQcow2(volid, path, size);
+            checkQcow2(path, size);
         }
         meter.finish();
     }
@@ -162,7 +206,7 @@ public final class StreamImporter {
     }
 
     /** A qcow2 stream must be a consistent image of the virtual size its header announces. */
-    private void checkQcow2(VolumeId volid, Path path, long size) {
+    private void checkQcow2(Path path, long size) {
         qemuImg.check(path, "qcow2").ifPresent(problem -> {
             throw StorageException.badInput("import: the stream is not a consistent qcow2 image (truncated or corrupt?): %s",
                     problem);

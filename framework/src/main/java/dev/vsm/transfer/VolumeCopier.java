@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.Operation;
-import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
@@ -67,9 +66,10 @@ public final class VolumeCopier {
         String fmt = imports.targetFormat(targetStorage, format, name.format());
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
-            SourceImage image = imports.volumeSource(source);
-            String volname = to.importImage(new ImageImport(owner, null, fmt, image));
-            return new Copy(new VolumeId(targetStorage, volname), Method.CONVERT, null);
+            try (ImportSource image = imports.volumeSource(source)) {
+                String volname = to.importImage(new ImageImport(owner, null, fmt, image.image()));
+                return new Copy(new VolumeId(targetStorage, volname), Method.CONVERT, null);
+            }
         }
         StreamFormat stream = commonFormat(source, name, from, to, fmt, targetStorage);
         StreamImporter.Target target = new StreamImporter.Target(targetStorage, owner, null, fmt);

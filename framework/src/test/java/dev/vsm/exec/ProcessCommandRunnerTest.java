@@ -47,6 +47,18 @@ class ProcessCommandRunnerTest {
                 .hasMessage("command 'false' failed: exit code 1");
     }
 
+    /** lvm2 with metadata backups off warns after its error: the error is what failed. */
+    @Test
+    void reportsTheLastLineThatIsNotAWarning() {
+        var runner = new ProcessCommandRunner(false, console);
+        assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo '  WARNING: Activation disabled.' >&2; "
+                + "echo '  Failed to update pool vg/data.' >&2; echo '  WARNING: This metadata update is NOT backed up.' >&2; exit 5")
+                .withErrorPrefix("lvremove 'vg/x' error")))
+                .hasMessage("lvremove 'vg/x' error: Failed to update pool vg/data.");
+        assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo 'WARNING: only this' >&2; exit 5")))
+                .hasMessageEndingWith("failed: exit code 5 - WARNING: only this");
+    }
+
     @Test
     void timesOut() {
         var runner = new ProcessCommandRunner(false, console);

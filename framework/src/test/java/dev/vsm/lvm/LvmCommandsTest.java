@@ -95,12 +95,22 @@ class LvmCommandsTest {
 
     @Test
     void thinAllocationAsPveWithoutTagsAndAutoactivationApart() {
-        Command c = LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4194304);
+        Command c = LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4194304, List.of());
         assertThat(c.argv()).containsExactly("/sbin/lvcreate", "-aly", "-V", "4194304k", "--name", "vm-100-disk-0",
                 "--thinpool", "pve/data");
         assertThat(c.errorPrefix()).isEqualTo("lvcreate 'pve/vm-100-disk-0' error");
         assertThat(LvmCommands.disableAutoactivation("pve", "vm-100-disk-0").argv())
                 .containsExactly("/sbin/lvchange", "--setautoactivation", "n", "pve/vm-100-disk-0");
+    }
+
+    @Test
+    void anImportTagsItsLvAndDropsTheTagWhenWritten() {
+        assertThat(LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4096, List.of("vsm-importing.x")).argv())
+                .containsExactly("/sbin/lvcreate", "-aly", "-V", "4096k", "--name", "vm-100-disk-0", "--thinpool", "pve/data",
+                        "--addtag", "vsm-importing.x");
+        Command c = LvmCommands.deltag("pve", "vm-100-disk-0", "vsm-importing.x");
+        assertThat(c.argv()).containsExactly("/sbin/lvchange", "--deltag", "vsm-importing.x", "pve/vm-100-disk-0");
+        assertThat(c.errorPrefix()).isEqualTo("lvchange 'pve/vm-100-disk-0' error");
     }
 
     @Test

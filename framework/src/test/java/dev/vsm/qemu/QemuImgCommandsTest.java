@@ -50,15 +50,18 @@ class QemuImgCommandsTest {
     }
 
     @Test
-    void backedImagesGetSubclustersUnderAutoWithTheBaseFormatsPreallocation() {
+    void backedImagesGetSubclustersUnderAutoWithQcow2sPreallocationWhateverTheBase() {
         Path clone = Path.of("/var/lib/vz/images/101/vm-101-disk-0.qcow2");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img create -F qcow2 -b ../100/base-100-disk-0.qcow2 -f qcow2 " + clone
                         + " -o extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.raw", "raw", ImageOptions.DEFAULTS)))
-                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.vmdk", "vmdk", ImageOptions.DEFAULTS)))
-                .endsWith("-o extended_l2=on,cluster_size=128k");
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
+        ImageOptions off = new ImageOptions("off", Subclusters.AUTO, null);
+        assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", off)))
+                .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
     }
 
     @Test
@@ -86,6 +89,20 @@ class QemuImgCommandsTest {
         QemuImgCommands old = new QemuImgCommands("qemu-img", false);
         assertThat(old.createBacked(IMG, "b", "qcow2", ImageOptions.DEFAULTS)).doesNotContain("-o");
         assertThat(old.usesSubclusters(new ImageOptions(null, Subclusters.ON, null), true)).isFalse();
+    }
+
+    /** What the dir plugin's free-space check asks: the mode create / createBacked pass, or null. */
+    @Test
+    void preallocationIsTheModeTheCreateCommandsPass() {
+        assertThat(cmds.preallocation("raw", prealloc("full"), false)).isEqualTo("full");
+        assertThat(cmds.preallocation("raw", prealloc("metadata"), false)).isEqualTo("off");
+        assertThat(cmds.preallocation("vmdk", prealloc("full"), false)).isNull();
+        assertThat(cmds.preallocation("raw", prealloc("falloc"), true)).isEqualTo("falloc");
+        assertThat(cmds.createBacked(IMG, "b", "raw", prealloc("falloc"))).contains("extended_l2=on,cluster_size=128k,preallocation=falloc");
+        ImageOptions noSubclusters = new ImageOptions("full", Subclusters.OFF, null);
+        assertThat(cmds.preallocation("qcow2", noSubclusters, true)).isNull();
+        assertThat(cmds.preallocation("qcow2", noSubclusters, false)).isEqualTo("full");
+        assertThat(new QemuImgCommands("qemu-img", false).preallocation("qcow2", prealloc("full"), true)).isNull();
     }
 
     @Test

@@ -106,6 +106,59 @@ class ExternalToolsTest {
         }
     }
 
+    /**
+     * A linked clone gets its base's size preallocated when the storage asks for {@code falloc}
+     * or {@code full} and the clone has subclusters (qemu allows preallocation on a backed qcow2
+     * only with extended L2): refused like an alloc when it would not fit.
+     */
+    @Test
+    void aPreallocatedLinkedCloneBeyondTheFreeSpaceIsRefusedBeforeAnythingIsMade() throws Exception {
+        ScratchDisk.requireRootLoopAndTools("losetup", "mkfs.ext4", "mount", "umount", "chattr");
+        Path mnt = Files.createDirectories(sandbox.resolve("mnt"));
+        try (ScratchDisk disk = ScratchDisk.create(sandbox, 16L << 20)) {
+            mustRun("mkfs.ext4", "-q", "-F", "-m", "0", disk.device().toString());
+            mustRun("mount", disk.device().toString(), mnt.toString());
+            Path store = mnt.resolve("store");
+            Vsm vsm = dirStorage(store);
+            try {
+                // sparse 64 MiB bases on a 16 MiB file system
+                vsm.run("alloc", "local", "100", "", "64M", "--format", "raw").ok();
+                vsm.run("alloc", "local", "102", "", "64M", "--format", "qcow2").ok();
+                vsm.run("create-base", "local:100/vm-100-disk-0.raw").ok();
+                vsm.run("create-base", "local:102/vm-102-disk-0.qcow2").ok();
+                String[] bases = {"local:100/base-100-disk-0.raw", "local:102/base-102-disk-0.qcow2"};
+
+                for (String mode : new String[] {"falloc", "full"}) {
+                    withPreallocation(vsm, store, mode, "");
+                    for (String base : bases) {
+                        Map<String, String> before = Tree.snapshot(store);
+                        Vsm.Result r = vsm.run("clone", base, "101");
+                        assertThat(r.exit()).as("%s %s: %s", base, mode, r.err()).isEqualTo(1);
+                        assertThat(r.err().strip()).matches("storage 'local': not enough free space for a preallocated image "
+                                + "\\(67108864 bytes requested with preallocation=" + mode + ", \\d+ bytes free in '" + store + "'\\)");
+                        assertThat(Tree.snapshot(store)).as("nothing made for %s", base).isEqualTo(before);
+                    }
+                }
+                // no subclusters: qemu-img gets no preallocation for a backed image, so the clone is sparse and fits
+                withPreallocation(vsm, store, "full", "    qcow2-subclusters: off\n");
+                vsm.run("clone", bases[0], "101").ok();
+                // the storage's preallocation metadata: sparse too
+                withPreallocation(vsm, store, "metadata", "");
+                vsm.run("clone", bases[1], "101").ok();
+                assertThat(vsm.run("list", "local", "--vmid", "101").ok().lines()).hasSize(3);
+            } finally {
+                vsm.releaseImmutable();
+                run("chattr", "-R", "-f", "-i", mnt.toString());
+                run("umount", mnt.toString());
+            }
+        }
+    }
+
+    private static void withPreallocation(Vsm vsm, Path store, String mode, String more) {
+        vsm.writeConfig("storages:\n  local:\n    type: dir\n    path: " + store + "\n    content: [images]\n"
+                + "    preallocation: " + mode + "\n" + more);
+    }
+
     @Test
     void lvm2WarningsDoNotFailACommandNorReachStdout() throws Exception {
         try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64).create()) {

@@ -48,6 +48,7 @@ class HostileVolumeIdTest {
     private Path config;
     private Path marker;
     private Random random;
+    private HostileFragments fragments;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -71,6 +72,7 @@ class HostileVolumeIdTest {
         assertThat(run("alloc", "local", "100", "vm-100-disk-0.raw", "1M").exit).isZero();
         assertThat(run("alloc", "local", "100", "vm-100-disk-1.qcow2", "1M").exit).isZero();
         random = new Random(SEED);
+        fragments = new HostileFragments(random, marker);
     }
 
     @AfterEach
@@ -97,26 +99,11 @@ class HostileVolumeIdTest {
         return "../".repeat(store.resolve("images/100").getNameCount() - root.getNameCount()) + "outside/";
     }
 
-    private String shell() {
-        String[] forms = {"$(touch %s)", "`touch %s`", ";touch %s", "| touch %s", "&& touch %s", "$(touch${IFS}%s)", "'\"; touch %s #"};
-        return String.format(forms[random.nextInt(forms.length)], marker);
-    }
-
-    private String lookAlike() {
-        String[] forms = {"\u2024\u2024\u2215", "\uFF0E\uFF0E\uFF0F", "\u2025\u2044", "%2e%2e%2f", "%2e%2e/", "..%2f", "\u0430dmin", "\u200b", "\u202e"};
-        return forms[random.nextInt(forms.length)];
-    }
-
     /** Look-alikes of dots and slashes, percent-encodings, invisible and bidi characters: legal in a file name. */
     private String oddButLegal() {
         String[] forms = {"\u2024\u2024\u2215", "\uFF0E\uFF0E\uFF0F", "\u2025\u2044", "%2e%2e%2f", "..%2f", "\u0430dmin", "\u200b",
             "\u202e", "$(touch${IFS}" + marker.getFileName() + ")", "`id`", ";id", "|id"};
         return forms[random.nextInt(forms.length)];
-    }
-
-    private String control() {
-        int c = random.nextInt(5) == 0 ? 0x7f : random.nextInt(0x20);
-        return String.valueOf((char) c);
     }
 
     /** One fragment no volume name may hold. */
@@ -126,22 +113,22 @@ class HostileVolumeIdTest {
             case 1 -> "/..";
             case 2 -> upToOutside() + "canary.raw";
             case 3 -> outside.resolve("canary.raw").toString();
-            case 4 -> control();
+            case 4 -> fragments.control();
             case 5 -> " /";
             case 6 -> "x".repeat(256 + random.nextInt(4000));
             case 7 -> "/./";
-            default -> "\t" + shell();
+            default -> "\t" + fragments.shell();
         };
     }
 
     /** An image or content name with at least one poison fragment, decorated. */
     private String hostileName(String extension) {
         StringBuilder b = new StringBuilder();
-        int fragments = 1 + random.nextInt(3);
-        for (int i = 0; i < fragments; i++) {
+        int count = 1 + random.nextInt(3);
+        for (int i = 0; i < count; i++) {
             switch (random.nextInt(4)) {
-                case 0 -> b.append(lookAlike());
-                case 1 -> b.append(shell());
+                case 0 -> b.append(fragments.lookAlike());
+                case 1 -> b.append(fragments.shell());
                 default -> b.append("vm-100-disk-").append(random.nextInt(3));
             }
         }

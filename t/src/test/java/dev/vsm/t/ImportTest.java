@@ -64,12 +64,12 @@ class ImportTest {
                 """.formatted(vsm.defaultLocal()));
         vsm.run("status").ok(); // makes the storage's directories
         Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--dry-run").ok();
-        Path temp = images.resolve("100/.vsm-import-");
+        String temp = images.resolve("100/.import.qcow2.vsm-tmp-") + "[\\w.]+-\\d+-[0-9a-f]{8}";
         assertThat(dry.lines()).hasSize(4);
         assertThat(dry.lines().get(0)).isEqualTo("+ mkdir -p " + images.resolve("100"));
         assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O qcow2 -o extended_l2=on,cluster_size=128k,"
-                + "preallocation=falloc -S 64k " + raw + " " + temp + "\\d+\\.qcow2");
-        assertThat(dry.lines().get(2)).matches("\\+ mv -n " + temp + "\\d+\\.qcow2 " + images.resolve("100/vm-100-disk-0.qcow2"));
+                + "preallocation=falloc -S 64k " + raw + " " + temp);
+        assertThat(dry.lines().get(2)).matches("\\+ mv -n " + temp + " " + images.resolve("100/vm-100-disk-0.qcow2"));
         assertThat(dry.lines().get(3)).isEqualTo("would import 'local:100/vm-100-disk-0.qcow2'");
         assertThat(Images.files(images)).isEmpty();
 
@@ -78,6 +78,17 @@ class ImportTest {
         assertThat(QemuImg.info(volume).path("format-specific").path("data").path("extended-l2").asBoolean()).isTrue();
         assertThat(QemuImg.info(volume).get("cluster-size").asInt()).isEqualTo(128 * 1024);
         assertThat(Images.same(raw, "raw", volume, "qcow2")).isTrue();
+    }
+
+    /** A new raw file reads zeros: zero runs are skipped, nothing is passed as --target-is-zero (qemu-img creates the file). */
+    @Test
+    void aDryRunIntoARawFileSkipsZeroRuns() {
+        vsm.run("status").ok();
+        Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--dry-run").ok();
+        String temp = images.resolve("100/.import.raw.vsm-tmp-") + "[\\w.]+-\\d+-[0-9a-f]{8}";
+        assertThat(dry.lines()).hasSize(4);
+        assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O raw -o preallocation=off -S 64k " + raw + " " + temp);
+        assertThat(Images.files(images)).isEmpty();
     }
 
     @Test
@@ -168,7 +179,7 @@ class ImportTest {
                 Thread.sleep(50);
             }
             assertThat(marker).as("the convert ran").exists();
-            assertThat(Images.files(images.resolve("100"))).singleElement().asString().startsWith(".vsm-import-");
+            assertThat(Images.files(images.resolve("100"))).singleElement().asString().startsWith(".import.qcow2.vsm-tmp-");
             p.destroy(); // SIGTERM to the JVM (the launcher execs java)
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         } finally {
@@ -179,6 +190,49 @@ class ImportTest {
         assertThat(err.strip().lines()).singleElement().asString().contains("stopped");
         assertThat(Images.files(images)).as("no image, no temporary file, no guest directory").isEmpty();
         assertThat(vsm.run("list", "local").ok().lines()).hasSize(1);
+    }
+
+    /**
+     * A vsm killed with SIGKILL (with its qemu-img) while the convert writes leaves only its own
+     * temporary file: never listed, removed by the next import into that directory and by
+     * {@code vsm cleanup}.
+     */
+    @Test
+    void aKilledImportLeavesOnlyATemporaryFileThatTheNextRunRemoves() throws Exception {
+        Path big = Images.raw(sandbox.resolve("sources"), "big.raw", 256, 7);
+        Path guest = images.resolve("100");
+        killDuringConvert(big, guest);
+        assertThat(vsm.run("list", "local").ok().lines()).as("nothing listed").hasSize(1);
+
+        vsm.run("import", "local", "100", raw.toString(), "-q").ok();
+        assertThat(Images.files(guest)).as("the next import removed the killed one's file").containsExactly("vm-100-disk-0.raw");
+
+        killDuringConvert(big, guest);
+        Vsm.Result cleanup = vsm.run("cleanup", "local").ok();
+        assertThat(cleanup.out()).contains("images/100/.import.raw.vsm-tmp-");
+        assertThat(Images.files(guest)).containsExactly("vm-100-disk-0.raw");
+        assertThat(vsm.run("cleanup", "local").ok().out()).startsWith("nothing to clean up");
+    }
+
+    /** Starts an import of {@code source} and kills vsm and its qemu-img as soon as qemu-img writes the temporary file. */
+    private void killDuringConvert(Path source, Path guest) throws Exception {
+        Vsm.Started started = vsm.start("import", "local", "100", source.toString());
+        Process p = started.process();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (p.isAlive() && System.nanoTime() < deadline
+                && !(Files.isDirectory(guest) && Images.files(guest).stream().anyMatch(n -> n.contains(".vsm-tmp-")))) {
+            Thread.sleep(1);
+        }
+        List<ProcessHandle> children = p.toHandle().descendants().toList();
+        assertThat(children).as("qemu-img convert runs").isNotEmpty();
+        p.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+        assertThat(started.finish().exit()).isNotZero();
+        for (ProcessHandle child : children) {
+            child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
+        }
+        assertThat(Images.files(guest)).anyMatch(n -> n.startsWith(".import.raw.vsm-tmp-"))
+                .noneMatch(n -> n.startsWith("vm-100-disk-1"));
     }
 
     private static Path blockDevice() throws IOException {

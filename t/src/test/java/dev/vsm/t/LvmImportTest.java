@@ -62,16 +62,24 @@ class LvmImportTest {
         return "/dev/" + vg.name() + "/" + name;
     }
 
+    /** The import's mark on its LV, as the dry run prints it (its token is random). */
+    private static final String TAG = "vsm-importing\\.[0-9a-f]{16}\\.[\\w-]+";
+
     @Test
     void aThickLvNotKnownToReadZerosGetsEveryZeroWritten() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         Vsm.Result dry = vsm.run("import", "san", "100", source.toString(), "--dry-run").ok();
-        assertThat(dry.lines()).containsExactly(
-                "+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n --addtag pve-vm-100 "
-                        + vg.name(),
+        assertThat(dry.lines()).hasSize(6);
+        assertThat(dry.lines().get(0)).matches(java.util.regex.Pattern.quote(
+                "+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n --addtag pve-vm-100 ")
+                + "--addtag " + TAG + " " + vg.name());
+        assertThat(dry.lines().subList(1, 4)).containsExactly(
                 "+ /sbin/lvchange -aey " + lv("vm-100-disk-0"),
                 "+ /sbin/lvchange --refresh " + lv("vm-100-disk-0"),
-                "+ qemu-img convert -p -n -f raw -O raw -S 0 " + source + " " + lv("vm-100-disk-0"),
+                "+ qemu-img convert -p -n -f raw -O raw -S 0 " + source + " " + lv("vm-100-disk-0"));
+        String tag = dry.lines().get(0).replaceFirst(".* --addtag (vsm-importing\\S+) .*", "$1");
+        assertThat(dry.lines().subList(4, 6)).containsExactly(
+                "+ /sbin/lvchange --deltag " + tag + " " + vg.name() + "/vm-100-disk-0",
                 "would import 'san:vm-100-disk-0'");
         assertThat(vg.lvNames()).isEmpty();
     }
@@ -82,6 +90,121 @@ class LvmImportTest {
         Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
         assertThat(vsm.run("import", "san", "100", qcow2.toString(), "--dry-run").ok().lines()).contains(
                 "+ qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k " + qcow2 + " " + lv("vm-100-disk-0"));
+    }
+
+    /**
+     * A vsm killed with SIGKILL while qemu-img converts leaves a real LV that still carries the
+     * import's tag: not listed, left alone while its import runs, removed by {@code vsm cleanup}
+     * and by the next import once no live process owns it.
+     */
+    @Test
+    void aKilledImportLeavesATaggedLvThatIsNotListedAndIsRemovedLater() throws Exception {
+        Path marker = sandbox.resolve("converting");
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_QEMU_IMG", hangingConvert(marker).toString()).env("VSM_NODE", "node1");
+
+        Vsm.Started first = startImportAndWaitForConvert(vsm, marker);
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        assertThat(vg.tags("vm-100-disk-0")).hasSize(2).contains("pve-vm-100")
+                .anySatisfy(t -> assertThat(t).matches("vsm-importing\\.[0-9a-f]{16}\\.node1"));
+        assertThat(vsm.run("list", "san").ok().lines()).as("an import in progress is not listed").hasSize(1);
+        assertThat(vsm.run("cleanup", "san").ok().out()).as("its claim is held").startsWith("nothing to clean up");
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        Vsm.Started other = vsm.env("VSM_NODE", "node2").start("cleanup", "san");
+        assertThat(other.finish().out()).as("another node's import is not this node's to judge").startsWith("nothing to clean up");
+        vsm.env("VSM_NODE", "node1");
+        kill(first);
+
+        assertThat(vsm.run("list", "san").ok().lines()).as("a killed import is not listed").hasSize(1);
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
+        assertThat(cleanup.out()).contains("vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+
+        Files.delete(marker);
+        kill(startImportAndWaitForConvert(vsm, marker));
+        java.util.List<String> secondTags = vg.tags("vm-100-disk-0");
+        Files.delete(marker);
+        kill(startImportAndWaitForConvert(vsm, marker));
+        assertThat(vg.lvNames()).as("the third import removed the second's LV before it made its own").containsExactly("vm-100-disk-0");
+        assertThat(vg.tags("vm-100-disk-0")).isNotEqualTo(secondTags);
+        vsm.env("VSM_QEMU_IMG", "qemu-img");
+        Vsm.Result next = vsm.run("import", "san", "100", source.toString());
+        assertThat(next.exit()).as("no LV node here: the convert fails").isEqualTo(1);
+        assertThat(next.out()).contains("removing " + vg.name() + "/vm-100-disk-0, left by an import that did not finish");
+        assertThat(vg.lvNames()).as("the next import removed the leftover, and its own failed LV").isEmpty();
+    }
+
+    /** On a saferemove storage a killed import's LV is removed as any volume there: renamed del-, zeroed, removed. */
+    @Test
+    void aKilledImportOnASaferemoveStorageIsZeroedBeforeItGoes() throws Exception {
+        Path marker = sandbox.resolve("converting");
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true").env("VSM_QEMU_IMG", hangingConvert(marker).toString());
+        kill(startImportAndWaitForConvert(vsm, marker));
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
+        assertThat(cleanup.out()).contains("zero-out data on image vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    /** import-stream into an LV: the same tag, so a SIGKILL while the stream is written leaves an LV that is not listed. */
+    @Test
+    void aStreamImportKilledWithSigkillLeavesATaggedLvThatCleanupRemoves() throws Exception {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        byte[] data = Files.readAllBytes(source);
+        Path fifo = sandbox.resolve("stream.fifo");
+        Images.run("mkfifo", fifo.toString());
+        try (LoopDevice device = LoopDevice.create(12 * MIB)) {
+            standInNode("vm-100-disk-0", device);
+            Vsm.Started started = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", fifo.toString());
+            try (var feed = Files.newOutputStream(fifo)) {
+                feed.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
+                feed.write(data, 0, data.length / 2);
+                feed.flush();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                while (vg.lvNames().isEmpty() && started.process().isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                kill(started);
+            } catch (IOException broken) {
+                // the reader died first: the pipe broke
+            }
+        }
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+        assertThat(vg.tags("vm-100-disk-0")).anySatisfy(t -> assertThat(t).startsWith("vsm-importing."));
+        assertThat(vsm.run("list", "san").ok().lines()).hasSize(1);
+        assertThat(vsm.run("cleanup", "san").ok().out()).contains("vm-100-disk-0");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
+    /** A qemu-img whose convert announces itself and then hangs. */
+    private Path hangingConvert(Path marker) throws IOException {
+        Path script = sandbox.resolve("hanging-qemu-img");
+        Files.writeString(script, """
+                #!/bin/sh
+                if [ "$1" = convert ]; then touch '%s'; exec sleep 120; fi
+                exec qemu-img "$@"
+                """.formatted(marker));
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        return script;
+    }
+
+    private Vsm.Started startImportAndWaitForConvert(Vsm vsm, Path marker) throws InterruptedException {
+        Vsm.Started started = vsm.start("import", "san", "100", source.toString());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(marker) && started.process().isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(marker).as("the convert started").exists();
+        return started;
+    }
+
+    /** SIGKILL to vsm and the commands it runs, by pid. */
+    private static void kill(Vsm.Started started) {
+        java.util.List<ProcessHandle> children = started.process().toHandle().descendants().toList();
+        started.process().destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+        assertThat(started.finish().exit()).isNotZero();
+        children.forEach(c -> c.onExit().join());
     }
 
     @Test

@@ -117,7 +117,7 @@ class StreamTest {
         Files.write(bad, Arrays.copyOf(stream, stream.length / 2));
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
                 .badInput("import: the stream ended after 8388604 of the 16777216 bytes its size header announces (truncated stream?) "
-                        + "(removed 'bb:100/vm-100-disk-0.raw' again)");
+                        + "(nothing was kept)");
 
         byte[] lying = stream.clone();
         System.arraycopy(header(15 * MIB), 0, lying, 0, 8);
@@ -194,13 +194,14 @@ class StreamTest {
                 .redirectOutput(sandbox.resolve("out.txt").toFile()).redirectError(sandbox.resolve("err.txt").toFile());
         pb.environment().putAll(vsm.environment());
         Process p = pb.start();
-        Path volume = b.resolve("images/100/vm-100-disk-0.raw");
+        Path guest = b.resolve("images/100");
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.exists(volume) && p.isAlive() && System.nanoTime() < deadline) {
+            while (Images.files(guest).isEmpty() && p.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertThat(volume).as("the volume was allocated").exists();
+            assertThat(Images.files(guest)).as("the volume is being written under a temporary name").singleElement().asString()
+                    .startsWith(".vm-100-disk-0.raw.vsm-tmp-");
             Thread.sleep(1000);
             p.destroy();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -209,8 +210,39 @@ class StreamTest {
         }
         assertThat(p.exitValue()).isNotZero();
         String err = Files.readString(sandbox.resolve("err.txt"), StandardCharsets.UTF_8);
-        assertThat(err.strip().lines()).singleElement().asString().contains("removed 'bb:100/vm-100-disk-0.raw' again");
+        assertThat(err.strip().lines()).singleElement().asString().contains("was stopped").endsWith("(nothing was kept)");
         assertThat(Images.files(b.resolve("images"))).isEmpty();
+    }
+
+    /**
+     * SIGKILL while the stream is being written (vsm reads it from a FIFO that the test feeds
+     * only halfway): only the temporary file is left, never listed, and {@code vsm cleanup} removes it.
+     */
+    @Test
+    void aStreamImportKilledWithSigkillLeavesNothingListed() throws Exception {
+        Path good = sandbox.resolve("good.stream");
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
+        Path fifo = sandbox.resolve("stream.fifo");
+        Images.run("mkfifo", fifo.toString());
+        Vsm.Started started = vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", fifo.toString());
+        Path guest = b.resolve("images/100");
+        try (var feed = Files.newOutputStream(fifo)) {
+            byte[] stream = Files.readAllBytes(good);
+            feed.write(stream, 0, stream.length / 2);
+            feed.flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (Images.files(guest).isEmpty() && started.process().isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            started.process().destroyForcibly();
+            assertThat(started.finish().exit()).isNotZero();
+        } catch (IOException broken) {
+            // the reader died first: the pipe broke
+        }
+        assertThat(Images.files(guest)).singleElement().asString().startsWith(".vm-100-disk-0.raw.vsm-tmp-");
+        assertThat(vsm.run("list", "bb").ok().lines()).as("nothing listed").hasSize(1);
+        assertThat(vsm.run("cleanup", "bb").ok().out()).contains(".vm-100-disk-0.raw.vsm-tmp-");
+        assertThat(Images.files(guest)).isEmpty();
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.vsm.cli.Args;
 import dev.vsm.cli.ProgressOption;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.transfer.ImportSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -53,11 +54,17 @@ public final class ImportCommand extends ChangingCommand {
         VolumeId.checkStorageId(storage);
         int owner = Args.vmid(vmid);
         var transfers = session().transfers();
-        SourceImage image = transfers.imports().source(source, sourceFormat, yes);
-        VolumeId volid = transfers.imports().importImage(storage, owner, image, format, name);
+        VolumeId volid;
+        SourceImage image;
+        String shownSource;
+        try (ImportSource opened = transfers.imports().source(source, sourceFormat, yes)) {
+            image = opened.image();
+            shownSource = opened.shown();
+            volid = transfers.imports().importImage(storage, owner, image, format, name);
+        }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
-        result.put("source", image.path().toString());
+        result.put("source", shownSource);
         result.put("source-format", image.format());
         result.put("virtual-size", image.virtualSize());
         result.put("dry-run", dryRun());

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 
 /**
  * Lists the files of the non-image content types (pve's {@code get_subdir_files}): ISO images and
- * container templates (only when no owner is asked for), backups, snippets and import sources.
+ * container templates (only when no owner is asked for), backups, snippets and import sources;
+ * beyond pve, each OVA's disks too ({@link OvaDisks}).
  */
 final class ContentFileLister {
     private final String storeid;
@@ -52,7 +53,11 @@ final class ContentFileLister {
             if (stat.isEmpty() || stat.get().isDirectory()) {
                 continue;
             }
-            describe(type, file, vmid, stat.get()).ifPresent(found::add);
+            Optional<VolumeInfo> item = describe(type, file, vmid, stat.get());
+            item.ifPresent(found::add);
+            if (item.isPresent() && item.get().format().equals("ova")) {
+                found.addAll(OvaDisks.list(storeid, file, item.get().ctime()));
+            }
         }
         return found;
     }

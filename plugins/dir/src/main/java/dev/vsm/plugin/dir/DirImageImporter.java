@@ -2,6 +2,7 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
@@ -15,13 +16,16 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
- * {@code vsm import} into a dir storage: {@code qemu-img convert} makes the image with the
- * storage's options (preallocation, subclusters, cluster size) under a hidden temporary name in
- * the guest's image directory; only when it is complete does it get its volume name, chosen
- * and taken under the storage lock. A failed or stopped convert leaves nothing behind (the
- * temporary file goes; a vsm killed with SIGKILL leaves only a hidden {@code .vsm-import-*} file).
+ * New images that are written before they count as volumes: {@code vsm import} into a dir storage
+ * ({@code qemu-img convert} with the storage's options: preallocation, subclusters, cluster size)
+ * and {@code import-stream} ({@code qemu-img create}, then the stream: {@link #allocWritten}). The
+ * image is made under a temporary name in the guest's image directory ({@link PartialImages});
+ * only when it is complete does it get its volume name, chosen and taken under the storage lock.
+ * A failure removes the temporary file; one left by a vsm killed with SIGKILL is never listed,
+ * and the next import, alloc or clone into that directory, or {@code vsm cleanup}, removes it.
  */
 final class DirImageImporter {
     private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
@@ -31,6 +35,7 @@ final class DirImageImporter {
     private final StorageContext context;
     private final ImageOptions options;
     private final NameSource names;
+    private final PartialImages partials;
 
     /** The volume names of a guest's images, for choosing the next free one. */
     @FunctionalInterface
@@ -44,6 +49,7 @@ final class DirImageImporter {
         this.context = requireNonNull(context, "context");
         this.options = requireNonNull(options, "options");
         this.names = requireNonNull(names, "names");
+        this.partials = new PartialImages(context.nodeName(), context.files());
     }
 
     String importImage(ImageImport request) {
@@ -51,18 +57,38 @@ final class DirImageImporter {
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
-        int vmid = request.vmid();
+        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(new ImageConversion(
+                request.source().path(), request.source().format(), request.source().virtualSize(), temp, format,
+                TargetState.NEW, options)));
+    }
+
+    /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */
+    String allocWritten(AllocRequest request, Consumer<Path> writer) {
+        return make(request.vmid(), request.name(), request.format(), temp -> {
+            context.qemuImg().create(temp, request.format(), request.sizeKib(), options);
+            writer.accept(temp);
+        });
+    }
+
+    /**
+     * Lets {@code fill} make the image under a temporary name, then gives it its name (the one
+     * asked for, else the next free one) under the storage lock; a failure removes the temporary file.
+     */
+    private String make(int vmid, String wantedName, String format, Consumer<Path> fill) {
         Path imageDir = layout.imageDir(vmid);
-        if (request.name() != null) {
-            checkName(request.name(), format, imageDir);
+        if (wantedName != null) {
+            checkName(wantedName, format, imageDir);
         }
-        context.files().createDirectories(imageDir);
-        Path temp = imageDir.resolve(".vsm-import-" + ProcessHandle.current().pid() + "." + format);
+        context.locks().withStorageLock(storageId, () -> {
+            context.files().createDirectories(imageDir);
+            partials.removeAbandoned(imageDir);
+            return null;
+        });
+        Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format));
         try {
-            context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
-                    request.source().virtualSize(), temp, format, TargetState.NEW, options));
+            fill.accept(temp);
             String name = context.locks().withStorageLock(storageId, () -> {
-                String chosen = request.name() != null ? request.name()
+                String chosen = wantedName != null ? wantedName
                         : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
                 checkName(chosen, format, imageDir);
                 context.files().move(temp, imageDir.resolve(chosen));

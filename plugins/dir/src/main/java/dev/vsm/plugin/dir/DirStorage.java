@@ -7,6 +7,7 @@ import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
@@ -35,6 +36,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * One configured dir storage (pve's {@code DirPlugin} with the file-based behaviour of its base
@@ -206,7 +209,8 @@ final class DirStorage implements Storage {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
-        checkFreeSpace(format, request.sizeKib());
+        checkFreeSpace(context.qemuImg().preallocation(format, imageOptions(), false),
+                () -> Math.multiplyExact(request.sizeKib(), 1024L));
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
@@ -227,18 +231,33 @@ final class DirStorage implements Storage {
      * Lets {@code create} write the image under a temporary name and renames it to {@code path}
      * once complete (see {@link PartialImages}); on failure the temporary file and an emptied
      * owner directory go. A dry run prints the command on the final path.
+     *
+     * <p>Durable as well as atomic: the image's data is synced before the rename, so a power cut
+     * cannot leave the name on a file whose blocks never reached the disk; the owner directory
+     * (holding the new name) and the images directory (holding a new owner directory) are synced
+     * after it, so a reported success survives one. When that last sync fails the image is
+     * removed again: a failure leaves nothing.
      */
-    private void createThenRename(Path path, Path imageDir, java.util.function.Consumer<Path> create) {
+    private void createThenRename(Path path, Path imageDir, Consumer<Path> create) {
         if (context.dryRun()) {
             create.accept(path);
             return;
         }
+        HostFiles files = context.files();
         Path temp = partials().temporaryFor(path);
         try {
             create.accept(temp);
-            context.files().move(temp, path);
+            files.sync(temp);
+            files.move(temp, path);
         } catch (RuntimeException e) {
             removePartialImage(temp, imageDir);
+            throw e;
+        }
+        try {
+            files.sync(imageDir);
+            files.sync(imageDir.getParent());
+        } catch (RuntimeException e) {
+            removePartialImage(path, imageDir);
             throw e;
         }
     }
@@ -248,33 +267,37 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * A preallocated image (raw or qcow2 with {@code falloc} or {@code full}) must fit in the
-     * file system's free space: refused before anything is made, with both sizes. Sparse images
-     * ({@code off}, {@code metadata}, vmdk) may overcommit, as a thin pool does; they take space
-     * as the guest writes.
+     * An image that qemu-img will preallocate ({@code falloc} or {@code full}: raw or qcow2 by
+     * the storage's {@code preallocation}, a linked clone by its base's format when it gets
+     * subclusters) must fit in the file system's free space: refused before anything is made, with
+     * both sizes. Sparse images ({@code off}, {@code metadata}, vmdk) may overcommit, as a thin
+     * pool does; they take space as the guest writes.
+     *
+     * @param mode  what {@link dev.vsm.spi.QemuImg#preallocation} says qemu-img will be given
+     * @param bytes the image's size, asked for only when the mode writes
      */
-    private void checkFreeSpace(String format, long sizeKib) {
-        String mode = imageOptions().preallocation();
-        boolean preallocated = (format.equals("raw") || format.equals("qcow2")) && ("falloc".equals(mode) || "full".equals(mode));
+    private void checkFreeSpace(String mode, LongSupplier bytes) {
+        boolean preallocated = "falloc".equals(mode) || "full".equals(mode);
         if (!preallocated || context.dryRun()) {
             return;
         }
-        long bytes = Math.multiplyExact(sizeKib, 1024L);
+        long requested = bytes.getAsLong();
         Optional<Long> free = Probes.within(Probes.LIMIT, () -> Files.getFileStore(layout.basePath()).getUsableSpace());
-        if (free.isPresent() && free.get() < bytes) {
+        if (free.isPresent() && free.get() < requested) {
             throw StorageException.failed("storage '%s': not enough free space for a preallocated image (%d bytes requested "
-                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), bytes, mode, free.get(), layout.basePath());
+                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), requested, mode, free.get(), layout.basePath());
         }
     }
 
     /**
-     * Temporary image files an interrupted {@code alloc} or {@code clone} of this node left
-     * (see {@link PartialImages}), removed after the storage lock is released.
+     * Temporary image files an interrupted {@code alloc}, {@code clone} or {@code import} of this
+     * node left (see {@link PartialImages}), removed after the storage lock is released.
      */
     @Override
     public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
         PartialImages partials = partials();
-        List<Path> abandoned = partials.abandonedUnder(layout.subdir(ContentType.IMAGES));
+        List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
+        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
@@ -455,6 +478,8 @@ final class DirStorage implements Storage {
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         Path path = imageDir.resolve(name);
+        checkFreeSpace(context.qemuImg().preallocation(base.format(), imageOptions(), true),
+                () -> volumeSizeInfo(base).virtualSize());
         context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
 
         context.files().createDirectories(imageDir);
@@ -467,9 +492,23 @@ final class DirStorage implements Storage {
 
     @Override
     public String importImage(ImageImport request) {
+        return importer().importImage(request);
+    }
+
+    /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        if (request.format().equals("subvol")) {
+            return Optional.empty();
+        }
+        checkFreeSpace(context.qemuImg().preallocation(request.format(), imageOptions(), false),
+                () -> Math.multiplyExact(request.sizeKib(), 1024L));
+        return Optional.of(importer().allocWritten(request, writer));
+    }
+
+    private DirImageImporter importer() {
         return new DirImageImporter(config.id(), layout, context, imageOptions(),
-                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid))
-                .importImage(request);
+                vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid));
     }
 
     /**
@@ -494,6 +533,15 @@ final class DirStorage implements Storage {
             return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
         }
         return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** A disk inside an OVA is extracted to a temporary file ({@link OvaDisks}); other volumes are read where they are. */
+    @Override
+    public dev.vsm.spi.SourceFile sourceFile(VolumeName volume) {
+        if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
+            return new OvaDisks(config.id(), context).extract(volume, layout.path(volume));
+        }
+        return Storage.super.sourceFile(volume);
     }
 
     /** A new image is a new file: it reads zeros. */

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 /**
  * Images in the making. {@code alloc} and {@code clone} let qemu-img write a temporary file
  * {@code .<name>.vsm-tmp-<node>-<pid>-<random>} beside the final one and rename it into place
- * when it is complete, so a crash (kill -9, power cut after the rename's directory entry is on
- * disk) leaves either a whole image under its name or no image at all.
+ * when it is complete, so a crash (kill -9, or a power cut: the file is synced before the rename
+ * and its directory after it) leaves either a whole image under its name or no image at all.
  *
  * <p>A temporary file is provably vsm's own and abandoned when its name has this shape, names
  * this node, and its process no longer runs: only then is it removed (by the next alloc or clone

@@ -3,8 +3,12 @@ package dev.vsm.plugin.lvm;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.lvm.ActivationTarget;
+import dev.vsm.lvm.ImportTag;
+import dev.vsm.lvm.LvImports;
+import dev.vsm.lvm.LvStreamFormats;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.lvm.VolumeGroup;
 import dev.vsm.spi.AllocRequest;
@@ -60,7 +64,9 @@ final class LvmStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return LvmVolumeNames.parse(volname);
+        VolumeName parsed = LvmVolumeNames.parse(volname);
+        LvmNames.checkInGroup(options.vgname(), volname);
+        return parsed;
     }
 
     @Override
@@ -124,9 +130,14 @@ final class LvmStorage implements Storage {
      */
     @Override
     public String allocImage(AllocRequest request) {
+        return alloc(request, List.of());
+    }
+
+    /** {@link #allocImage} with extra tags beside {@code pve-vm-<vmid>} (an import's mark). */
+    private String alloc(AllocRequest request, List<String> extraTags) {
         String format = request.format();
         if (request.name() != null) {
-            LvmVolumeNames.parse(request.name());
+            parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
         }
         checkFormatSupported(format);
@@ -146,7 +157,9 @@ final class LvmStorage implements Storage {
             throw StorageException.failed("storage '%s': not enough free space in volume group '%s' (%d bytes requested, "
                     + "%d bytes free)", config.id(), vg, bytes, group.free());
         }
-        lvm.lvcreate(vg, name, request.sizeKib(), List.of("pve-vm-" + request.vmid()));
+        List<String> tags = new ArrayList<>(List.of("pve-vm-" + request.vmid()));
+        tags.addAll(extraTags);
+        lvm.lvcreate(vg, name, request.sizeKib(), tags);
         return name;
     }
 
@@ -188,13 +201,27 @@ final class LvmStorage implements Storage {
         return Optional.of(safeRemoval.finish(work));
     }
 
+    /**
+     * What interrupted runs left: LVs of imports that did not finish (removed as {@link #freeImage}
+     * removes volumes), then {@code del-} LVs whose saferemove did not finish.
+     */
     @Override
     public Optional<PendingCleanup> pendingCleanup() {
-        List<LogicalVolume> pending = safeRemoval.pending(lvm.lvs(options.vgname()));
-        if (pending.isEmpty()) {
+        LvsReport lvs = lvm.lvs(options.vgname());
+        List<LogicalVolume> imports = imports().abandoned(lvs);
+        List<LogicalVolume> removals = safeRemoval.pending(lvs);
+        if (imports.isEmpty() && removals.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new PendingCleanup(pending.stream().map(LogicalVolume::name).toList(), safeRemoval.finish(pending)));
+        List<String> items = new ArrayList<>();
+        imports.forEach(lv -> items.add(lv.name()));
+        removals.forEach(lv -> items.add(lv.name()));
+        Runnable importsTask = imports().remove(imports);
+        Runnable removalsTask = safeRemoval.finish(removals);
+        return Optional.of(new PendingCleanup(items, () -> {
+            importsTask.run();
+            removalsTask.run();
+        }));
     }
 
     // --- listing and sizes (reference §7.6)
@@ -202,14 +229,14 @@ final class LvmStorage implements Storage {
     /**
      * The {@code vm-<vmid>-*} LVs of the VG: plain, mirrored or RAID (not thin), with
      * {@code tagged_only} only those tagged {@code pve-vm-<vmid>}. {@code del-*}, {@code base-*}
-     * and snapshot LVs are not listed. A missing VG lists nothing.
+     * and snapshot LVs are not listed, nor LVs an import is still writing ({@link ImportTag}). A missing VG lists nothing.
      */
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VolumeInfo> images = new ArrayList<>();
         for (LogicalVolume lv : lvm.lvs(null).inGroup(options.vgname())) {
-            if (!LvmVolumeNames.isVolumeName(lv.name())) {
-                continue; // del-*, base-*, snap_*, other LVs; and vm-* names pve's parser would die on
+            if (!LvmVolumeNames.isVolumeName(lv.name()) || ImportTag.isImporting(lv)) {
+                continue; // del-*, base-*, snap_*, other LVs; vm-* names pve's parser would die on; imports still writing
             }
             if (options.taggedOnly() && lv.tags().stream().noneMatch(t -> OWNER_TAG.matcher(t).matches())) {
                 continue;
@@ -276,7 +303,7 @@ final class LvmStorage implements Storage {
         if (target == null) {
             target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
         } else {
-            LvmVolumeNames.parse(target);
+            parseVolname(target);
             LvmVolumeNames.checkFormat(target, volume.format());
         }
         if (existing.contains(target)) {
@@ -331,19 +358,29 @@ final class LvmStorage implements Storage {
 
     @Override
     public String importImage(ImageImport request) {
-        return new LvmImageImporter(this, context).importImage(request);
+        return imports().importImage(request);
+    }
+
+    /** The LV carries an import tag until it is written ({@link LvImports}). */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        return Optional.of(imports().allocWritten(request, writer));
+    }
+
+    private LvImports imports() {
+        return new LvImports(this, context, lvm, options.vgname(), (request, tag) -> alloc(request, List.of(tag)));
     }
 
     /** Only {@code raw+size}, without snapshots (pve). */
     @Override
     public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
-        return !withSnapshots && volume.format().equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+        return LvStreamFormats.export(volume, withSnapshots);
     }
 
     /** Only {@code raw+size} into raw volumes, without snapshots (pve). */
     @Override
     public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
-        return !withSnapshots && volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+        return LvStreamFormats.imports(volumeFormat, withSnapshots);
     }
 
     /**

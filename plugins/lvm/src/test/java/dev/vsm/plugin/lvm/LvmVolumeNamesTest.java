@@ -29,6 +29,19 @@ class LvmVolumeNamesTest {
         }
     }
 
+    /** lvm2 takes 127 characters, and at most 124 for the group's and the LV's names together (measured, lvm2 2.03). */
+    @Test
+    void namesLvm2WouldRefuseForTheirLength() {
+        String longest = "vm-100-" + "x".repeat(120);
+        assertThat(LvmVolumeNames.parse(longest).name()).hasSize(127);
+        assertThatThrownBy(() -> LvmVolumeNames.parse(longest + "x"))
+                .hasMessage("lvm name '" + longest + "x' is too long (128 characters, lvm2 takes at most 127)");
+        assertThat(LvmVolumeNames.isVolumeName(longest + "x")).isFalse();
+        dev.vsm.lvm.LvmNames.checkInGroup("vg", "vm-100-" + "x".repeat(115));
+        assertThatThrownBy(() -> dev.vsm.lvm.LvmNames.checkInGroup("vg", "vm-100-" + "x".repeat(116)))
+                .hasMessageEndingWith("is too long for volume group 'vg' (2 + 123 characters, lvm2 takes at most 124 together)");
+    }
+
     @Test
     void namesThatAreNotVolumes() {
         for (String bad : new String[] {"base-100-disk-0", "del-vm-100-disk-0", "vm-disk-0", "snap_vm-100-disk-0_s1.qcow2", "root"}) {

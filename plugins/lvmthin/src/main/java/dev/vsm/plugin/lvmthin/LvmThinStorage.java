@@ -2,21 +2,28 @@ package dev.vsm.plugin.lvmthin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.lvm.LvImports;
+import dev.vsm.lvm.LvStreamFormats;
 import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Path;
@@ -36,6 +43,7 @@ import java.util.Set;
  */
 final class LvmThinStorage implements Storage {
     private final StorageConfig config;
+    private final StorageContext context;
     private final ThinOptions options;
     private final Lvm lvm;
     private final Console console;
@@ -45,7 +53,8 @@ final class LvmThinStorage implements Storage {
 
     LvmThinStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
-        this.console = requireNonNull(context, "context").console();
+        this.context = requireNonNull(context, "context");
+        this.console = context.console();
         this.options = ThinOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.guard = new OverprovisionGuard(config.id(), options.vgname(), options.thinpool(), options.maxOverprovision());
@@ -58,7 +67,9 @@ final class LvmThinStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return ThinVolumeNames.parse(volname);
+        VolumeName parsed = ThinVolumeNames.parse(volname);
+        LvmNames.checkInGroup(vg(), volname);
+        return parsed;
     }
 
     @Override
@@ -113,13 +124,15 @@ final class LvmThinStorage implements Storage {
 
     // --- volume activation
 
-    /** {@code lvchange -ay -K} unless the LV is active. */
+    /** {@code lvchange -ay -K} unless the LV is active (under dry-run also for an LV the dry run did not create). */
     @Override
     public void activateVolume(VolumeName volume) {
-        LogicalVolume lv = lvm.lvs(vg()).find(vg(), volume.name()).orElseThrow(
-                () -> StorageException.failed("no such logical volume %s/%s", vg(), volume.name()));
-        if (!lv.active()) {
-            lvm.activateThin(vg(), lv.name());
+        Optional<LogicalVolume> lv = lvm.lvs(vg()).find(vg(), volume.name());
+        if (lv.isEmpty() && !context.dryRun()) {
+            throw StorageException.failed("no such logical volume %s/%s", vg(), volume.name());
+        }
+        if (lv.isEmpty() || !lv.get().active()) {
+            lvm.activateThin(vg(), volume.name());
         }
     }
 
@@ -139,12 +152,17 @@ final class LvmThinStorage implements Storage {
      */
     @Override
     public String allocImage(AllocRequest request) {
+        return alloc(request, List.of());
+    }
+
+    /** {@link #allocImage} with tags (pve's volumes have none; an import marks its volume until it is written). */
+    private String alloc(AllocRequest request, List<String> tags) {
         if (!request.format().equals("raw")) {
             throw StorageException.badInput("unsupported format '%s'", request.format());
         }
         String name = request.name();
         if (name != null) {
-            ThinVolumeNames.parse(name);
+            parseVolname(name);
             if (!name.startsWith("vm-" + request.vmid() + "-")) {
                 throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", name, request.vmid());
             }
@@ -160,7 +178,7 @@ final class LvmThinStorage implements Storage {
             throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
         }
         guard.check(lvs, "allocate " + name, Math.multiplyExact(request.sizeKib(), 1024L));
-        lvm.thinLvcreate(vg(), options.thinpool(), name, request.sizeKib());
+        lvm.thinLvcreate(vg(), options.thinpool(), name, request.sizeKib(), tags);
         return name;
     }
 
@@ -184,12 +202,16 @@ final class LvmThinStorage implements Storage {
 
     // --- listing and sizes
 
-    /** The pool's thin volumes named {@code vm-}/{@code base-}; plain LVs, other pools' volumes and snapshots are not listed. */
+    /**
+     * The pool's thin volumes named {@code vm-}/{@code base-}; plain LVs, other pools' volumes,
+     * snapshots and volumes an import is still writing ({@link ImportTag}) are not listed.
+     */
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VolumeInfo> images = new ArrayList<>();
         for (LogicalVolume lv : lvm.lvs(null).inGroup(vg())) {
-            if (lv.type() != 'V' || !lv.poolLv().equals(options.thinpool()) || !ThinVolumeNames.isVolumeName(lv.name())) {
+            if (lv.type() != 'V' || !lv.poolLv().equals(options.thinpool()) || !ThinVolumeNames.isVolumeName(lv.name())
+                    || ImportTag.isImporting(lv)) {
                 continue;
             }
             VolumeName name = ThinVolumeNames.parse(lv.name());
@@ -329,7 +351,7 @@ final class LvmThinStorage implements Storage {
         if (target == null) {
             target = DiskNames.nextFree(names, config.id(), targetVmid, null, false, false);
         } else {
-            VolumeName parsed = ThinVolumeNames.parse(target);
+            VolumeName parsed = parseVolname(target);
             if (parsed.isBase() || parsed.vmid() != targetVmid) {
                 throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", target, targetVmid);
             }
@@ -350,7 +372,51 @@ final class LvmThinStorage implements Storage {
 
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT);
+        return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT,
+                Operation.IMPORT_IMAGE);
+    }
+
+    // --- import and export (as the lvm plugin: pve's LvmThinPlugin inherits them)
+
+    @Override
+    public String importImage(ImageImport request) {
+        return imports().importImage(request);
+    }
+
+    /** The LV carries an import tag until it is written ({@link LvImports}). */
+    @Override
+    public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        return Optional.of(imports().allocWritten(request, writer));
+    }
+
+    private LvImports imports() {
+        return new LvImports(this, context, lvm, vg(), (request, tag) -> alloc(request, List.of(tag)));
+    }
+
+    /** LVs of imports that did not finish (a vsm killed while converting). */
+    @Override
+    public Optional<PendingCleanup> pendingCleanup() {
+        List<LogicalVolume> abandoned = imports().abandoned(lvm.lvs(vg()));
+        if (abandoned.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PendingCleanup(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
+    }
+
+    @Override
+    public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        return LvStreamFormats.export(volume, withSnapshots);
+    }
+
+    @Override
+    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+        return LvStreamFormats.imports(volumeFormat, withSnapshots);
+    }
+
+    /** A thin volume's blocks are unprovisioned until written: it reads zeros. */
+    @Override
+    public boolean newVolumesReadZeros() {
+        return true;
     }
 
     @Override
