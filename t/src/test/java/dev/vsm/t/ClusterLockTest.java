@@ -242,9 +242,14 @@ class ClusterLockTest {
                     made, r.exit(), r.out().strip(), r.err().strip());
             assertThat(r.exit()).as("node1: stdout %s stderr %s", r.out(), r.err()).isEqualTo(1);
             assertThat(r.err().strip()).contains("lost").doesNotContain("\n");
+            String node2s = made.replaceAll(".*/(vm-[^']+)'.*", "$1");
             try (Stream<Path> files = Files.list(store.resolve("images/100"))) {
                 assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("vm-")).toList())
-                        .as("whole volumes: only node2's").containsExactly(made.replaceAll(".*/(vm-[^']+)'.*", "$1"));
+                        .as("whole volumes: only node2's").containsExactly(node2s);
+            }
+            other.run("cleanup", "shared").ok(); // whatever node1 left half made goes
+            try (Stream<Path> files = Files.list(store.resolve("images/100"))) {
+                assertThat(files.map(f -> f.getFileName().toString()).toList()).as("after cleanup").containsExactly(node2s);
             }
         } finally {
             signal("-CONT", pid);
