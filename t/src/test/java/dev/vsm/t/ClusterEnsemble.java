@@ -1,0 +1,217 @@
+package dev.vsm.t;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Three real ZooKeeper servers on 127.0.0.1 (Curator's {@link TestingCluster}) inside the test
+ * JVM, for the vsm processes of a test class to share, plus a Curator client of the test's own to
+ * read what vsm wrote. Register it once per class:
+ * <pre>{@code
+ * @RegisterExtension
+ * static final ClusterEnsemble zk = new ClusterEnsemble();
+ * }</pre>
+ * Each test takes its own znode root ({@link #newRoot}), so the tests of a class never see each
+ * other's configuration, locks or nodes. Everything is stopped after the class, also when it failed.
+ */
+final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
+    /**
+     * The servers' tick: sessions may last 2 to 20 ticks, so 500 ms allows vsm's session-timeout
+     * from 1 s to 10 s (its default), and the 4 s the kill test uses is honoured as asked.
+     */
+    static final int TICK_MILLIS = 500;
+
+    private TestingCluster cluster;
+    private CuratorFramework client;
+    private final List<InstanceSpec> stopped = new ArrayList<>();
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        close();
+    }
+
+    void start() throws Exception {
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            // ports -1: free ones; maxClientCnxns 0: no per-address limit (24 vsm processes share 127.0.0.1)
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MILLIS, 0, Map.of(), "127.0.0.1"));
+        }
+        cluster = new TestingCluster(specs);
+        try {
+            cluster.start();
+            client = CuratorFrameworkFactory.builder().connectString(connectString()).retryPolicy(new RetryOneTime(200))
+                    .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).build();
+            client.start();
+            awaitQuorum();
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    void close() throws IOException {
+        if (client != null) {
+            client.close();
+            client = null;
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+    }
+
+    /** The connect string, {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}: the value of {@code cluster.zookeeper}. */
+    String connectString() {
+        return cluster.getConnectString();
+    }
+
+    /** A znode root no other test uses, e.g. {@code /vsm-k3j9x2}. */
+    static String newRoot() {
+        return "/vsm-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
+    }
+
+    // --- losing and regaining quorum
+
+    /** Stops {@code count} of the three servers (the ensemble loses quorum at two). */
+    void stopServers(int count) throws Exception {
+        for (InstanceSpec spec : cluster.getInstances()) {
+            if (stopped.size() == count) {
+                break;
+            }
+            if (!stopped.contains(spec) && cluster.killServer(spec)) {
+                stopped.add(spec);
+            }
+        }
+        if (stopped.size() != count) {
+            throw new AssertionError("could stop only " + stopped.size() + " of " + count + " ZooKeeper servers");
+        }
+    }
+
+    /** Starts the stopped servers again and waits (at most 60 s) until the ensemble answers. */
+    void restartStopped() throws Exception {
+        for (InstanceSpec spec : List.copyOf(stopped)) {
+            cluster.restartServer(spec);
+            stopped.remove(spec);
+        }
+        awaitQuorum();
+    }
+
+    /** Waits until a write round-trips through the leader (a sync and a read), at most 60 s. */
+    void awaitQuorum() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (client.blockUntilConnected(5, TimeUnit.SECONDS)) {
+                    client.sync().forPath("/");
+                    client.checkExists().forPath("/");
+                    return;
+                }
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the ZooKeeper ensemble " + connectString() + " did not regain quorum in 60 s", last);
+    }
+
+    // --- reading what vsm wrote
+
+    /** The test's own Curator client (connected to the whole ensemble). */
+    CuratorFramework client() {
+        return client;
+    }
+
+    /** A znode's data and version, or empty when it does not exist. */
+    Optional<Znode> read(String path) throws Exception {
+        Stat stat = new Stat();
+        try {
+            byte[] data = client.getData().storingStatIn(stat).forPath(path);
+            return Optional.of(new Znode(data == null ? new byte[0] : data, stat.getVersion()));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** A znode's children (empty when it does not exist). */
+    List<String> children(String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /** One znode as read: its data and version. */
+    record Znode(byte[] data, int version) {
+        String text() {
+            return new String(data, StandardCharsets.UTF_8);
+        }
+    }
+
+    // --- vsm nodes
+
+    /**
+     * A vsm "node": the real {@code cli/vsm} with a sandbox of its own under {@code sandbox/<name>}
+     * (so its own lock directory: only ZooKeeper can keep it apart from the other nodes) and a
+     * local config file holding just the {@code cluster:} block.
+     */
+    Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds) {
+        Vsm vsm = new Vsm(createDirectories(sandbox.resolve(name)));
+        return vsm.writeConfig(clusterBlock(connectString(), name, root, sessionTimeoutSeconds));
+    }
+
+    /** The {@code cluster:} block of a local config file. */
+    static String clusterBlock(String zookeeper, String node, String root, int sessionTimeoutSeconds) {
+        return """
+                cluster:
+                  zookeeper: %s
+                  node: %s
+                  root: %s
+                  session-timeout: %d
+                """.formatted(zookeeper, node, root, sessionTimeoutSeconds);
+    }
+
+    /** Seeds {@code root} through {@code node} with {@code vsm cluster init --from} a file holding {@code storagesYaml}. */
+    static void seed(Vsm node, String storagesYaml) {
+        Path file = node.sandbox().resolve("seed-storage.yaml");
+        try {
+            Files.writeString(file, storagesYaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        node.run("cluster", "init", "--from", file.toString()).ok();
+    }
+
+    private static Path createDirectories(Path dir) {
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
