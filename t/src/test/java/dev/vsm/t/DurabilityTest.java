@@ -71,6 +71,13 @@ class DurabilityTest {
     }
 
     @Test
+    void importSyncsTheImageBeforeItsNameAndTheDirectoriesAfter() throws IOException {
+        Path source = Images.convert(Images.raw(sandbox, "source.raw", 2, 7), "qcow2", sandbox.resolve("source.qcow2"));
+        List<Call> calls = traced("import", "local", "102", source.toString(), "--format", "raw");
+        assertSyncedAround(calls, store.resolve("images/102/vm-102-disk-0.raw"), true);
+    }
+
+    @Test
     void aConfigurationEditSyncsTheFileBeforeItsNameAndTheDirectoryAfter() throws IOException {
         List<Call> calls = traced("set", "local", "--preallocation", "full");
         assertSyncedAround(calls, vsm.config(), false);

@@ -73,6 +73,8 @@ final class DirImageImporter {
     /**
      * Lets {@code fill} make the image under a temporary name, then gives it its name (the one
      * asked for, else the next free one) under the storage lock; a failure removes the temporary file.
+     * Durable as {@code alloc} is: the data is synced before the rename, the owner and images
+     * directories after it (a failure of those removes the image again).
      */
     private String make(int vmid, String wantedName, String format, Consumer<Path> fill) {
         Path imageDir = layout.imageDir(vmid);
@@ -87,18 +89,31 @@ final class DirImageImporter {
         Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format));
         try {
             fill.accept(temp);
-            String name = context.locks().withStorageLock(storageId, () -> {
+            context.files().sync(temp);
+        } catch (RuntimeException e) {
+            removeTemp(temp, imageDir);
+            throw e;
+        }
+        String name = context.locks().withStorageLock(storageId, () -> {
+            try {
                 String chosen = wantedName != null ? wantedName
                         : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
                 checkName(chosen, format, imageDir);
                 context.files().move(temp, imageDir.resolve(chosen));
                 return chosen;
-            });
-            return vmid + "/" + name;
+            } catch (RuntimeException e) {
+                removeTemp(temp, imageDir);
+                throw e;
+            }
+        });
+        try {
+            context.files().sync(imageDir);
+            context.files().sync(imageDir.getParent());
         } catch (RuntimeException e) {
-            removeTemp(temp, imageDir);
+            removeTemp(imageDir.resolve(name), imageDir);
             throw e;
         }
+        return vmid + "/" + name;
     }
 
     /** pve's alloc checks: the extension must be the format's, and the image must not exist yet. */
