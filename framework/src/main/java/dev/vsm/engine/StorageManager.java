@@ -137,6 +137,23 @@ public final class StorageManager {
         return s;
     }
 
+    /** A volume of an enabled storage, its storage activated: {@link #volume}'s result. */
+    public record Volume(Storage storage, VolumeName name) {
+    }
+
+    /**
+     * The storage of a volume id, checked enabled on this node, and the volume's parsed name; the
+     * storage is activated only once the name has parsed, so a bad volume id touches nothing
+     * (pve activates first: an LVM-thin storage would activate its pool for a name it then refuses).
+     */
+    public Volume volume(VolumeId volid) {
+        checkEnabled(volid.storage());
+        Storage storage = storage(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        activate(volid.storage());
+        return new Volume(storage, name);
+    }
+
     public VolumeName parse(VolumeId volid) {
         return storage(volid.storage()).parseVolname(volid.volname());
     }
@@ -177,9 +194,9 @@ public final class StorageManager {
 
     /** Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused. */
     public void free(VolumeId volid) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         Optional<Runnable> cleanup = locker.withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
@@ -302,9 +319,9 @@ public final class StorageManager {
 
     /** Parsed name, image details and features of a volume. */
     public VolumeDetails info(VolumeId volid) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         Path path = storage.path(name);
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
@@ -324,9 +341,9 @@ public final class StorageManager {
      * @return the new size in bytes
      */
     public long resize(VolumeId volid, long bytes, boolean relative) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         return locker.withStorageLock(volid.storage(), () -> {
             long current = storage.volumeSizeInfo(name).virtualSize();
             long wanted = relative ? Math.addExact(current, bytes) : bytes;
@@ -345,9 +362,9 @@ public final class StorageManager {
      * @param targetName null for the target owner's next free disk name
      */
     public VolumeId rename(VolumeId volid, int targetVmid, String targetName) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         String renamed = locker.withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
@@ -362,16 +379,15 @@ public final class StorageManager {
      * wipe may take long, and the volume neither appears nor disappears.
      */
     public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        storage.wipeVolume(storage.parseVolname(volid.volname()), stepMiB, throughput);
+        Volume volume = volume(volid);
+        volume.storage().wipeVolume(volume.name(), stepMiB, throughput);
     }
 
     /** Turns a volume into a base volume (pve's {@code vdisk_create_base}); returns the new volume id. */
     public VolumeId createBase(VolumeId volid) {
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         String newName = locker.withStorageLock(volid.storage(), () -> storage.createBase(name));
         return new VolumeId(volid.storage(), newName);
     }
@@ -389,9 +405,9 @@ public final class StorageManager {
         if (snapshot != null) {
             SnapshotNames.check(snapshot);
         }
-        checkEnabled(source.storage());
-        Storage storage = activate(source.storage());
-        VolumeName name = storage.parseVolname(source.volname());
+        Volume volume = volume(source);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         String newName = locker.withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
         return new VolumeId(source.storage(), newName);
     }
@@ -402,9 +418,9 @@ public final class StorageManager {
      */
     public void snapshot(VolumeId volid, String snapshot) {
         SnapshotNames.check(snapshot);
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
             throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
         }
@@ -417,9 +433,9 @@ public final class StorageManager {
     /** Deletes a volume's snapshot, under the storage lock. */
     public void snapshotDelete(VolumeId volid, String snapshot) {
         SnapshotNames.check(snapshot);
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         locker.withStorageLock(volid.storage(), () -> {
             storage.volumeSnapshotDelete(name, snapshot);
             return null;
@@ -429,9 +445,9 @@ public final class StorageManager {
     /** Rolls a volume back to one of its snapshots, under the storage lock. */
     public void rollback(VolumeId volid, String snapshot) {
         SnapshotNames.check(snapshot);
-        checkEnabled(volid.storage());
-        Storage storage = activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         locker.withStorageLock(volid.storage(), () -> {
             storage.volumeSnapshotRollback(name, snapshot);
             return null;

@@ -53,9 +53,9 @@ public final class ImageImports {
      * temporary file the storage made, probed as an untrusted image.
      */
     ImportSource volumeSource(VolumeId volid) {
-        manager.checkEnabled(volid.storage());
-        Storage storage = manager.activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        StorageManager.Volume volume = manager.volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         storage.activateVolume(name);
         SourceFile file = storage.sourceFile(name);
         try {

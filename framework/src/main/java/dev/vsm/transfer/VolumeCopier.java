@@ -58,9 +58,9 @@ public final class VolumeCopier {
      * target's choice, convert when it imports images).
      */
     public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format, Method method) {
-        manager.checkEnabled(source.storage());
-        Storage from = manager.activate(source.storage());
-        VolumeName name = from.parseVolname(source.volname());
+        StorageManager.Volume volume = manager.volume(source);
+        Storage from = volume.storage();
+        VolumeName name = volume.name();
         int owner = vmid != null ? vmid : Optional.ofNullable(name.vmid()).orElseThrow(
                 () -> StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
         String fmt = imports.targetFormat(targetStorage, format, name.format());

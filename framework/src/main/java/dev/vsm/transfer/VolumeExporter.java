@@ -63,9 +63,9 @@ public final class VolumeExporter {
      * @return the data bytes written after the header
      */
     public long export(VolumeId volid, StreamFormat format, boolean withSnapshots, OutputStream out, BandwidthLimit limit) {
-        manager.checkEnabled(volid.storage());
-        Storage storage = manager.activate(volid.storage());
-        VolumeName name = storage.parseVolname(volid.volname());
+        StorageManager.Volume volume = manager.volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
         checkExportable(volid, name, format, withSnapshots);
         storage.activateVolume(name);
         Path path = storage.path(name);
