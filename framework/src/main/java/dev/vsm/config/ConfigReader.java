@@ -107,19 +107,7 @@ final class ConfigReader {
      * @throws ConfigException when the file cannot be read as YAML, or the value is not a path
      */
     Optional<Path> pluginDir(ConfigLocation location) {
-        Optional<byte[]> bytes = readFile(location.file());
-        if (bytes.isEmpty()) {
-            return Optional.empty();
-        }
-        String label = location.file().toString();
-        List<ConfigProblem> problems = new ArrayList<>();
-        ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes.get()), problems);
-        List<ConfigProblem> own = new ArrayList<>();
-        Optional<Path> dir = pluginDir(label, location.file(), doc, own);
-        if (!own.isEmpty()) {
-            throw new ConfigException(own);
-        }
-        return dir;
+        return fromShape(location, ConfigParser.PLUGIN_DIR, (label, doc, problems) -> pluginDir(label, location.file(), doc, problems));
     }
 
     /**
@@ -131,19 +119,36 @@ final class ConfigReader {
      *                         has both a block and {@code storages}
      */
     Optional<ClusterSettings> cluster(ConfigLocation location) {
+        return fromShape(location, ConfigParser.CLUSTER, ClusterBlock::read);
+    }
+
+    /** Reads one top-level entry from a file's parsed shape, adding what is wrong with it to {@code problems}. */
+    @FunctionalInterface
+    private interface ShapeEntry<T> {
+        Optional<T> read(String label, ConfigParser.Document doc, List<ConfigProblem> problems);
+    }
+
+    /**
+     * {@code entry} (top-level {@code key}) of the file at {@code location}, read from the file's
+     * shape only (no plugin needed); empty when the file is absent. A file whose text does not even
+     * mention {@code key} is not parsed (start-up time: most files have neither key).
+     *
+     * @throws ConfigException when the file is not YAML or the entry's value is bad
+     */
+    private static <T> Optional<T> fromShape(ConfigLocation location, String key, ShapeEntry<T> entry) {
         Optional<byte[]> bytes = readFile(location.file());
-        if (bytes.isEmpty() || !new String(bytes.get(), StandardCharsets.ISO_8859_1).contains(ConfigParser.CLUSTER)) {
+        if (bytes.isEmpty() || !new String(bytes.get(), StandardCharsets.ISO_8859_1).contains(key)) {
             return Optional.empty();
         }
         String label = location.file().toString();
         List<ConfigProblem> problems = new ArrayList<>();
         ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes.get()), problems);
         List<ConfigProblem> own = new ArrayList<>();
-        Optional<ClusterSettings> settings = ClusterBlock.read(label, doc, own);
+        Optional<T> value = entry.read(label, doc, own);
         if (!own.isEmpty()) {
             throw new ConfigException(own);
         }
-        return settings;
+        return value;
     }
 
     private static Optional<Path> pluginDir(String label, Path file, ConfigParser.Document doc, List<ConfigProblem> problems) {
