@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * The facade every command goes through (pve's {@code PVE::Storage}): resolves volume ids to
@@ -417,39 +418,35 @@ public final class StorageManager {
      * says it has no snapshot feature is refused before the plugin is asked.
      */
     public void snapshot(VolumeId volid, String snapshot) {
-        SnapshotNames.check(snapshot);
-        Volume volume = volume(volid);
-        Storage storage = volume.storage();
-        VolumeName name = volume.name();
-        if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
-            throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
-        }
-        locker.withStorageLock(volid.storage(), () -> {
-            storage.volumeSnapshot(name, snapshot);
-            return null;
+        onSnapshot(volid, snapshot, (storage, name) -> {
+            if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
+                throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
+            }
+            return () -> storage.volumeSnapshot(name, snapshot);
         });
     }
 
     /** Deletes a volume's snapshot, under the storage lock. */
     public void snapshotDelete(VolumeId volid, String snapshot) {
-        SnapshotNames.check(snapshot);
-        Volume volume = volume(volid);
-        Storage storage = volume.storage();
-        VolumeName name = volume.name();
-        locker.withStorageLock(volid.storage(), () -> {
-            storage.volumeSnapshotDelete(name, snapshot);
-            return null;
-        });
+        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotDelete(name, snapshot));
     }
 
     /** Rolls a volume back to one of its snapshots, under the storage lock. */
     public void rollback(VolumeId volid, String snapshot) {
+        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotRollback(name, snapshot));
+    }
+
+    /**
+     * The frame of the snapshot operations: the snapshot name checked, the volume resolved, then
+     * {@code change} asked (outside the lock, where it may refuse) for the work it runs under the
+     * storage lock.
+     */
+    private void onSnapshot(VolumeId volid, String snapshot, BiFunction<Storage, VolumeName, Runnable> change) {
         SnapshotNames.check(snapshot);
         Volume volume = volume(volid);
-        Storage storage = volume.storage();
-        VolumeName name = volume.name();
+        Runnable work = change.apply(volume.storage(), volume.name());
         locker.withStorageLock(volid.storage(), () -> {
-            storage.volumeSnapshotRollback(name, snapshot);
+            work.run();
             return null;
         });
     }
