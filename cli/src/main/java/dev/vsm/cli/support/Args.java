@@ -1,4 +1,4 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;

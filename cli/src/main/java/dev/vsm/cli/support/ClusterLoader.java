@@ -1,7 +1,7 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
-import dev.vsm.cluster.Cluster;
-import dev.vsm.cluster.ClusterConnector;
+import dev.vsm.engine.cluster.Cluster;
+import dev.vsm.engine.cluster.ClusterConnector;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;

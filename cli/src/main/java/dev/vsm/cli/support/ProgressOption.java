@@ -1,4 +1,4 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import picocli.CommandLine.Option;
 

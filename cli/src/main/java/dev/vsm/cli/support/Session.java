@@ -1,8 +1,8 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.cluster.Cluster;
+import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigHooks;
 import dev.vsm.config.ConfigLocation;

@@ -1,4 +1,4 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ public final class Vsm {
     private final PrintStream out;
     private final PrintStream err;
 
-    Vsm(PrintStream out, PrintStream err) {
+    public Vsm(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
     }

@@ -1,4 +1,4 @@
-package dev.vsm.cli;
+package dev.vsm.cli.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.vsm.cluster;
+package dev.vsm.engine.cluster;
 
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;

@@ -1,4 +1,4 @@
-package dev.vsm.cluster;
+package dev.vsm.engine.cluster;
 
 import dev.vsm.config.ClusterSettings;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.vsm.cluster;
+package dev.vsm.engine.cluster;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.vsm.spi.files;
+package dev.vsm.plugin.dir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
