@@ -3,7 +3,7 @@ package dev.vsm.spi;
 import java.util.Arrays;
 
 /**
- * pve's volume stream formats ({@code pvesm export}/{@code import}, reference §6.8): an 8-byte
+ * pve's volume stream formats ({@code pvesm export}/{@code import}, pve-storage's Plugin.pm): an 8-byte
  * little-endian size in bytes, then the data.
  */
 public enum StreamFormat {

@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * The pve stream formats of LVM-backed volumes (pve's {@code LVMPlugin}, which {@code LvmThinPlugin}
- * inherits; reference §7.10): only {@code raw+size}, for raw volumes, without snapshots.
+ * inherits): only {@code raw+size}, for raw volumes, without snapshots.
  */
 public final class LvStreamFormats {
     private LvStreamFormats() {}

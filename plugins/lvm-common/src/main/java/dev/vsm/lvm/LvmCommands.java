@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Every lvm2 command line vsm runs, built as pve's LVM plugin builds it (reference §7): the
+ * Every lvm2 command line vsm runs, built as pve's LVM plugin builds it (pve-storage's LVMPlugin.pm): the
  * same programs (absolute paths), options, option order and error prefixes. Nothing here runs a
  * command; {@link Lvm} does, through the plugin's command runner.
  */
@@ -167,7 +167,7 @@ public final class LvmCommands {
         return Command.of(VGCHANGE, "-aln", vg).withErrorPrefix("can't deactivate VG '" + vg + "'");
     }
 
-    // --- thin provisioning (pve's LvmThinPlugin, reference §8)
+    // --- thin provisioning (pve's LvmThinPlugin.pm)
 
     /**
      * {@code lvcreate -aly -V <KiB>k --name <name> --thinpool <vg>/<pool>}: a new thin volume of

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** pve's exact lvm2 command lines (reference §7) and error prefixes. */
+/** pve's exact lvm2 command lines (LVMPlugin.pm, LvmThinPlugin.pm) and error prefixes. */
 class LvmCommandsTest {
     private static final Path LV = Path.of("/dev/vg0/vm-100-disk-0");
 
