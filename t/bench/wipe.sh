@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Zero-out benchmark (issue 3): on a loop device filled with random data, time side by side
+# Zero-out benchmark: on a loop device filled with random data, time side by side
 #   vsm      - vsm wipe --device <dev> --yes        (the whole command: JVM start, checks, blkdiscard)
 #   bare     - blkdiscard <dev> -v --zeroout --step 33554432   (what vsm runs)
 #   cstream  - cstream -i /dev/zero -o <dev> -T 10 -v 1 -b 1048576, unthrottled (pve's fallback

@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import dev.vsm.cli.support.Vsm;
 import dev.vsm.exec.ChildProcesses;
 import dev.vsm.spi.StorageException;
 import java.io.PrintStream;

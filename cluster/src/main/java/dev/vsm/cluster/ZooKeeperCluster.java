@@ -4,11 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.vsm.cluster.ClusterStatus.LockHeld;
-import dev.vsm.cluster.ClusterStatus.NodeSeen;
+import dev.vsm.engine.cluster.Cluster;
+import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
+import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;
 import dev.vsm.config.ConfigUnavailableException;
+import dev.vsm.engine.cluster.ClusterStatus;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;

@@ -1,6 +1,8 @@
 package dev.vsm.cluster;
 
 import dev.vsm.config.ClusterSettings;
+import dev.vsm.engine.cluster.Cluster;
+import dev.vsm.engine.cluster.ClusterConnector;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 

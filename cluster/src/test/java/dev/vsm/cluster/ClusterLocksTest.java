@@ -3,7 +3,9 @@ package dev.vsm.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.vsm.cluster.ClusterStatus.LockHeld;
+import dev.vsm.engine.cluster.Cluster;
+import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
+import dev.vsm.engine.cluster.ClusterStatus;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
 import java.nio.file.Path;

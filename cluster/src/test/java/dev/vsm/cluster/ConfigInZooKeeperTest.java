@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.vsm.config.ConfigSource;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
+import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;

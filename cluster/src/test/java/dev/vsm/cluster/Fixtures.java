@@ -3,6 +3,7 @@ package dev.vsm.cluster;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
+import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.config.ConfigUnavailableException;
 import dev.vsm.config.StorageConfigs;
+import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -96,6 +96,7 @@ final class ConfigParser {
                 .setMaxAliasesForCollections(MAX_COLLECTION_ALIASES)
                 .setAllowRecursiveKeys(false)
                 .setAllowDuplicateKeys(false)
+                .setAllowNonScalarKeys(true) // as snakeyaml-engine 2 did: ConfigParser refuses them itself, naming the line
                 .setCodePointLimit(MAX_CODE_POINTS)
                 .setUseMarks(true)
                 .build();

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 /**
  * The storage types vsm knows: plugins found with {@link ServiceLoader}, first the built-in ones
  * on vsm's class path, then the drop-in ones of the plugin directory, each in its own
- * {@link PluginClassLoader}.
+ * {@link PluginClassLoader}. Every call into a drop-in's code runs with its class loader as the
+ * thread's context class loader ({@link DropInCalls}).
  *
  * <p>A plugin that cannot be loaded — built for an API version outside
  * {@link StorageApi#acceptedRange()}, a jar with no provider, a provider that throws, a type name
@@ -94,6 +95,7 @@ public final class PluginRegistry {
 
     private final Map<String, StoragePlugin> plugins = new LinkedHashMap<>();
     private final Map<String, String> typeSources = new LinkedHashMap<>();
+    private final Map<String, String> typeClasses = new LinkedHashMap<>();
     private final List<Entry> entries = new ArrayList<>();
     private final Supplier<List<PluginBundle>> dropIns;
     private final ClassLoader sharedLoader;
@@ -164,6 +166,7 @@ public final class PluginRegistry {
         return Optional.of(new Source(name, new PluginClassLoader(name, urls, sharedLoader), true));
     }
 
+    @SuppressWarnings("try") // the swap is the point; the body does not use it
     private synchronized void load(Source source) {
         ServiceLoader<StoragePlugin> loader = ServiceLoader.load(StoragePlugin.class, source.loader());
         var it = loader.stream().iterator();
@@ -184,13 +187,14 @@ public final class PluginRegistry {
             foundAny = true;
             String className = provider.type().getName();
             StoragePlugin plugin;
-            try {
+            try (ThreadContextClassLoader swap = new ThreadContextClassLoader(source.dropIn() ? source.loader()
+                    : Thread.currentThread().getContextClassLoader())) {
                 plugin = provider.get();
             } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
                 refuse(Entry.refused(source.name(), className, "cannot create the plugin: " + rootMessage(e) + " - " + fixFor(e)));
                 continue;
             }
-            register(plugin, className, source.name());
+            register(source.dropIn() ? DropInCalls.plugin(plugin, source.loader()) : plugin, className, source.name());
         }
         if (!foundAny && source.dropIn()) {
             refuse(Entry.refused(source.name(), null, "no storage plugin in it (no " + SERVICE_FILE + " entry) - add that file"
@@ -224,11 +228,12 @@ public final class PluginRegistry {
         }
         if (plugins.containsKey(type)) {
             refuse(new Entry(type, className, source, version, "type '" + type + "' is already provided by "
-                    + plugins.get(type).getClass().getName() + " (" + typeSources.get(type) + ") - remove one of the two"));
+                    + typeClasses.get(type) + " (" + typeSources.get(type) + ") - remove one of the two"));
             return;
         }
         plugins.put(type, plugin);
         typeSources.put(type, source);
+        typeClasses.put(type, className);
         entries.add(new Entry(type, className, source, version, null));
     }
 

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Preallocation modes per image format (pve's {@code preallocation_cmd_opt}, reference §5.2):
+ * Preallocation modes per image format (pve's {@code preallocation_cmd_opt} in pve-storage's Plugin.pm):
  * qcow2 {@code off|metadata|falloc|full}, default {@code metadata}; raw {@code off|falloc|full},
  * default {@code off}, where {@code metadata} means {@code off}; other formats take none.
  */

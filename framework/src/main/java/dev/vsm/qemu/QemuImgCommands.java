@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Every qemu-img argv and {@code -o} option string vsm runs, built in this one place
- * (DESIGN.md "qcow2 and qemu-img", reference §5).
+ * (the README's "qcow2 and qemu-img" section; pve-storage's Common.pm).
  *
  * <p>Subclusters: with {@code qcow2-subclusters: auto} a backed qcow2 (linked clone, overlay)
  * gets {@code extended_l2=on,cluster_size=128k}; with {@code on} every qcow2 gets it; with

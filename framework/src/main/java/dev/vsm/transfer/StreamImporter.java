@@ -21,7 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Makes a new volume from a pve stream (pve's {@code volume_import}, reference §6.8): reads the
+ * Makes a new volume from a pve stream (pve's {@code volume_import} in Plugin.pm): reads the
  * size header, allocates a volume of that size (rounded up to KiB) under the storage lock and
  * writes the data into it — into a file sparsely, into a block device sparsely only when the
  * storage says new volumes read zeros.

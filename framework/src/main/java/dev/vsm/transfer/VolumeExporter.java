@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Writes a volume as a pve stream (pve's {@code volume_export}, reference §6.8): the 8-byte size
+ * Writes a volume as a pve stream (pve's {@code volume_export} in Plugin.pm): the 8-byte size
  * header (the virtual size), then for {@code raw+size} the guest-visible data (a raw volume read
  * as it is, any other format first converted to a raw file beside it), for {@code qcow2+size}
  * the qcow2 file to its end. With a bandwidth limit the data passes through cstream.

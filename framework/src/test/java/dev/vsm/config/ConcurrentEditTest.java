@@ -2,6 +2,7 @@ package dev.vsm.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.spi.StorageException;
 import dev.vsm.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -75,7 +76,7 @@ class ConcurrentEditTest {
         ConfigFiles files = new ConfigFiles(tmp);
         int perProcess = 25;
         for (String prefix : List.of("p1", "p2")) {
-            children.add(ChildJvm.start(ConfigEditorMain.class, List.of(ConfigStore.class, Compose.class),
+            children.add(ChildJvm.start(ConfigEditorMain.class, List.of(ConfigStore.class, StorageException.class, Compose.class),
                     files.file.toString(), files.lockDir.toString(), files.localDir.toString(), prefix, Integer.toString(perProcess)));
         }
         List<BufferedReader> outputs = new ArrayList<>();

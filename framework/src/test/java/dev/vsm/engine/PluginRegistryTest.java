@@ -55,7 +55,7 @@ class PluginRegistryTest {
     void aGoodDropInLoadsInItsOwnClassLoaderAndIsListedWithItsJar() {
         Path jar = TestPlugins.jar("twin-a", plugins);
         PluginRegistry registry = registry();
-        assertThat(registry.require("twin").getClass().getClassLoader()).isInstanceOf(PluginClassLoader.class);
+        assertThat(DropInCalls.target(registry.require("twin")).getClass().getClassLoader()).isInstanceOf(PluginClassLoader.class);
         assertThat(registry.entries()).containsExactly(
                 new Entry("good", "testplugin.good.GoodPlugin", PluginRegistry.BUILT_IN, StorageApi.VERSION, null),
                 new Entry("twin", "testplugin.twina.TwinPlugin", jar.toString(), StorageApi.VERSION, null));
@@ -77,7 +77,7 @@ class PluginRegistryTest {
         PluginRegistry registry = registry();
 
         assertThat(registry.plugins()).containsOnlyKeys("good", "twin");
-        assertThat(registry.plugin("twin").orElseThrow().getClass().getName()).isEqualTo("testplugin.twina.TwinPlugin");
+        assertThat(DropInCalls.target(registry.plugin("twin").orElseThrow()).getClass().getName()).isEqualTo("testplugin.twina.TwinPlugin");
         String range = StorageApi.acceptedRange();
         assertRefused(registry, "future.jar", StorageApi.VERSION + 1,
                 "built for storage API version " + (StorageApi.VERSION + 1) + ", this vsm accepts " + range,

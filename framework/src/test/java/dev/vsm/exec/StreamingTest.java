@@ -87,7 +87,7 @@ class StreamingTest {
 
     @Test
     void stoppingVsmStopsItsRunningChild() throws Exception {
-        Process jvm = ChildJvm.start(StreamingChildMain.class, List.of(ProcessCommandRunner.class, CommandLine.class,
+        Process jvm = ChildJvm.start(StreamingChildMain.class, List.of(ProcessCommandRunner.class, StorageException.class, CommandLine.class,
                 LoggerFactory.class), "echo started; exec sleep 60");
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8));

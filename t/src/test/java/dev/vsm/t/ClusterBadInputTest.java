@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bad input in cluster mode (issue 8, item 5): a bad {@code cluster:} block, a local
+ * Bad input in cluster mode: a bad {@code cluster:} block, a local
  * {@code storages:} key, {@code vsm cluster} outside cluster mode, an uninitialised or an already
  * initialised root, a storage not available on this node. Each is one line on stderr, exit 2, and
  * nothing changed: not the files, not ZooKeeper.

@@ -24,7 +24,7 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * The storage configuration in ZooKeeper (issue 8, item 4): edits from several nodes at once all
+ * The storage configuration in ZooKeeper: edits from several nodes at once all
  * land, a stale {@code --digest} is refused with pve's words, and the znode always parses.
  */
 class ClusterConfigTest {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Cluster mode (issue 8, items 1 and 2): vsm processes on three "nodes", each with its own local
+ * Cluster mode: vsm processes on three "nodes", each with its own local
  * lock directory, share a storage with {@code shared: true}; only the ZooKeeper lock
  * {@code <root>/locks/storage-<id>} keeps them apart. A node killed inside that lock holds it
  * until its session expires, and no longer.

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Without a {@code cluster:} block vsm runs as before and loads no ZooKeeper or Curator class
- * (issue 8): strace shows which jar files the JVM opens. With the block, the control, it opens them.
+ * strace shows which jar files the JVM opens. With the block, the control, it opens them.
  */
 class ClusterOffTest {
     private static final Pattern OPENED_JAR = Pattern.compile("^\\d+\\s+open(?:at)?\\(.*?\"([^\"]+\\.jar)\".*\\)\\s+=\\s+\\d+.*$");

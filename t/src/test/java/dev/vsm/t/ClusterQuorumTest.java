@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Cluster mode without quorum (issue 8, item 3): two of the three ZooKeeper servers stop. Every
+ * Cluster mode without quorum: two of the three ZooKeeper servers stop. Every
  * changing command fails with one {@code no quorum!} line and changes nothing; reading commands
  * go on from the configuration cached locally, with one warning; once the servers are back,
  * work resumes.

@@ -26,7 +26,7 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * Many vsm processes at the same moment (issue 7, items 1 and 2): the storage lock and the config
+ * Many vsm processes at the same moment: the storage lock and the config
  * lock keep them apart. 16 processes start together; each must succeed or fail with the lock's
  * own timeout message, and nothing may be half made or lost.
  */

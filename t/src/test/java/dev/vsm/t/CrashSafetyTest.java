@@ -23,7 +23,7 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * Crash safety (issue 7, item 3): vsm is killed with SIGKILL at a random moment of {@code set},
+ * Crash safety: vsm is killed with SIGKILL at a random moment of {@code set},
  * {@code alloc}, {@code clone} and {@code free} (LVM saferemove), round after round. After each
  * kill the configuration holds the old or the new version and parses, and every volume is
  * either whole (listed, {@code qemu-img check} passes) or absent; temporary files left behind are

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * External tools failing and full disks (issue 7, items 6 and 7): qemu-img missing, hanging
+ * External tools failing and full disks: qemu-img missing, hanging
  * (the watchdog of {@code VSM_QEMU_IMG_TIMEOUT}), lvm2 printing warnings, a file system that
  * fills up during alloc, preallocated images larger than the free space. Each leaves nothing
  * behind and says in one line what failed. (qemu-img returning an error is

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile configuration files (issue 7, item 5), end to end: each is refused by the real
+ * Hostile configuration files, end to end: each is refused by the real
  * {@code cli/vsm} with exit 2 and one line naming {@code file:line} (and the key where there is
  * one), while vsm runs in a 32 MiB heap ({@code -Xmx32m}: an alias bomb or a huge file that were
  * expanded or read whole would not fit), and nothing changes. The parser's own cases, with every

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hostile volume ids and names against an {@code lvm} and an {@code lvmthin} storage on a real
- * loop-device VG (issue 7, item 4, for the LVM types): a seeded corpus of names holding a path
+ * loop-device VG (for the LVM types): a seeded corpus of names holding a path
  * ({@code ../}, {@code /}, an absolute path), a control character, white space, shell
  * metacharacters, unicode look-alikes or percent-encodings (outside lvm2's name alphabet), or more
  * than lvm2's 127 characters, against {@code path}, {@code info}, {@code free},

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile volume ids and names (issue 7, item 4): a seeded generator of path traversals
+ * Hostile volume ids and names: a seeded generator of path traversals
  * ({@code ../}, absolute paths, {@code %2e%2e}), NUL and control characters, over-long names,
  * unicode look-alikes, spaces and shell metacharacters, against {@code path}, {@code info},
  * {@code alloc}, {@code free} and {@code volid}.

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * 16 vsm processes changing one thin pool's volumes at once (issue 7, item 1 for lvmthin).
+ * 16 vsm processes changing one thin pool's volumes at once.
  * Thin volumes cannot be created on these machines (lvm2 needs device-mapper for that, and for
  * {@code alloc}, {@code clone} and snapshots), so they are written into the group's metadata
  * ({@link ThinMetadata}); {@code lvrename}, {@code lvchange --addtag/--deltag} and {@code lvremove}

@@ -26,6 +26,7 @@ final class Vsm {
 
     private final Path sandbox;
     private final Map<String, String> env = new HashMap<>();
+    private Path launcher = LAUNCHER;
 
     Vsm(Path sandbox) {
         this.sandbox = sandbox;
@@ -52,6 +53,12 @@ final class Vsm {
     /** The built-in default storage's directory. */
     Path defaultLocal() {
         return sandbox.resolve("data/vsm/local");
+    }
+
+    /** Runs vsm through another launcher script (e.g. one with a class path of its own). */
+    Vsm launcher(Path script) {
+        launcher = script;
+        return this;
     }
 
     Vsm env(String key, String value) {
@@ -100,7 +107,7 @@ final class Vsm {
 
     Result run(String... args) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(LAUNCHER.toString());
+        cmd.add(launcher.toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
         pb.environment().putAll(env);
@@ -139,7 +146,7 @@ final class Vsm {
      */
     Started start(String... args) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(LAUNCHER.toString());
+        cmd.add(launcher.toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(sandbox.toFile());
         pb.environment().putAll(env);

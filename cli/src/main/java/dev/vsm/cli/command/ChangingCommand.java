@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.DryRunOption;
+import dev.vsm.cli.support.DryRunOption;
 import picocli.CommandLine.Mixin;
 
 /** A command that changes something, and so takes {@code --dry-run}. */

@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.Args;
+import dev.vsm.cli.support.Args;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.ProgressOption;
+import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;

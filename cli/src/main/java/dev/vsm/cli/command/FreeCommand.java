@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.ProgressOption;
+import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.Args;
-import dev.vsm.cli.ProgressOption;
+import dev.vsm.cli.support.Args;
+import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.transfer.ImportSource;

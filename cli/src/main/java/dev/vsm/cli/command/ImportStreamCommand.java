@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.ProgressOption;
+import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.transfer.StreamImporter;

@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.OutputOptions;
+import dev.vsm.cli.support.OutputOptions;
 import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.EditResult;
 import dev.vsm.spi.PluginSchema;

@@ -1,8 +1,8 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.cli.OutputOptions;
-import dev.vsm.cli.Session;
-import dev.vsm.cli.Vsm;
+import dev.vsm.cli.support.OutputOptions;
+import dev.vsm.cli.support.Session;
+import dev.vsm.cli.support.Vsm;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;

@@ -10,7 +10,6 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.spi.files.DirVolumeNames;
-import dev.vsm.spi.files.OvaArchive;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

@@ -78,7 +78,7 @@ final class LvmStorage implements Storage {
         return Path.of("/dev", options.vgname(), lvName);
     }
 
-    // --- storage activation and status (reference §7.2)
+    // --- storage activation and status
 
     /** Never fails for a missing VG (pve): looks for it again with {@code vgscan}, and only warns when that fails. */
     @Override
@@ -99,7 +99,7 @@ final class LvmStorage implements Storage {
                 .orElse(StorageStatus.INACTIVE);
     }
 
-    // --- volume activation (reference §7.3)
+    // --- volume activation
 
     @Override
     public void activateVolume(VolumeName volume) {
@@ -122,7 +122,7 @@ final class LvmStorage implements Storage {
                 : ActivationTarget.lv(path);
     }
 
-    // --- allocation (reference §7.4)
+    // --- allocation
 
     /**
      * Allocates an LV as pve does, with two differences: the free-space check compares bytes with
@@ -173,7 +173,7 @@ final class LvmStorage implements Storage {
         }
     }
 
-    // --- removal (reference §7.5)
+    // --- removal
 
     /**
      * Without {@code saferemove}: {@code lvremove}. With it: renames the LV {@code del-<name>} and
@@ -224,7 +224,7 @@ final class LvmStorage implements Storage {
         }));
     }
 
-    // --- listing and sizes (reference §7.6)
+    // --- listing and sizes
 
     /**
      * The {@code vm-<vmid>-*} LVs of the VG: plain, mirrored or RAID (not thin), with
@@ -280,7 +280,7 @@ final class LvmStorage implements Storage {
         return new ImageInfo(size, "raw", size, null, null, null, false, null);
     }
 
-    // --- resize (reference §7.7)
+    // --- resize
 
     /** Resize and wipe: plain LVM has no base volumes or clones (below). */
     @Override
@@ -290,7 +290,7 @@ final class LvmStorage implements Storage {
 
     /**
      * {@code lvrename}, then one {@code lvchange} moving the {@code pve-vm-<vmid>} tag to the new
-     * owner; a failure to retag is only a warning, as in pve (reference §7.8).
+     * owner; a failure to retag is only a warning, as in pve's LVMPlugin.pm.
      */
     @Override
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
@@ -354,7 +354,7 @@ final class LvmStorage implements Storage {
         lvm.lvextend(path, (sizeBytes + 1023) / 1024);
     }
 
-    // --- import and export (reference §7.10)
+    // --- import and export
 
     @Override
     public String importImage(ImageImport request) {

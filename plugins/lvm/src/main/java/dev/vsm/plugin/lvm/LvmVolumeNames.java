@@ -8,7 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * LVM volume names (reference §3.4): an LV name as pve's {@code parse_lvm_name} allows it, of the
+ * LVM volume names (pve-storage's LVMPlugin.pm): an LV name as pve's {@code parse_lvm_name} allows it, of the
  * form {@code vm-<vmid>-<anything>}; {@code .qcow2} at the end makes it a qcow2 volume, anything
  * else raw. There are no base volumes on LVM.
  */

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * saferemove (pve's {@code free_lvm_volumes_locked} with {@code saferemove}, reference §7.5):
+ * saferemove (pve's {@code free_lvm_volumes_locked} with {@code saferemove} in LVMPlugin.pm):
  * with the storage lock held a volume is only renamed {@code del-<name>}, which is fast and keeps
  * its disk number taken; the slow part runs after the lock is released: activate, zero the data,
  * and {@code lvremove} under the lock again.

@@ -6,7 +6,7 @@ import dev.vsm.spi.Feature;
 import dev.vsm.spi.VolumeName;
 import org.junit.jupiter.api.Test;
 
-/** pve's LVMPlugin::volume_has_feature table (reference §2.3). */
+/** pve's LVMPlugin::volume_has_feature table. */
 class LvmFeaturesTest {
     private static final VolumeName RAW = LvmVolumeNames.parse("vm-100-disk-0");
     private static final VolumeName QCOW2 = LvmVolumeNames.parse("vm-100-disk-1.qcow2");

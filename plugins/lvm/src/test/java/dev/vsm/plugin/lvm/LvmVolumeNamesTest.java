@@ -8,7 +8,7 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeName;
 import org.junit.jupiter.api.Test;
 
-/** pve's parse_lvm_name, LVMPlugin::parse_volname and verify_volname_format (reference §3.4, §3.6). */
+/** pve's parse_lvm_name, LVMPlugin::parse_volname and verify_volname_format. */
 class LvmVolumeNamesTest {
     @Test
     void rawAndQcow2Names() {

@@ -33,7 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One configured lvmthin storage (pve's {@code LvmThinPlugin}, reference §8). Every lvm2 command
+ * One configured lvmthin storage (pve's {@code LvmThinPlugin.pm}). Every lvm2 command
  * goes through {@link Lvm} on the context's command runner, so {@code --dry-run} prints the
  * changes; the engine holds the storage lock around every change.
  *

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * LVM-thin volume names (reference §3.4): an LV name as {@link LvmNames} allows it, of the form
+ * LVM-thin volume names (pve-storage's LvmThinPlugin.pm): an LV name as {@link LvmNames} allows it, of the form
  * {@code vm-<vmid>-<anything>} or {@code base-<vmid>-<anything>} (a base volume); always raw. A
  * linked clone's name does not say which base it came from. Snapshots are LVs
  * {@code snap_<volume>_<snapshot>}.

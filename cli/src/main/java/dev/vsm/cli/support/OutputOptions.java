@@ -1,0 +1,61 @@
+package dev.vsm.cli.support;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.PrintStream;
+import java.util.function.Consumer;
+import org.snakeyaml.engine.v2.api.Dump;
+import org.snakeyaml.engine.v2.api.DumpSettings;
+import org.snakeyaml.engine.v2.common.FlowStyle;
+import picocli.CommandLine.Option;
+
+/** The {@code --output-format} mixin every command takes: text (pvesm's columns), json, json-pretty or yaml. */
+public final class OutputOptions {
+    public enum Format { text, json, json_pretty, yaml }
+
+    @Option(names = "--output-format", paramLabel = "FORMAT", converter = FormatConverter.class,
+            description = "text, json, json-pretty or yaml (default: text)")
+    Format format = Format.text;
+
+    /** Prints {@code data} in the chosen machine format, or runs {@code text} for the text format. */
+    public void print(PrintStream out, Object data, Consumer<PrintStream> text) {
+        switch (format) {
+            case text -> text.accept(out);
+            case json -> out.println(json(data, false));
+            case json_pretty -> out.println(json(data, true));
+            case yaml -> {
+                Object plain = new ObjectMapper().convertValue(data, Object.class);
+                out.print(new Dump(DumpSettings.builder().setDefaultFlowStyle(FlowStyle.BLOCK).build()).dumpToString(plain));
+            }
+        }
+        out.flush();
+    }
+
+    public boolean isText() {
+        return format == Format.text;
+    }
+
+    private static String json(Object data, boolean pretty) {
+        ObjectMapper mapper = new ObjectMapper();
+        if (pretty) {
+            mapper.enable(SerializationFeature.INDENT_OUTPUT);
+        }
+        try {
+            return mapper.writeValueAsString(data);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot render JSON", e);
+        }
+    }
+
+    static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
+        @Override
+        public Format convert(String value) {
+            try {
+                return Format.valueOf(value.replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(
+                        "invalid output format '" + value + "' (use text, json, json-pretty or yaml)");
+            }
+        }
+    }
+}

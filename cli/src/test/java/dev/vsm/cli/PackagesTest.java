@@ -1,0 +1,54 @@
+package dev.vsm.cli;
+
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The main code of every module on the CLI's class path (SPI, framework, LVM library, built-in
+ * plugins, cluster mode, CLI): no package cycles, and each package in one module.
+ */
+class PackagesTest {
+    /** Main code only: Maven's test-classes directories and test jars are left out. */
+    private static final ImportOption MAIN_ONLY = (Location location) ->
+            !location.contains("/test-classes/") && !location.contains("-tests.jar");
+
+    private static final JavaClasses VSM = new ClassFileImporter()
+            .withImportOption(MAIN_ONLY)
+            .importPackages("dev.vsm");
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().matching("dev.vsm.(**)").should().beFreeOfCycles().check(VSM);
+    }
+
+    @Test
+    void eachPackageIsInOneModule() {
+        Map<String, Set<String>> modules = new TreeMap<>();
+        for (JavaClass c : VSM) {
+            String where = c.getSource().map(s -> module(s.getUri().toString())).orElse("?");
+            modules.computeIfAbsent(c.getPackageName(), p -> new TreeSet<>()).add(where);
+        }
+        assertThat(modules).isNotEmpty().allSatisfy((pkg, where) -> assertThat(where).as(pkg).hasSize(1));
+    }
+
+    /** A class's module: its jar, or the build directory its class file is under. */
+    private static String module(String uri) {
+        int classes = uri.indexOf("/target/classes/");
+        if (classes >= 0) {
+            return uri.substring(0, classes);
+        }
+        int jar = uri.indexOf(".jar!");
+        return jar >= 0 ? uri.substring(0, jar) : uri;
+    }
+}

@@ -1,0 +1,344 @@
+package dev.vsm.plugin.dir;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * An OVA: a POSIX tar archive (ustar, with pax and GNU long-name headers), read in Java without
+ * a {@code tar} process and without trusting it. Reading checks every header (checksum, size,
+ * that the data lies within the file) and refuses the archive as a whole when one member is
+ * hostile: a name that is absolute or has a {@code ..} component, a link, a device or anything
+ * but a regular file or directory. Only headers are read (positional reads, no data), so listing
+ * a large OVA is cheap.
+ */
+public final class OvaArchive {
+    private static final int BLOCK = 512;
+    /** More members than any OVA has: bounds the work on a hostile archive. */
+    private static final int MAX_MEMBERS = 10_000;
+
+    /**
+     * A regular file in the archive.
+     *
+     * @param name   its path in the archive, without a leading {@code ./}
+     * @param offset where its data starts in the OVA file
+     * @param size   its size in bytes
+     */
+    public record Member(String name, long offset, long size) {
+        public Member {
+            requireNonNull(name, "name");
+        }
+    }
+
+    private final Path file;
+    private final List<Member> members;
+
+    private OvaArchive(Path file, List<Member> members) {
+        this.file = file;
+        this.members = List.copyOf(members);
+    }
+
+    /** Reads and checks the archive's headers; bad input (one line naming the OVA) when it is not acceptable. */
+    public static OvaArchive read(Path ova) {
+        try (FileChannel ch = FileChannel.open(ova, StandardOpenOption.READ)) {
+            return new OvaArchive(ova, new Reader(ova, ch).members());
+        } catch (IOException e) {
+            throw StorageException.badInput("cannot read OVA '%s': %s", shown(ova), e.getMessage());
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** The regular files, in archive order. */
+    public List<Member> members() {
+        return members;
+    }
+
+    /** The regular file of that name (the last one when the archive holds it twice, as tar extracts it). */
+    public Optional<Member> member(String name) {
+        Member found = null;
+        for (Member m : members) {
+            if (m.name().equals(name)) {
+                found = m;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** Copies a member's data to {@code target}, which must not exist; a failure removes what was written. */
+    public void extract(Member member, Path target) {
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+             FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long done = 0;
+            while (done < member.size()) {
+                long n = in.transferTo(member.offset() + done, member.size() - done, out);
+                if (n <= 0) {
+                    throw new IOException("the archive ended inside member '" + member.name() + "'");
+                }
+                done += n;
+            }
+            out.force(true);
+        } catch (IOException e) {
+            try {
+                java.nio.file.Files.deleteIfExists(target);
+            } catch (IOException ignored) {
+                // reported below with the cause
+            }
+            throw StorageException.failed(e, "cannot extract '%s' from OVA '%s' to '%s': %s", shown(member.name()), shown(file),
+                    target, e.getMessage());
+        }
+    }
+
+    private static String shown(Object o) {
+        return VolumeId.printable(o.toString());
+    }
+
+    /** One pass over the headers. */
+    private static final class Reader {
+        private final Path ova;
+        private final FileChannel ch;
+        private final long length;
+
+        Reader(Path ova, FileChannel ch) throws IOException {
+            this.ova = ova;
+            this.ch = ch;
+            this.length = ch.size();
+        }
+
+        List<Member> members() throws IOException {
+            List<Member> found = new ArrayList<>();
+            long pos = 0;
+            String longName = null;
+            Long paxSize = null;
+            int entries = 0;
+            while (true) {
+                if (pos + BLOCK > length) {
+                    if (pos == length && entries > 0) {
+                        return found; // no end-of-archive blocks: tolerated, as tar does
+                    }
+                    throw bad("it is truncated (the file ends inside a tar header at byte %d)", pos);
+                }
+                byte[] h = readBlock(pos);
+                if (allZero(h)) {
+                    if (entries == 0) {
+                        throw bad("it is not a tar archive (it starts with a zero block)");
+                    }
+                    return found;
+                }
+                if (++entries > MAX_MEMBERS) {
+                    throw bad("it has more than %d members", MAX_MEMBERS);
+                }
+                checkChecksum(h, pos, entries);
+                char type = (char) h[156];
+                boolean file = type == '0' || type == '\0' || type == '7';
+                long size = file && paxSize != null ? paxSize : size(h, pos); // pax: sizes beyond ustar's 8 GiB
+                if (size < 0) {
+                    throw bad("member %d has an invalid pax size", entries);
+                }
+                long data = pos + BLOCK;
+                if (size > length - data) {
+                    throw bad("it is truncated (member %d announces %d bytes, %d are left)", entries, size, Math.max(0, length - data));
+                }
+                long next = data + (size + BLOCK - 1) / BLOCK * BLOCK;
+                switch (type) {
+                    case 'x' -> {
+                        Pax pax = Pax.parse(readString(data, size));
+                        longName = pax.path != null ? pax.path : longName;
+                        paxSize = pax.size;
+                    }
+                    case 'g' -> { /* global pax header: nothing vsm needs */ }
+                    case 'L' -> longName = cString(readBytes(data, (int) Math.min(size, 4096)));
+                    case '0', '\0', '7', '5' -> {
+                        String name = longName != null ? longName : ustarName(h);
+                        longName = null;
+                        if (type == '5' && (name.equals(".") || name.equals("./"))) {
+                            pos = next; // the archive's own top directory
+                            continue;
+                        }
+                        String checked = checkName(name);
+                        if (file) {
+                            found.add(new Member(checked, data, size));
+                        }
+                        paxSize = null;
+                    }
+                    case '1', '2' -> throw bad("member '%s' is a %s link", shown(longName != null ? longName : ustarName(h)),
+                            type == '1' ? "hard" : "symbolic");
+                    default -> throw bad("member '%s' is not a regular file (tar type '%s')",
+                            shown(longName != null ? longName : ustarName(h)), type);
+                }
+                pos = next;
+            }
+        }
+
+        private String checkName(String name) {
+            String n = name;
+            while (n.startsWith("./")) {
+                n = n.substring(2);
+            }
+            if (n.endsWith("/")) {
+                n = n.substring(0, n.length() - 1);
+            }
+            if (n.isEmpty() || n.startsWith("/") || n.indexOf('\0') >= 0 || n.indexOf('\\') >= 0) {
+                throw bad("member name '%s' is empty, absolute or holds NUL or backslash", shown(name));
+            }
+            for (String part : n.split("/")) {
+                if (part.equals("..") || part.isEmpty()) {
+                    throw bad("member name '%s' leaves the archive's directory", shown(name));
+                }
+            }
+            return n;
+        }
+
+        private void checkChecksum(byte[] h, long pos, int entry) {
+            long sum = 0;
+            for (int i = 0; i < BLOCK; i++) {
+                sum += (i >= 148 && i < 156) ? ' ' : (h[i] & 0xff);
+            }
+            Long stored = octal(h, 148, 8);
+            if (stored == null || stored != sum) {
+                throw bad("header %d (at byte %d) is corrupt or this is not a tar archive (checksum mismatch)", entry, pos);
+            }
+        }
+
+        private long size(byte[] h, long pos) {
+            if ((h[124] & 0x80) != 0) { // GNU base-256
+                long v = h[124] & 0x7f;
+                for (int i = 125; i < 136; i++) {
+                    if (v > (Long.MAX_VALUE >> 8)) {
+                        throw bad("the header at byte %d announces an impossible size", pos);
+                    }
+                    v = (v << 8) | (h[i] & 0xff);
+                }
+                return v;
+            }
+            Long v = octal(h, 124, 12);
+            if (v == null) {
+                throw bad("the header at byte %d has no valid size", pos);
+            }
+            return v;
+        }
+
+        /** An octal field (leading spaces, trailing NUL or space); null when it is not one. */
+        private static Long octal(byte[] h, int off, int len) {
+            int i = off;
+            int end = off + len;
+            while (i < end && h[i] == ' ') {
+                i++;
+            }
+            long v = 0;
+            int digits = 0;
+            for (; i < end && h[i] >= '0' && h[i] <= '7'; i++) {
+                v = v * 8 + (h[i] - '0');
+                digits++;
+            }
+            for (; i < end; i++) {
+                if (h[i] != 0 && h[i] != ' ') {
+                    return null;
+                }
+            }
+            return digits == 0 ? null : v;
+        }
+
+        private static String ustarName(byte[] h) {
+            String name = cString(java.util.Arrays.copyOfRange(h, 0, 100));
+            boolean ustar = h[257] == 'u' && h[258] == 's' && h[259] == 't' && h[260] == 'a' && h[261] == 'r' && h[262] == 0;
+            String prefix = ustar ? cString(java.util.Arrays.copyOfRange(h, 345, 500)) : "";
+            return prefix.isEmpty() ? name : prefix + "/" + name;
+        }
+
+        private static String cString(byte[] b) {
+            int end = 0;
+            while (end < b.length && b[end] != 0) {
+                end++;
+            }
+            return new String(b, 0, end, StandardCharsets.UTF_8);
+        }
+
+        private static boolean allZero(byte[] b) {
+            for (byte x : b) {
+                if (x != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private byte[] readBlock(long pos) throws IOException {
+            return readBytes(pos, BLOCK);
+        }
+
+        private String readString(long pos, long size) throws IOException {
+            if (size > 1 << 20) {
+                throw bad("a pax header of %d bytes is beyond reason", size);
+            }
+            return new String(readBytes(pos, (int) size), StandardCharsets.UTF_8);
+        }
+
+        private byte[] readBytes(long pos, int n) throws IOException {
+            ByteBuffer b = ByteBuffer.allocate(n);
+            while (b.hasRemaining()) {
+                if (ch.read(b, pos + b.position()) < 0) {
+                    throw bad("it is truncated at byte %d", pos + b.position());
+                }
+            }
+            return b.array();
+        }
+
+        private StorageException bad(String format, Object... args) {
+            return StorageException.badInput("refusing OVA '%s': %s", shown(ova), String.format(format, args));
+        }
+    }
+
+    /** The {@code path} and {@code size} records of a pax extended header. */
+    private record Pax(String path, Long size) {
+        static Pax parse(String text) {
+            String path = null;
+            Long size = null;
+            int i = 0;
+            while (i < text.length()) {
+                int space = text.indexOf(' ', i);
+                if (space < 0) {
+                    break;
+                }
+                int len;
+                try {
+                    len = Integer.parseInt(text.substring(i, space));
+                } catch (NumberFormatException e) {
+                    break;
+                }
+                if (len <= 0 || i + len > text.length()) {
+                    break;
+                }
+                String record = text.substring(space + 1, i + len - 1); // without the newline
+                int eq = record.indexOf('=');
+                if (eq > 0) {
+                    String key = record.substring(0, eq);
+                    String value = record.substring(eq + 1);
+                    if (key.equals("path")) {
+                        path = value;
+                    } else if (key.equals("size")) {
+                        try {
+                            size = Long.parseLong(value);
+                        } catch (NumberFormatException e) {
+                            size = -1L;
+                        }
+                    }
+                }
+                i += len;
+            }
+            return new Pax(path, size);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.vsm.spi;
+
+import java.util.Arrays;
+
+/**
+ * pve's volume stream formats ({@code pvesm export}/{@code import}, pve-storage's Plugin.pm): an 8-byte
+ * little-endian size in bytes, then the data.
+ */
+public enum StreamFormat {
+    /** The guest-visible data of the image, {@code size} bytes of it (the size is the virtual size). */
+    RAW_SIZE("raw+size", "raw"),
+    /** The qcow2 file as it is on disk, to its end (the size is the virtual size); only with snapshots, as in pve. */
+    QCOW2_SIZE("qcow2+size", "qcow2");
+
+    private final String id;
+    private final String dataFormat;
+
+    StreamFormat(String id, String dataFormat) {
+        this.id = id;
+        this.dataFormat = dataFormat;
+    }
+
+    /** The name on the command line: {@code raw+size}, {@code qcow2+size}. */
+    public String id() {
+        return id;
+    }
+
+    /** The image format the data is in: {@code raw}, {@code qcow2}. */
+    public String dataFormat() {
+        return dataFormat;
+    }
+
+    /** Parses a stream format name; bad input naming the known ones otherwise. */
+    public static StreamFormat parse(String id) {
+        return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst()
+                .orElseThrow(() -> StorageException.badInput("unknown stream format '%s' (use raw+size or qcow2+size)",
+                        VolumeId.printable(String.valueOf(id))));
+    }
+
+    @Override
+    public String toString() {
+        return id;
+    }
+}
