@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.spi.ProcessStamp;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -228,9 +229,9 @@ class CrashSafetyTest {
                 String name = p.getFileName().toString();
                 if (name.startsWith(".")) {
                     assertThat(name).as("%s: a hidden file that is not an abandoned temporary", where)
-                            .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+-(\\d+)-[0-9a-f]{8}");
-                    long pid = Long.parseLong(name.replaceAll(".*-(\\d+)-[0-9a-f]{8}$", "$1"));
-                    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                            .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+-" + ProcessStamp.PATTERN + "-[0-9a-f]{8}");
+                    String stamp = name.replaceAll(".*-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}$", "$1");
+                    assertThat(ProcessStamp.parse(stamp).orElseThrow().running())
                             .as("%s: %s belongs to a live process", where, name).isFalse();
                     continue;
                 }

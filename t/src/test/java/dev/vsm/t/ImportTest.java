@@ -64,7 +64,7 @@ class ImportTest {
                 """.formatted(vsm.defaultLocal()));
         vsm.run("status").ok(); // makes the storage's directories
         Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--dry-run").ok();
-        String temp = images.resolve("100/.import.qcow2.vsm-tmp-") + "[\\w.]+-\\d+-[0-9a-f]{8}";
+        String temp = images.resolve("100/.import.qcow2.vsm-tmp-") + "[\\w.]+-\\d+\\.\\d+-[0-9a-f]{8}";
         assertThat(dry.lines()).hasSize(4);
         assertThat(dry.lines().get(0)).isEqualTo("+ mkdir -p " + images.resolve("100"));
         assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O qcow2 -o extended_l2=on,cluster_size=128k,"
@@ -85,7 +85,7 @@ class ImportTest {
     void aDryRunIntoARawFileSkipsZeroRuns() {
         vsm.run("status").ok();
         Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--dry-run").ok();
-        String temp = images.resolve("100/.import.raw.vsm-tmp-") + "[\\w.]+-\\d+-[0-9a-f]{8}";
+        String temp = images.resolve("100/.import.raw.vsm-tmp-") + "[\\w.]+-\\d+\\.\\d+-[0-9a-f]{8}";
         assertThat(dry.lines()).hasSize(4);
         assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O raw -o preallocation=off -S 64k " + raw + " " + temp);
         assertThat(Images.files(images)).isEmpty();

@@ -3,6 +3,7 @@ package dev.vsm.plugin.dir;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.ProcessStamp;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -17,19 +18,20 @@ import java.util.regex.Pattern;
 
 /**
  * Images in the making. {@code alloc} and {@code clone} let qemu-img write a temporary file
- * {@code .<name>.vsm-tmp-<node>-<pid>-<random>} beside the final one and rename it into place
+ * {@code .<name>.vsm-tmp-<node>-<pid>.<start>-<random>} beside the final one and rename it into place
  * when it is complete, so a crash (kill -9, or a power cut: the file is synced before the rename
  * and its directory after it) leaves either a whole image under its name or no image at all.
  *
  * <p>A temporary file is provably vsm's own and abandoned when its name has this shape, names
- * this node, and its process no longer runs: only then is it removed (by the next alloc or clone
+ * this node, and its process no longer runs (a {@link ProcessStamp}: pid and start time, since pids are
+ * handed out again): only then is it removed (by the next alloc or clone
  * into the same directory, and by {@code vsm cleanup}). The node is in the name because a
  * {@code shared} dir storage is seen by other hosts, whose processes are not ours to judge. The
  * name never matches an image name ({@code *.raw|qcow2|vmdk}), so nothing lists it as a volume.
  */
 final class PartialImages {
     private static final String MARK = ".vsm-tmp-";
-    private static final Pattern TEMPORARY = Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(\\d+)-[0-9a-f]{8}");
+    private static final Pattern TEMPORARY = Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String node;
@@ -42,7 +44,7 @@ final class PartialImages {
 
     /** A fresh temporary name for {@code image}, in its directory. */
     Path temporaryFor(Path image) {
-        return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessHandle.current().pid() + "-"
+        return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessStamp.current() + "-"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()));
     }
 
@@ -89,11 +91,7 @@ final class PartialImages {
         }
     }
 
-    private static boolean running(String pid) {
-        try {
-            return ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false);
-        } catch (NumberFormatException e) {
-            return true; // not a pid we wrote: leave it
-        }
+    private static boolean running(String stamp) {
+        return ProcessStamp.parse(stamp).map(ProcessStamp::running).orElse(true); // not a stamp we wrote: leave it
     }
 }
