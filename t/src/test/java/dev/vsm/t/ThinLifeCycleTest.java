@@ -31,7 +31,7 @@ class ThinLifeCycleTest {
     private static final int MIB = 1024 * 1024;
 
     @RegisterExtension
-    static final InGuest GUEST = InGuest.withDisksMiB(256);
+    static final InGuest GUEST = InGuest.withDisksMiB(1400);
 
     @TempDir
     Path sandbox;
@@ -190,6 +190,70 @@ class ThinLifeCycleTest {
     void scanFindsTheRealPool() {
         assertThat(vsm.run("scan", "lvmthin", vg.name()).ok().out()).isEqualTo("data\n");
         assertThat(attr("data")).as("an active thin pool").startsWith("twi-a");
+    }
+
+    /**
+     * Zeroing a thin volume by writing zeroes provisions it: in a 1 GiB pool, a 2 GiB volume's
+     * {@code blkdiscard --zeroout} fills the pool to 100% and fails with ENOSPC. vsm discards thin
+     * volumes instead, through {@code vsm wipe} of the volume and of its device alike.
+     */
+    @Test
+    void wipeDiscardsAThinVolumeAndNeverFillsThePool() throws IOException {
+        vg.lvm("lvcreate", "-q", "--yes", "--type", "thin-pool", "-L", "1g", "-n", "big", vg.name());
+        assertThat(attr("big")).as("a pool that zeroes new blocks").matches("twi-a-tz.*");
+        Vsm big = vsmOnPool("big");
+        big.run("alloc", "thin", "100", "", "2G").ok();
+        Path volume = dev("vm-100-disk-0");
+        write(volume, pattern((byte) 9, 96 * MIB));
+        double written = Double.parseDouble(vg.field("big", "data_percent"));
+        assertThat(written).as("the pool after writing 96 MiB").isGreaterThan(9.0);
+
+        assertThat(big.run("wipe", "thin:vm-100-disk-0", "--dry-run").ok().out())
+                .contains("+ blkdiscard " + volume + " -v --step " + 32L * MIB + "\n").doesNotContain("--zeroout");
+        Vsm.Result wipe = big.run("wipe", "thin:vm-100-disk-0", "--yes").ok();
+        assertThat(wipe.out() + wipe.err()).contains("'" + volume + "' is a thin volume: discarding it");
+        assertThat(Double.parseDouble(vg.field("big", "data_percent"))).as("the pool after the wipe (%s%% before)", written)
+                .isLessThan(1.0);
+        assertThat(nonZeroBytes(volume, 128 * MIB)).as("non-zero bytes in the wiped volume's first 128 MiB").isZero();
+
+        write(volume, pattern((byte) 10, 64 * MIB));
+        big.run("wipe", "--device", volume.toString(), "--yes").ok();
+        assertThat(Double.parseDouble(vg.field("big", "data_percent"))).as("the pool after wipe --device").isLessThan(1.0);
+        assertThat(nonZeroBytes(volume, 128 * MIB)).as("non-zero bytes after wipe --device").isZero();
+        assertThat(vg.lvNames()).contains("vm-100-disk-0");
+    }
+
+    @Test
+    void aPoolThatIgnoresDiscardsIsNotZeroFilledAndAPoolThatDoesNotZeroIsReported() throws IOException {
+        vg.lvm("lvcreate", "-q", "--yes", "--type", "thin-pool", "-L", "32m", "--discards", "ignore", "-Zn", "-n", "raw", vg.name());
+        Vsm raw = vsmOnPool("raw");
+        raw.run("alloc", "thin", "100", "", "64M").ok();
+        write(dev("vm-100-disk-0"), pattern((byte) 4, 8 * MIB));
+        String before = vg.field("raw", "data_percent");
+        Vsm.Result wipe = raw.run("wipe", "thin:vm-100-disk-0", "--yes");
+        assertThat(wipe.exit()).as("stderr: %s", wipe.err()).isEqualTo(1);
+        assertThat(wipe.err()).contains("is a thin volume whose pool ignores discards - not zeroing it")
+                .contains("lvchange --discards nopassdown");
+        assertThat(vg.field("raw", "data_percent")).as("the pool's data percent").isEqualTo(before);
+
+        Vsm.Result status = raw.run("status").ok();
+        assertThat(status.err()).contains("warning: storage 'thin': thin pool " + vg.name() + "/raw does not zero new blocks (lvs -o zero)");
+    }
+
+    static long nonZeroBytes(Path device, long limit) throws IOException {
+        long count = 0;
+        byte[] buf = new byte[1 << 20];
+        try (InputStream in = Files.newInputStream(device)) {
+            long done = 0;
+            for (int n; done < limit && (n = in.read(buf, 0, (int) Math.min(buf.length, limit - done))) > 0; done += n) {
+                for (int i = 0; i < n; i++) {
+                    if (buf[i] != 0) {
+                        count++;
+                    }
+                }
+            }
+        }
+        return count;
     }
 
     static byte[] pattern(byte value, int size) {
