@@ -193,6 +193,42 @@ class ThinLifeCycleTest {
     }
 
     /**
+     * 8 allocs and 8 clones of one base, 16 vsm processes started together (real processes: the
+     * storage lock is a file lock between processes): 16 distinct, whole thin volumes, the clones
+     * holding the base's data, and nothing else in the VG.
+     */
+    @Test
+    void sixteenParallelAllocsAndClonesGiveDistinctWholeVolumes() throws IOException {
+        vsm.run("alloc", "thin", "101", "", "4M").ok();
+        byte[] baseData = pattern((byte) 6, MIB);
+        write(dev("vm-101-disk-0"), baseData);
+        vsm.run("create-base", "thin:vm-101-disk-0").ok();
+
+        Vsm parallel = vsm().env("VSM_LOCK_TIMEOUT", "600");
+        java.util.List<Vsm.Started> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            started.add(parallel.start("alloc", "thin", "100", "", "4M"));
+            started.add(parallel.start("clone", "thin:base-101-disk-0", "102"));
+        }
+        java.util.List<String> made = new java.util.ArrayList<>();
+        for (Vsm.Started s : started) {
+            String out = s.finish(900).ok().out();
+            assertThat(out).matches("successfully created (linked clone )?'thin:vm-10[02]-disk-\\d+'\n");
+            made.add(out.substring(out.indexOf("'thin:") + 6, out.lastIndexOf('\'')));
+        }
+        assertThat(made).as("16 distinct volumes").doesNotHaveDuplicates().hasSize(16);
+        assertThat(vg.lvNames()).containsExactlyInAnyOrderElementsOf(
+                java.util.stream.Stream.concat(made.stream(), java.util.stream.Stream.of("data", "base-101-disk-0")).toList());
+        for (String lv : made) {
+            assertThat(vg.field(lv, "lv_size")).as(lv).isEqualTo(String.valueOf(4L * MIB));
+            assertThat(attr(lv)).as(lv).startsWith("Vwi-a");
+            if (lv.startsWith("vm-102-")) {
+                assertThat(read(dev(lv), baseData.length)).as("clone %s holds the base's data", lv).isEqualTo(baseData);
+            }
+        }
+    }
+
+    /**
      * Zeroing a thin volume by writing zeroes provisions it: in a 1 GiB pool, a 2 GiB volume's
      * {@code blkdiscard --zeroout} fills the pool to 100% and fails with ENOSPC. vsm discards thin
      * volumes instead, through {@code vsm wipe} of the volume and of its device alike.

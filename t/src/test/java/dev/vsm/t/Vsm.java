@@ -179,10 +179,15 @@ final class Vsm {
     record Started(Process process, Path outFile, Path errFile) {
         /** Waits for it to end (at most 120 s) and returns what it did. */
         Result finish() {
+            return finish(120);
+        }
+
+        /** Waits for it to end (at most {@code seconds}: JVMs in the TCG guest start slowly) and returns what it did. */
+        Result finish(int seconds) {
             try {
-                if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
-                    throw new AssertionError("vsm did not finish in 120 s");
+                    throw new AssertionError("vsm did not finish in " + seconds + " s");
                 }
                 Result r = new Result(process.exitValue(), Files.readString(outFile, StandardCharsets.UTF_8),
                         Files.readString(errFile, StandardCharsets.UTF_8));

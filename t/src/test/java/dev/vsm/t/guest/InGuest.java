@@ -49,14 +49,17 @@ public final class InGuest implements InvocationInterceptor {
         this.timeout = timeout;
     }
 
-    /** Virtio disks of these sizes ({@code /dev/vda}, ...); the whole class gets 20 minutes. */
+    /** Virtio disks of these sizes ({@code /dev/vda}, ...); the whole class gets 30 minutes. */
     public static InGuest withDisksMiB(long... sizes) {
         return withDisks(java.util.Arrays.stream(sizes).mapToObj(Guest.Disk::mib).toArray(Guest.Disk[]::new));
     }
 
-    /** These virtio disks ({@code /dev/vda}, ...); the whole class gets 20 minutes. */
+    /**
+     * These virtio disks ({@code /dev/vda}, ...); the whole class gets 30 minutes (ThinLifeCycleTest
+     * took 11.6 at a load average of 20-35), then qemu is killed.
+     */
     public static InGuest withDisks(Guest.Disk... disks) {
-        return new InGuest(Duration.ofMinutes(20), List.of(disks));
+        return new InGuest(Duration.ofMinutes(30), List.of(disks));
     }
 
     /** Whether this JVM is the one in the guest. */
