@@ -7,13 +7,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A block device as the kernel names it.
  *
  * @param given the path the caller named ({@code /dev/VG/LV}, {@code /dev/loop3})
  * @param node  the device node it resolves to, symlinks followed ({@code /dev/dm-4})
- * @param name  the kernel name ({@code dm-4}, {@code sda1}): the node's file name
+ * @param name  the kernel name ({@code dm-4}, {@code sda1}), found by the node's device number: a
+ *              node's own name need not be the kernel's ({@code /dev/mapper/vg-lv} is a node of
+ *              its own where lvm2 makes the nodes without udev)
  * @param queue the whole disk whose request queue serves it ({@code sda} for {@code sda1})
  */
 public record BlockDevice(Path given, Path node, String name, String queue) {
@@ -45,8 +48,26 @@ public record BlockDevice(Path given, Path node, String name, String queue) {
             throw StorageException.badInput("'%s' is not a block device%s - refusing to zero it", path,
                     node.equals(path.toAbsolutePath()) ? "" : " ('" + node + "')");
         }
-        String name = node.getFileName().toString();
+        String name = kernelName(node, sysfs);
         return new BlockDevice(path, node, name, sysfs.queueOf(name));
+    }
+
+    /** The name sysfs gives the node's device number, else (sysfs not telling) the node's file name. */
+    private static String kernelName(Path node, Sysfs sysfs) {
+        try {
+            if (Files.getAttribute(node, "unix:rdev") instanceof Long rdev) {
+                // Linux's dev_t: 12 bits of major above 8 bits of minor, the rest of each higher up
+                long major = ((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL);
+                long minor = (rdev & 0xff) | ((rdev >>> 12) & ~0xffL);
+                Optional<String> name = sysfs.nameOf(major, minor);
+                if (name.isPresent()) {
+                    return name.get();
+                }
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // fall back to the node's name
+        }
+        return node.getFileName().toString();
     }
 
     /** True when the path (symlinks followed) is a block special file. */

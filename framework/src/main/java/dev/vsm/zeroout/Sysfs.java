@@ -35,6 +35,33 @@ public record Sysfs(Path root) {
         return firstNumber(root.resolve("block").resolve(disk).resolve("queue/write_zeroes_max_bytes")).orElse(0L);
     }
 
+    /** {@code <root>/block/<disk>/queue/discard_max_bytes}: the largest discard the disk takes, 0 when none. */
+    public long discardMaxBytes(String disk) {
+        return firstNumber(root.resolve("block").resolve(disk).resolve("queue/discard_max_bytes")).orElse(0L);
+    }
+
+    /** A device-mapper device's name ({@code <root>/class/block/<name>/dm/name}: {@code vg-lv}), if it is one. */
+    public Optional<String> deviceMapperName(String name) {
+        try (Stream<String> lines = Files.lines(root.resolve("class/block").resolve(name).resolve("dm/name"))) {
+            return lines.findFirst().map(String::strip).filter(s -> !s.isEmpty());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The kernel's name of the block device with this number ({@code <root>/dev/block/<major>:<minor>}
+     * links to its directory), if sysfs knows it.
+     */
+    public Optional<String> nameOf(long major, long minor) {
+        try {
+            Path dir = root.resolve("dev/block").resolve(major + ":" + minor).toRealPath();
+            return Optional.ofNullable(dir.getFileName()).map(Path::toString);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * The whole disk whose request queue serves {@code name}: the parent disk for a partition
      * ({@code <root>/class/block/<name>/partition} exists; the parent is the directory that holds

@@ -14,6 +14,8 @@ import dev.vsm.spi.ZeroOut;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -52,13 +54,29 @@ public final class ZeroOutEngine implements ZeroOut {
             return;
         }
         BlockDevice target = BlockDevice.resolve(device, sysfs);
-        ZeroOutPlan plan = ZeroOutPlan.of(device.toString(), sysfs.writeZeroesMaxBytes(target.queue()), stepMiB, throughput);
+        ZeroOutPlan plan = isThin(target)
+                ? ZeroOutPlan.discard(device.toString(), sysfs.discardMaxBytes(target.queue()), stepMiB)
+                : ZeroOutPlan.of(device.toString(), sysfs.writeZeroesMaxBytes(target.queue()), stepMiB, throughput);
         plan.note().ifPresent(console::info);
         if (dryRun) {
             print(plan);
         } else {
             run(target, plan);
         }
+    }
+
+    /**
+     * True for an LVM thin volume, or any device-mapper device made of {@code thin} targets only:
+     * its table ({@code dmsetup table}, read also under dry-run) says so.
+     */
+    private boolean isThin(BlockDevice device) {
+        Optional<String> dmName = sysfs.deviceMapperName(device.name());
+        if (dmName.isEmpty()) {
+            return false;
+        }
+        List<String> targets = commands.query(Command.of(List.of("dmsetup", "table", dmName.get()))).stdout().lines()
+                .map(l -> l.strip().split("\\s+")).filter(f -> f.length > 2).map(f -> f[2]).toList();
+        return !targets.isEmpty() && targets.stream().allMatch("thin"::equals);
     }
 
     /** Under dry-run the runner prints the command as {@code + argv} and runs nothing. */

@@ -28,7 +28,13 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
         /** {@code blkdiscard --zeroout}: the kernel's WRITE ZEROES, fast, skips what is already zero. */
         BLKDISCARD,
         /** {@code cstream} copying {@code /dev/zero}: for devices without WRITE ZEROES, ends with ENOSPC. */
-        CSTREAM
+        CSTREAM,
+        /**
+         * {@code blkdiscard} without {@code --zeroout}, for thin volumes: writing zeroes would
+         * provision every block and can fill the pool; a discard unprovisions them instead, and an
+         * unprovisioned block of a thin volume reads as zeros.
+         */
+        DISCARD
     }
 
     public ZeroOutPlan {
@@ -64,6 +70,29 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
         }
         return new ZeroOutPlan(Tool.BLKDISCARD, List.of("blkdiscard", devicePath, "-v", "--zeroout", "--step",
                 Long.toString(step)), step, note);
+    }
+
+    /**
+     * The plan for a thin volume: discard it, in steps of {@code stepMiB} no larger than the
+     * device's {@code discard_max_bytes}. A thin volume whose pool ignores discards
+     * ({@code discard_max_bytes} 0) is refused: zero-filling it would provision it whole.
+     *
+     * @param discardMaxBytes the device queue's {@code discard_max_bytes}
+     */
+    public static ZeroOutPlan discard(String devicePath, long discardMaxBytes, int stepMiB) {
+        requireNonNull(devicePath, "devicePath");
+        if (stepMiB < 1) {
+            throw StorageException.badInput("invalid stepsize %d MiB - it must be at least 1", stepMiB);
+        }
+        if (discardMaxBytes <= 0) {
+            throw StorageException.failed("'%s' is a thin volume whose pool ignores discards - not zeroing it: writing zeroes "
+                    + "would provision all of it and can fill the pool; let the pool pass discards down "
+                    + "(lvchange --discards nopassdown VG/POOL) and run again", devicePath);
+        }
+        long step = Math.min(stepMiB * MIB, discardMaxBytes);
+        return new ZeroOutPlan(Tool.DISCARD, List.of("blkdiscard", devicePath, "-v", "--step", Long.toString(step)), step,
+                Optional.of("'" + devicePath + "' is a thin volume: discarding it (its blocks go back to the pool and read as zeros) "
+                        + "instead of writing zeroes, which would provision it"));
     }
 
     private static String throughput(String value) {

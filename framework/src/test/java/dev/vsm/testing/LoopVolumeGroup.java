@@ -43,31 +43,20 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     private final long sizeBytes;
     private final String name;
-    private final boolean activation;
     private boolean perClass;
     private Path dir;
     private LoopDevice loop;
     private boolean pvCreated;
     private boolean vgCreated;
 
-    private LoopVolumeGroup(long sizeBytes, String name, boolean activation) {
+    private LoopVolumeGroup(long sizeBytes, String name) {
         this.sizeBytes = sizeBytes;
         this.name = name;
-        this.activation = activation;
     }
 
     /** A group of {@code mib} MiB (lvm2 keeps about 1 MiB for metadata; extents are 4 MiB) with a unique name. */
     public static LoopVolumeGroup ofMiB(long mib) {
-        return new LoopVolumeGroup(mib * MIB, "vsmtest" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36), false);
-    }
-
-    /**
-     * The same group, but with lvm2 allowed to activate its LVs through device-mapper (creating
-     * {@code /dev/VG/LV} nodes itself, there being no udev). Only for hosts that have
-     * device-mapper ({@link DeviceMapper#missing()} empty); call before {@link #create()}.
-     */
-    public LoopVolumeGroup withActivation() {
-        return new LoopVolumeGroup(sizeBytes, name, true);
+        return new LoopVolumeGroup(mib * MIB, "vsmtest" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36));
     }
 
     /** The volume group's name (unique per instance, {@code vsmtest...}). */
@@ -130,7 +119,7 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
         try {
             loop = LoopDevice.create(sizeBytes);
             dir = Files.createTempDirectory("vsm-lvm-");
-            Files.writeString(Files.createDirectories(systemDir()).resolve("lvm.conf"), lvmConf(device(), activation));
+            Files.writeString(Files.createDirectories(systemDir()).resolve("lvm.conf"), lvmConf(device()));
             mustRun(LVM, "pvcreate", "-q", device());
             pvCreated = true;
             mustRun(LVM, "vgcreate", "-q", name, device());
@@ -146,14 +135,14 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
     }
 
     /**
-     * The private lvm.conf: no activation (no device-mapper here) unless asked for, only this
-     * loop device, no udev (there is none in the test container), no devices file, no metadata
-     * backups.
+     * The private lvm.conf: no activation (no device-mapper here; the tests that need it run in a
+     * guest with a real kernel, {@code dev.vsm.t.guest.InGuest}), only this loop device, no udev
+     * (there is none in the test container), no devices file, no metadata backups.
      */
-    static String lvmConf(String device, boolean activation) {
+    static String lvmConf(String device) {
         return """
                 global {
-                    activation = %d
+                    activation = 0
                 }
                 devices {
                     filter = [ "a|^%s$|", "r|.*|" ]
@@ -170,7 +159,7 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
                     backup = 0
                     archive = 0
                 }
-                """.formatted(activation ? 1 : 0, device, device);
+                """.formatted(device, device);
     }
 
     /** Removes the VG (with its LVs), the PV, the loop device and the files; every step is tried, failures are reported together. */

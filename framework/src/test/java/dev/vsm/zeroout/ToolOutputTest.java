@@ -17,6 +17,14 @@ class ToolOutputTest {
     }
 
     @Test
+    void aDiscardReportsItsLinesToo() {
+        assertThat(ToolOutput.bytesDone(ZeroOutPlan.Tool.DISCARD, "/dev/pve/vm-100-disk-0: Discarded 33554432 bytes from the offset 67108864"))
+                .hasValue(33554432L + 67108864L);
+        assertThat(ToolOutput.bytesDone(ZeroOutPlan.Tool.DISCARD, "/dev/sdb: Zero-filled 1 bytes from the offset 0"))
+                .as("a zero-fill line is not a discard's").isEqualTo(OptionalLong.empty());
+    }
+
+    @Test
     void cstreamReportsItsTotal() {
         assertThat(ToolOutput.bytesDone(ZeroOutPlan.Tool.CSTREAM, "13561233408 B 12.6 GB 10.00 s 1356062979 B/s 1.26 GB/s"))
                 .hasValue(13561233408L);

@@ -28,6 +28,24 @@ class ZeroOutPlanTest {
     }
 
     @Test
+    void aThinVolumeIsDiscardedNeverZeroFilledInStepsTheDeviceTakes() {
+        ZeroOutPlan plan = ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 17179869184L, 32);
+        assertThat(plan.tool()).isEqualTo(ZeroOutPlan.Tool.DISCARD);
+        assertThat(plan.argv()).containsExactly("blkdiscard", "/dev/pve/vm-100-disk-0", "-v", "--step", "33554432");
+        assertThat(plan.note()).contains("'/dev/pve/vm-100-disk-0' is a thin volume: discarding it (its blocks go back to the pool "
+                + "and read as zeros) instead of writing zeroes, which would provision it");
+        assertThat(ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 1048576, 32).argv()).endsWith("--step", "1048576");
+    }
+
+    @Test
+    void aThinVolumeWhosePoolIgnoresDiscardsIsRefusedNotZeroFilled() {
+        assertThatThrownBy(() -> ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 0, 32)).isInstanceOfSatisfying(StorageException.class,
+                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED)).hasMessage("'/dev/pve/vm-100-disk-0' is a thin "
+                        + "volume whose pool ignores discards - not zeroing it: writing zeroes would provision all of it and can fill "
+                        + "the pool; let the pool pass discards down (lvchange --discards nopassdown VG/POOL) and run again");
+    }
+
+    @Test
     void aStepEqualToTheMaximumIsNotReduced() {
         ZeroOutPlan plan = ZeroOutPlan.of("/dev/sdb", 1048576, 1, null);
         assertThat(plan.argv()).endsWith("--step", "1048576");

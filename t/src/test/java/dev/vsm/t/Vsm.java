@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.t.guest.InGuest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -106,6 +107,9 @@ final class Vsm {
     }
 
     Result run(String... args) {
+        if (InGuest.inside()) {
+            return runInProcess(args);
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.toString());
         cmd.addAll(List.of(args));
@@ -140,6 +144,23 @@ final class Vsm {
     }
 
     /**
+     * In the guest a JVM start costs seconds, so vsm runs in the test's JVM, through the CLI's
+     * in-process entry point, with this sandbox's config and plugin directory as options. The
+     * environment set here does not reach it: the guest's JVM was started with the one it needs
+     * (LVM_SYSTEM_DIR, VSM_LOCK_DIR).
+     */
+    private Result runInProcess(String... args) {
+        List<String> argv = new ArrayList<>(List.of("--config", config().toString(), "--plugin-dir", env.get("VSM_PLUGIN_DIR")));
+        argv.addAll(List.of(args));
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = dev.vsm.cli.Main.run(argv.toArray(String[]::new), new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+        System.clearProperty("VSM_LOG_LEVEL"); // set by --verbose for the one run
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
      * Starts vsm without waiting for it (for tests that kill it): output goes to
      * {@code .vsm-bg-*} files in the sandbox (not part of a {@link Tree} snapshot), which
      * {@link Started#finish} reads and removes. The launcher execs java, so the process is vsm.
@@ -165,10 +186,15 @@ final class Vsm {
     record Started(Process process, Path outFile, Path errFile) {
         /** Waits for it to end (at most 120 s) and returns what it did. */
         Result finish() {
+            return finish(120);
+        }
+
+        /** Waits for it to end (at most {@code seconds}: JVMs in the TCG guest start slowly) and returns what it did. */
+        Result finish(int seconds) {
             try {
-                if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
-                    throw new AssertionError("vsm did not finish in 120 s");
+                    throw new AssertionError("vsm did not finish in " + seconds + " s");
                 }
                 Result r = new Result(process.exitValue(), Files.readString(outFile, StandardCharsets.UTF_8),
                         Files.readString(errFile, StandardCharsets.UTF_8));

@@ -26,6 +26,7 @@ import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
+import dev.vsm.spi.ZeroOut;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -373,7 +374,25 @@ final class LvmThinStorage implements Storage {
     @Override
     public Set<Operation> operations() {
         return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT,
-                Operation.IMPORT_IMAGE);
+                Operation.IMPORT_IMAGE, Operation.WIPE);
+    }
+
+    /**
+     * Erases a thin volume in place ({@code vsm wipe}): activated, then the zero-out engine
+     * discards it, as it does every thin volume: zero-filling one would provision all of it and can
+     * fill the pool. Base volumes are read-only and refused.
+     */
+    @Override
+    public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
+        if (volume.isBase()) {
+            throw StorageException.badInput("storage '%s': '%s' is a read-only base volume - not zeroing it (free it instead)",
+                    config.id(), volume.volname());
+        }
+        if (!context.dryRun() && lvm.lvs(vg()).find(vg(), volume.name()).isEmpty()) {
+            throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
+        }
+        activateVolume(volume);
+        context.zeroOut().zero(path(volume), stepMiB != null ? stepMiB : ZeroOut.DEFAULT_STEP_MIB, throughput);
     }
 
     // --- import and export (as the lvm plugin: pve's LvmThinPlugin inherits them)

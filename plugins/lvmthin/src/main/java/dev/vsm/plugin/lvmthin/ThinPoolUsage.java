@@ -36,9 +36,19 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
                 new MetadataUsage(pool.metadataUsed(), pool.metadataSize()), warnings());
     }
 
-    /** One line for data and one for metadata when above {@value #WARN_PERCENT}%. */
+    /**
+     * One line for data and one for metadata when above {@value #WARN_PERCENT}%, and one when the
+     * pool does not zero new blocks: vsm erases a thin volume by discarding it, which leaves its old
+     * data in the pool's free blocks, for a volume that gets them next to read unless the pool
+     * zeroes them (lvm2's {@code zero} flag, the eighth attribute character {@code z}).
+     */
     List<String> warnings() {
         List<String> warnings = new ArrayList<>();
+        if (pool.attr().length() > 7 && pool.attr().charAt(7) != 'z') {
+            warnings.add(String.format(Locale.ROOT, "storage '%s': thin pool %s/%s does not zero new blocks (lvs -o zero) - "
+                    + "a new volume may read what a freed or wiped one held; turn it on with lvchange -Zy %s/%s",
+                    storageId, pool.vg(), pool.name(), pool.vg(), pool.name()));
+        }
         if (pool.dataPercent() > WARN_PERCENT) {
             warnings.add(warning("data", pool.dataPercent()));
         }

@@ -8,7 +8,7 @@ import dev.vsm.spi.StorageStatus.MetadataUsage;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A pool's status: total, used from data percent, metadata use, and the warnings above 80%. */
+/** A pool's status: total, used from data percent, metadata use, the warnings above 80% and for a pool that does not zero new blocks. */
 class ThinPoolUsageTest {
     private static final long GIB = 1024L * 1024 * 1024;
 
@@ -38,5 +38,14 @@ class ThinPoolUsageTest {
                 "storage 'local-lvm': thin pool pve/data metadata is 91.50% full (warning above 80%) - extend the pool or "
                         + "free volumes before it fills up");
         assertThat(new ThinPoolUsage("local-lvm", pool(99, 99)).status().warnings()).hasSize(2);
+    }
+
+    @Test
+    void aPoolThatDoesNotZeroNewBlocksIsReported() {
+        LogicalVolume notZeroing = new LogicalVolume("pve", "data", 100 * GIB, "twi-aot---", "", 3, 3, 0, "uuid", List.of(),
+                GIB, 1700000000L);
+        assertThat(new ThinPoolUsage("local-lvm", notZeroing).warnings()).containsExactly(
+                "storage 'local-lvm': thin pool pve/data does not zero new blocks (lvs -o zero) - a new volume may read what a "
+                        + "freed or wiped one held; turn it on with lvchange -Zy pve/data");
     }
 }

@@ -1,0 +1,192 @@
+package dev.vsm.t.guest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.testing.HostTools;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Runs a test class in a {@link Guest} with a real kernel: on the host, the first test of the
+ * class boots one guest with the class's disks, whose one JVM ({@link GuestMain}) runs the whole
+ * class for real; every test method, and the class's set-up and tear-down, is then only reported
+ * here as it ended in the guest (a failure with the guest's stack trace). In the guest
+ * ({@link #inside()}) the extension does nothing.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final InGuest GUEST = InGuest.withDisksMiB(1024);   // /dev/vda in the guest
+ * }</pre>
+ *
+ * <p>The fast tier skips it: {@code -Dvsm.guest=skip} or {@code VSM_GUEST=skip}. Without root or
+ * qemu, or when the guest cannot boot, the tests are skipped with the reason, except under
+ * {@code CI=true}, where they fail: CI runs every device-mapper test.
+ */
+public final class InGuest implements InvocationInterceptor {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final List<Guest.Disk> disks;
+    private final Duration timeout;
+    private Map<String, JsonNode> results;
+    private String classFailure;
+    private String unavailable;
+    private String outputTail = "";
+
+    private InGuest(Duration timeout, List<Guest.Disk> disks) {
+        this.disks = List.copyOf(disks);
+        this.timeout = timeout;
+    }
+
+    /** Virtio disks of these sizes ({@code /dev/vda}, ...); the whole class gets 30 minutes. */
+    public static InGuest withDisksMiB(long... sizes) {
+        return withDisks(java.util.Arrays.stream(sizes).mapToObj(Guest.Disk::mib).toArray(Guest.Disk[]::new));
+    }
+
+    /**
+     * These virtio disks ({@code /dev/vda}, ...); the whole class gets 30 minutes (ThinLifeCycleTest
+     * took 11.6 at a load average of 20-35), then qemu is killed.
+     */
+    public static InGuest withDisks(Guest.Disk... disks) {
+        return new InGuest(Duration.ofMinutes(30), List.of(disks));
+    }
+
+    /** Whether this JVM is the one in the guest. */
+    public static boolean inside() {
+        return Boolean.getBoolean("vsm.in-guest");
+    }
+
+    /** Whether the developer asked to skip the guest tier. */
+    static boolean skipRequested() {
+        return "skip".equals(System.getProperty("vsm.guest", System.getenv("VSM_GUEST")));
+    }
+
+    @Override
+    public void interceptBeforeAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        proceedOnlyInside(invocation);
+    }
+
+    @Override
+    public void interceptBeforeEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        proceedOnlyInside(invocation);
+    }
+
+    @Override
+    public void interceptAfterEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        proceedOnlyInside(invocation);
+    }
+
+    @Override
+    public void interceptAfterAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        proceedOnlyInside(invocation);
+    }
+
+    private static void proceedOnlyInside(Invocation<Void> invocation) throws Throwable {
+        if (inside()) {
+            invocation.proceed();
+        } else {
+            invocation.skip();
+        }
+    }
+
+    @Override
+    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        if (inside()) {
+            invocation.proceed();
+            return;
+        }
+        invocation.skip();
+        report(context);
+    }
+
+    @Override
+    public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
+            ExtensionContext context) throws Throwable {
+        interceptTestMethod(invocation, method, context);
+    }
+
+    /** Reports, on the host, how this test ended in the guest (booting it for the class's first test). */
+    private synchronized void report(ExtensionContext context) {
+        if (skipRequested()) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError("CI=true runs the guest tests: drop -Dvsm.guest=skip / VSM_GUEST=skip");
+            }
+            throw new TestAbortedException("skipped: the guest tier is off (-Dvsm.guest=skip or VSM_GUEST=skip)");
+        }
+        if (results == null && unavailable == null) {
+            boot(context.getRequiredTestClass());
+        }
+        if (unavailable != null) {
+            HostTools.unavailable(unavailable);
+        }
+        if (classFailure != null) {
+            throw new AssertionError("the test class failed in the guest:\n" + classFailure);
+        }
+        JsonNode r = results.get(context.getUniqueId());
+        if (r == null) {
+            throw new AssertionError("the guest reported nothing for " + context.getDisplayName() + "\n" + outputTail);
+        }
+        switch (r.get("status").asText()) {
+            case "SUCCESSFUL" -> { }
+            case "ABORTED", "SKIPPED" -> throw new TestAbortedException("in the guest: " + r.get("message").asText());
+            default -> throw new AssertionError("in the guest (" + r.get("millis").asLong() + " ms): " + r.get("trace").asText());
+        }
+    }
+
+    private void boot(Class<?> testClass) {
+        Optional<String> why = Guest.unavailable();
+        if (why.isPresent()) {
+            unavailable = why.get();
+            return;
+        }
+        String classPath = System.getProperty("java.class.path");
+        String scenario = """
+                cd %s/t
+                export CI=%s
+                exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData -Xshare:auto -Dvsm.in-guest=true \\
+                  -Dvsm.home=%s -cp '%s' %s %s /vsmio/results.json
+                """.formatted(Guest.HOME, "true".equalsIgnoreCase(System.getenv("CI")) ? "true" : "false", Guest.HOME, classPath,
+                GuestMain.class.getName(), testClass.getName());
+        try (Guest.Boot boot = Guest.withDisks(disks)) {
+            Guest.Outcome o = boot.run(scenario, timeout);
+            System.out.println("guest run of " + testClass.getSimpleName() + ": exit " + o.status() + " in "
+                    + o.took().toSeconds() + " s\n" + o.output());
+            outputTail = o.tail();
+            Path file = boot.io().resolve("results.json");
+            results = new LinkedHashMap<>();
+            if (Files.exists(file)) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = JSON.readTree(file.toFile()).fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    results.put(e.getKey(), e.getValue());
+                    if (e.getKey().endsWith("]") && !e.getKey().contains("/[method:") && !e.getKey().contains("/[test-template")
+                            && "FAILED".equals(e.getValue().get("status").asText())) {
+                        classFailure = e.getValue().get("trace").asText();
+                    }
+                }
+            }
+            if (o.status() != 0 && results.isEmpty()) {
+                classFailure = "the guest's JVM exited " + o.status() + " before any test ended\n" + o.tail();
+            }
+        } catch (Guest.GuestFailure e) {
+            unavailable = "a guest that boots: " + e.getMessage();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
