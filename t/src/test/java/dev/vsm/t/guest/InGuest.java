@@ -9,7 +9,6 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,8 +170,7 @@ public final class InGuest implements InvocationInterceptor {
             Path file = boot.io().resolve("results.json");
             results = new LinkedHashMap<>();
             if (Files.exists(file)) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = JSON.readTree(file.toFile()).fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : JSON.readTree(file.toFile()).properties()) {
                     results.put(e.getKey(), e.getValue());
                     if (e.getKey().endsWith("]") && !e.getKey().contains("/[method:") && !e.getKey().contains("/[test-template")
                             && "FAILED".equals(e.getValue().get("status").asText())) {
