@@ -2,6 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.backup.Backups;
 import dev.vsm.qemu.Preallocation;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
@@ -193,7 +194,10 @@ public final class StorageManager {
         return new VolumeId(storageId, volname);
     }
 
-    /** Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused. */
+    /**
+     * Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused.
+     * A backup archive's log and notes files go with it (as pve's volume deletion does).
+     */
     public void free(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
@@ -202,7 +206,11 @@ public final class StorageManager {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
             }
-            return storage.freeImage(name);
+            Optional<Runnable> later = storage.freeImage(name);
+            if (name.type() == ContentType.BACKUP) {
+                Backups.removeAuxiliaries(storage.path(name), context, java.time.ZoneId.systemDefault());
+            }
+            return later;
         });
         cleanup.ifPresent(Runnable::run);
     }

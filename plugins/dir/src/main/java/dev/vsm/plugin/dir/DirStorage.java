@@ -25,6 +25,7 @@ import dev.vsm.spi.files.DirVolumeNames;
 import dev.vsm.spi.files.ImageFileName;
 import dev.vsm.spi.files.PathVolume;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -46,6 +47,10 @@ import java.util.function.LongSupplier;
  */
 final class DirStorage implements Storage {
     private static final String CHATTR = "/usr/bin/chattr";
+    /** A backup's notes are in {@code <archive>.notes}. */
+    static final String NOTES_EXT = ".notes";
+    /** A backup is protected while {@code <archive>.protected} exists. */
+    static final String PROTECTED_EXT = ".protected";
     private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME,
             Operation.IMPORT_IMAGE);
 
@@ -338,7 +343,7 @@ final class DirStorage implements Storage {
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
         Path path = layout.path(volume);
-        if (volume.type() == ContentType.BACKUP && Files.exists(Path.of(path + ".protected"))) {
+        if (volumeProtected(volume)) {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
         }
         if (volume.isBase()) {
@@ -357,6 +362,58 @@ final class DirStorage implements Storage {
             context.files().deleteIfEmpty(path.getParent());
         }
         return Optional.empty();
+    }
+
+    // --- notes and protection of backups (pve's DirPlugin get/update_volume_attribute)
+
+    @Override
+    public Optional<String> volumeNotes(VolumeName volume) {
+        if (volume.type() != ContentType.BACKUP) {
+            return Optional.empty();
+        }
+        Path notes = Path.of(layout.path(volume) + NOTES_EXT);
+        if (!Files.isRegularFile(notes, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.of("");
+        }
+        try {
+            return Optional.of(ContentFileLister.decode(Files.readAllBytes(notes), Integer.MAX_VALUE));
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to read '%s' - %s", notes, e.getMessage());
+        }
+    }
+
+    @Override
+    public void updateVolumeNotes(VolumeName volume, String notes) {
+        if (volume.type() != ContentType.BACKUP) {
+            throw StorageException.badInput("only backups can have notes");
+        }
+        Path path = Path.of(layout.path(volume) + NOTES_EXT);
+        if (notes != null && !notes.isEmpty()) {
+            context.files().replaceFile(path, notes.getBytes(StandardCharsets.UTF_8));
+        } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            context.files().delete(path);
+        }
+    }
+
+    @Override
+    public boolean volumeProtected(VolumeName volume) {
+        return volume.type() == ContentType.BACKUP && Files.exists(Path.of(layout.path(volume) + PROTECTED_EXT), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public void updateVolumeProtected(VolumeName volume, boolean value) {
+        if (volume.type() != ContentType.BACKUP) {
+            throw StorageException.badInput("only backups support attribute 'protected'");
+        }
+        Path path = Path.of(layout.path(volume) + PROTECTED_EXT);
+        if (volumeProtected(volume) == value) {
+            return; // protection status already correct
+        }
+        if (value) {
+            context.files().replaceFile(path, new byte[0]);
+        } else {
+            context.files().delete(path);
+        }
     }
 
     /** Runs a command whose failure is only worth a warning (pve's {@code eval { run_command } ; warn $@}). */
