@@ -52,9 +52,9 @@ public final class StorageManager {
     public record StatusRow(String storage, String type, Set<ContentType> content, boolean enabled, boolean shared,
                             StorageStatus status) {}
 
-    /** What {@code vsm info} shows. */
+    /** What {@code vsm info} shows; {@code snapshots} oldest first. */
     public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
-                                Set<Feature> features) {}
+                                Set<Feature> features, List<String> snapshots) {}
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
@@ -326,7 +326,7 @@ public final class StorageManager {
         throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
     }
 
-    /** Parsed name, image details and features of a volume. */
+    /** Parsed name, image details, features and snapshots of a volume. */
     public VolumeDetails info(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
@@ -334,7 +334,7 @@ public final class StorageManager {
         Path path = storage.path(name);
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
-        return new VolumeDetails(volid, name, path, image, backing, storage.features(name));
+        return new VolumeDetails(volid, name, path, image, backing, storage.features(name), storage.volumeSnapshots(name));
     }
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */

@@ -140,6 +140,11 @@ public interface Storage {
         throw StorageException.badInput("attribute 'protected' is not supported for storage type '%s'", config().type());
     }
 
+    /** The names of a volume's snapshots, oldest first ({@code vsm info}); empty when it has none or cannot have any. */
+    default List<String> volumeSnapshots(VolumeName volume) {
+        return List.of();
+    }
+
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
 
