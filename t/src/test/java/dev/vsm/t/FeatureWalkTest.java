@@ -124,7 +124,7 @@ class FeatureWalkTest {
         vsm.run("snapshot", volume, "after").ok();
         assertThat(vsm.run("info", volume, "--output-format", "json").ok().json().get("snapshots").asText()).isEqualTo("before,after");
         Map<String, String> before = Tree.snapshot(sandbox);
-        vsm.run("snapshot", volume, "after").badInput("snapshot 'after' already exists on '100/vm-100-disk-0.qcow2'");
+        vsm.run("snapshot", volume, "after").badInput("snapshot 'after' of volume 'local:100/vm-100-disk-0.qcow2' already exists");
         vsm.run("rollback", volume, "never").badInput("can't rollback, snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
         vsm.run("snapshot-delete", volume, "never").badInput("snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
         vsm.run("snapshot", volume, "1bad").badInput("snapshot");

@@ -371,7 +371,7 @@ final class DirStorage implements Storage {
     public void volumeSnapshot(VolumeName volume, String snapshot) {
         Path path = snapshotImage(volume, "can't snapshot this image format");
         if (volumeSnapshots(volume).contains(snapshot)) {
-            throw StorageException.badInput("snapshot '%s' already exists on '%s'", snapshot, volume.volname());
+            throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
         }
         context.qemuImg().snapshot(path, volume.format(), QemuImg.SnapshotAction.CREATE, snapshot);
     }
