@@ -126,13 +126,13 @@ public final class Backups {
     public void updateAttributes(VolumeId volid, String notes, Boolean isProtected) {
         StorageManager.Volume volume = manager.volume(volid);
         manager.context().locks().withStorageLock(volid.storage(), () -> {
+            if (Boolean.TRUE.equals(isProtected)) {
+                checkProtectedLimit(volid, volume); // before the notes change: a refusal changes nothing
+            }
             if (notes != null) {
                 volume.storage().updateVolumeNotes(volume.name(), notes);
             }
             if (isProtected != null) {
-                if (isProtected) {
-                    checkProtectedLimit(volid, volume);
-                }
                 volume.storage().updateVolumeProtected(volume.name(), isProtected);
             }
             return null;

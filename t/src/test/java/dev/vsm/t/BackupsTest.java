@@ -205,6 +205,8 @@ class BackupsTest {
         vsm.run("set", "bk", "--max-protected-backups", "1").ok();
         before = Tree.snapshot(sandbox);
         vsm.run("update-attributes", vb, "--protected", "1").badInput("The number of protected backups per guest is limited to 1 on storage 'bk'");
+        vsm.run("update-attributes", vb, "--notes", "x", "--protected", "1")
+                .badInput("The number of protected backups per guest is limited to 1 on storage 'bk'");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
         vsm.run("update-attributes", vc, "--protected", "1").ok();
         vsm.run("update-attributes", va, "--protected", "1").ok(); // already protected: no new one
