@@ -1,11 +1,13 @@
 package dev.vsm.config;
 
+import dev.vsm.backup.PruneOptions;
 import dev.vsm.config.RawValue.Kind;
 import dev.vsm.config.RawValue.Scalar;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -40,6 +42,11 @@ final class PropertyValues {
     private static final Pattern NUMBER = Pattern.compile("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
     private static final Pattern LIST_SEPARATORS = Pattern.compile("[,;\\s]+");
     private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
+    static final String BWLIMIT = "bwlimit";
+    static final String MAX_PROTECTED_BACKUPS = "max-protected-backups";
+    private static final Map<String, PropertyString.Key> BWLIMIT_FORMAT = Map.of("default", PropertyString.Key.number(0),
+            "restore", PropertyString.Key.number(0), "migration", PropertyString.Key.number(0), "clone", PropertyString.Key.number(0),
+            "move", PropertyString.Key.number(0));
 
     private PropertyValues() {}
 
@@ -63,7 +70,7 @@ final class PropertyValues {
         if (spec.name().equals(CommonProperties.CONTENT) && spec.type() == PropertySpec.PropertyType.LIST) {
             return content(raw, schema);
         }
-        return switch (spec.type()) {
+        Object value = switch (spec.type()) {
             case BOOLEAN -> bool(scalar(raw, "boolean"));
             case INTEGER -> integer(spec, scalar(raw, "integer"));
             case NUMBER -> number(scalar(raw, "number"));
@@ -71,6 +78,31 @@ final class PropertyValues {
             case STRING -> string(spec, scalar(raw, "string"));
             case LIST -> list(spec, raw);
         };
+        checkFormat(spec.name(), value, raw.line());
+        return value;
+    }
+
+    /**
+     * pve's formats of the properties that have one: {@code prune-backups} ({@link PruneOptions}),
+     * {@code bwlimit} ({@code default}, {@code restore}, {@code migration}, {@code clone}, {@code move}
+     * {@code =<KiB/s>}, numbers at least 0), {@code max-protected-backups} (an integer at least -1).
+     */
+    private static void checkFormat(String name, Object value, int line) {
+        if (name.equals(MAX_PROTECTED_BACKUPS) && value instanceof Long n && n < -1) {
+            throw new BadValue("value must have a minimum value of -1", line);
+        }
+        if (!(value instanceof String text)) {
+            return;
+        }
+        try {
+            if (name.equals(PruneOptions.PROPERTY)) {
+                PruneOptions.parse(text);
+            } else if (name.equals(BWLIMIT)) {
+                PropertyString.parse(text, BWLIMIT_FORMAT);
+            }
+        } catch (StorageException e) {
+            throw new BadValue("invalid format - " + e.getMessage(), line);
+        }
     }
 
     private static Scalar scalar(RawValue raw, String type) {

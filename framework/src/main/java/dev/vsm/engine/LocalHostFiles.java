@@ -7,14 +7,18 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 /**
  * {@link HostFiles} on the local file system; under dry-run each change is printed as a
@@ -81,6 +85,38 @@ public final class LocalHostFiles implements HostFiles {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    @Override
+    public void replaceFile(Path file, byte[] contents) {
+        if (dryRun) {
+            console.info("+ write " + ShellQuote.quote(file.toString()));
+            return;
+        }
+        beforeChange.run();
+        Path dir = file.toAbsolutePath().getParent();
+        Path temp = dir.resolve("." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        try {
+            Files.deleteIfExists(temp);
+            try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))) {
+                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+                ByteBuffer buffer = ByteBuffer.wrap(contents);
+                while (buffer.hasRemaining()) {
+                    out.write(buffer);
+                }
+                out.force(true);
+            }
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // the write failed already; that is the error to report
+            }
+            throw StorageException.failed(e, "unable to write '%s' - %s", file, reason(e));
+        }
+        sync(dir);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.backup.Backups;
 import dev.vsm.qemu.Preallocation;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
@@ -51,9 +52,9 @@ public final class StorageManager {
     public record StatusRow(String storage, String type, Set<ContentType> content, boolean enabled, boolean shared,
                             StorageStatus status) {}
 
-    /** What {@code vsm info} shows. */
+    /** What {@code vsm info} shows; {@code snapshots} oldest first. */
     public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
-                                Set<Feature> features) {}
+                                Set<Feature> features, List<String> snapshots) {}
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
                           StorageLocker locker) {
@@ -193,7 +194,10 @@ public final class StorageManager {
         return new VolumeId(storageId, volname);
     }
 
-    /** Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused. */
+    /**
+     * Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused.
+     * A backup archive's log and notes files go with it (as pve's volume deletion does).
+     */
     public void free(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
@@ -202,7 +206,11 @@ public final class StorageManager {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
             }
-            return storage.freeImage(name);
+            Optional<Runnable> later = storage.freeImage(name);
+            if (name.type() == ContentType.BACKUP) {
+                Backups.removeAuxiliaries(storage.path(name), context, java.time.ZoneId.systemDefault());
+            }
+            return later;
         });
         cleanup.ifPresent(Runnable::run);
     }
@@ -318,7 +326,7 @@ public final class StorageManager {
         throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
     }
 
-    /** Parsed name, image details and features of a volume. */
+    /** Parsed name, image details, features and snapshots of a volume. */
     public VolumeDetails info(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
@@ -326,7 +334,7 @@ public final class StorageManager {
         Path path = storage.path(name);
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
-        return new VolumeDetails(volid, name, path, image, backing, storage.features(name));
+        return new VolumeDetails(volid, name, path, image, backing, storage.features(name), storage.volumeSnapshots(name));
     }
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */

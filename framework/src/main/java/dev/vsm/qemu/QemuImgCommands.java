@@ -115,6 +115,23 @@ public final class QemuImgCommands {
         return argv;
     }
 
+    /**
+     * {@code qemu-img snapshot --image-opts -c|-a|-d <name> driver=<fmt>,file.driver=file,file.filename=<path>}:
+     * makes, applies or deletes an internal snapshot (pve's {@code volume_snapshot},
+     * {@code volume_snapshot_rollback}, {@code volume_snapshot_delete} for qcow2 on file storages,
+     * which run {@code qemu-img snapshot -c|-a|-d <name> <path>}). qemu-img snapshot has no
+     * {@code -f}: the image options name the format, so that it is not probed.
+     *
+     * @param action {@code -c}, {@code -a} or {@code -d}
+     */
+    public List<String> snapshot(String action, String name, Path path, String format) {
+        if (!List.of("-c", "-a", "-d").contains(action)) {
+            throw new IllegalArgumentException("qemu-img snapshot action " + action);
+        }
+        return List.of(program, "snapshot", "--image-opts", action, name,
+                "driver=" + format + ",file.driver=file,file.filename=" + path.toString().replace(",", ",,"));
+    }
+
     /** {@code qemu-img info --output=json <path> [-f <fmt>]}. */
     public List<String> info(Path path, String format) {
         List<String> argv = new ArrayList<>(List.of(program, "info", "--output=json", path.toString()));

@@ -242,6 +242,31 @@ public final class QemuImgRunner implements QemuImg {
         return found;
     }
 
+    @Override
+    public void snapshot(Path path, String format, SnapshotAction action, String name) {
+        String what = switch (action) {
+            case CREATE -> "unable to create snapshot '" + name + "' of '" + path + "'";
+            case APPLY -> "unable to roll back '" + path + "' to snapshot '" + name + "'";
+            case DELETE -> "unable to delete snapshot '" + name + "' of '" + path + "'";
+        };
+        commands.run(Command.of(commands().snapshot(action.option(), name, path, format))
+                .withTimeout(Duration.ofSeconds(BASE_TIMEOUT_SECONDS)).withErrorPrefix(what));
+    }
+
+    @Override
+    public List<String> snapshots(Path path, String format) {
+        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
+                .withErrorPrefix("qemu-img info '" + path + "' failed"));
+        List<String> names = new ArrayList<>();
+        try {
+            JsonNode snapshots = Json.MAPPER.readTree(r.stdout()).path("snapshots");
+            snapshots.forEach(n -> names.add(n.path("name").asText()));
+        } catch (java.io.IOException e) {
+            throw StorageException.failed(e, "qemu-img info '%s': unreadable output - %s", path, e.getMessage());
+        }
+        return names;
+    }
+
     /** One {@code qemu-img info} process. */
     private ImageInfo qemuImgInfo(Path path, String format) {
         CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)

@@ -205,6 +205,31 @@ class ConfigLoadTest {
     }
 
     @Test
+    void backupPropertiesFollowPvesFormats() {
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    prune-backups: keep-bogus=3\n",
+                f + ":5: storage 'local': prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    prune-backups: keep-all=1,keep-last=2\n",
+                f + ":5: storage 'local': prune-backups: invalid format - keep-all cannot be set together with other options.");
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    max-protected-backups: -2\n",
+                f + ":5: storage 'local': max-protected-backups: value must have a minimum value of -1");
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    bwlimit: default=fast\n",
+                f + ":5: storage 'local': bwlimit: invalid format - default: type check ('number') failed - got 'fast'");
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    bwlimit: restore=-1\n",
+                f + ":5: storage 'local': bwlimit: invalid format - restore: value must have a minimum value of 0");
+        assertRefused("storages:\n  local:\n    type: dir\n    path: /srv\n    bwlimit: upload=5\n",
+                f + ":5: storage 'local': bwlimit: invalid format - invalid key in comma-separated list property: upload");
+    }
+
+    @Test
+    void backupPropertiesInPvesFormatsAreRead() {
+        files.write("storages:\n  local:\n    type: dir\n    path: /srv\n    prune-backups: keep-last=3,keep-daily=7\n"
+                + "    max-protected-backups: -1\n    bwlimit: default=1024.5,restore=0\n");
+        assertThat(files.load().require("local").properties())
+                .containsEntry("prune-backups", "keep-last=3,keep-daily=7").containsEntry("max-protected-backups", -1L)
+                .containsEntry("bwlimit", "default=1024.5,restore=0");
+    }
+
+    @Test
     void anIntegerOutsideItsAllowedValues() {
         assertRefused("storages:\n  san:\n    type: lvm\n    vgname: vg\n    saferemove-stepsize: 3\n",
                 f + ":5: storage 'san': saferemove-stepsize: value '3' does not have a value in the enumeration '1, 2, 4, 8, 16, 32'");

@@ -31,7 +31,9 @@ final class TestSchemas {
             CommonProperties.qcow2ClusterSize(),
             PropertySpec.bool("create-base-path", "create path if missing").withDefault(true),
             PropertySpec.bool("snapshot-as-volume-chain", "qcow2 snapshots as backing chains").asFixed(),
-            PropertySpec.integer("max-protected-backups", "protected backups per guest")),
+            PropertySpec.integer("max-protected-backups", "protected backups per guest"),
+            PropertySpec.string("prune-backups", "backup retention"),
+            PropertySpec.string("bwlimit", "bandwidth limits")),
             EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES, ContentType.ROOTDIR), FORMATS, "raw");
 
     static final PluginSchema LVM = new PluginSchema(List.of(

@@ -24,6 +24,13 @@ public interface HostFiles {
     /** Removes a directory if it is empty; returns whether it was removed. Never fails. */
     boolean deleteIfEmpty(Path dir);
 
+    /**
+     * Writes a small file whole (pve's {@code file_set_contents}): the bytes go to a temporary file
+     * beside it, mode 0644, which is synced and renamed over {@code file}; a symbolic link at
+     * {@code file} is replaced, never followed. Under dry-run: {@code + write <file>}.
+     */
+    void replaceFile(Path file, byte[] contents);
+
     /** Renames, refusing to replace an existing target. */
     void move(Path from, Path to);
 

@@ -35,6 +35,32 @@ public interface QemuImg {
      */
     String preallocation(String format, ImageOptions options, boolean backed);
 
+    /** What {@link #snapshot} does to an internal snapshot. */
+    enum SnapshotAction {
+        /** {@code qemu-img snapshot -c}. */
+        CREATE("-c"),
+        /** {@code qemu-img snapshot -a}: the image goes back to the snapshot's state. */
+        APPLY("-a"),
+        /** {@code qemu-img snapshot -d}. */
+        DELETE("-d");
+
+        private final String option;
+
+        SnapshotAction(String option) {
+            this.option = option;
+        }
+
+        public String option() {
+            return option;
+        }
+    }
+
+    /** {@code qemu-img snapshot -c|-a|-d <name> -f <format> <path>}: an internal snapshot of a qcow2 image. */
+    void snapshot(Path path, String format, SnapshotAction action, String name);
+
+    /** The names of an image's internal snapshots, oldest first ({@code qemu-img info}'s {@code snapshots}). */
+    List<String> snapshots(Path path, String format);
+
     /** {@code qemu-img resize [--preallocation=<p>] -f <format> <path> <bytes>}. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 

@@ -115,6 +115,36 @@ public interface Storage {
         throw StorageException.badInput("storage '%s' (type %s) cannot roll back snapshots", config().id(), config().type());
     }
 
+    // --- volume attributes (pve's get_volume_attribute / update_volume_attribute)
+
+    /**
+     * A volume's notes: empty when the volume cannot have notes, {@code ""} when it has none. The
+     * engine calls it with the storage activated.
+     */
+    default Optional<String> volumeNotes(VolumeName volume) {
+        return Optional.empty();
+    }
+
+    /** Sets a volume's notes; null or {@code ""} removes them. Called with the storage lock held. */
+    default void updateVolumeNotes(VolumeName volume, String notes) {
+        throw StorageException.badInput("attribute 'notes' is not supported for storage type '%s'", config().type());
+    }
+
+    /** Whether a volume is protected from removal and pruning. */
+    default boolean volumeProtected(VolumeName volume) {
+        return false;
+    }
+
+    /** Protects a volume or lifts its protection. Called with the storage lock held. */
+    default void updateVolumeProtected(VolumeName volume, boolean value) {
+        throw StorageException.badInput("attribute 'protected' is not supported for storage type '%s'", config().type());
+    }
+
+    /** The names of a volume's snapshots, oldest first ({@code vsm info}); empty when it has none or cannot have any. */
+    default List<String> volumeSnapshots(VolumeName volume) {
+        return List.of();
+    }
+
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
 

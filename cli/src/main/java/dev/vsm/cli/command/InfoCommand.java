@@ -59,6 +59,9 @@ public final class InfoCommand extends VsmCommand {
         }
         m.put("ctime", img.ctime());
         m.put("features", d.features().stream().map(Feature::id).collect(Collectors.joining(",")));
+        if (!d.snapshots().isEmpty()) {
+            m.put("snapshots", String.join(",", d.snapshots()));
+        }
         return m;
     }
 

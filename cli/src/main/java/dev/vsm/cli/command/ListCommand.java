@@ -73,6 +73,15 @@ public final class ListCommand extends VsmCommand {
         if (v.approximate()) {
             m.put("approximate", true);
         }
+        if (v.backup() != null) {
+            m.put("subtype", v.backup().subtype());
+            if (v.backup().notes() != null) {
+                m.put("notes", v.backup().notes());
+            }
+            if (v.backup().isProtected()) {
+                m.put("protected", true);
+            }
+        }
         return m;
     }
 }

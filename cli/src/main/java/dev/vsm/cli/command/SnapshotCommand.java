@@ -6,7 +6,7 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code vsm snapshot <volume> <name>}: a snapshot of a volume (storages that have them: lvmthin). */
+/** {@code vsm snapshot <volume> <name>}: a snapshot of a volume (storages that have them: lvmthin, and qcow2 images on dir). */
 @Command(name = "snapshot", description = "Make a snapshot of a volume.")
 public final class SnapshotCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")

@@ -91,7 +91,7 @@ final class ContentFileLister {
         }
         Integer owner = vmid != null ? vmid : ownerFromName(name, format.get());
         BackupDetails details = new BackupDetails(archive.map(BackupArchiveName::type).orElse("unknown"),
-                notes(file), Files.exists(Path.of(file + ".protected")));
+                notes(file), Files.exists(Path.of(file + DirStorage.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
         return Optional.of(new VolumeInfo(volid, format.get(), type, size, false, null, owner, ctime, null, details));
     }
 
@@ -102,8 +102,8 @@ final class ContentFileLister {
 
     /** The first line of the archive's notes file, UTF-8 (read as Latin-1 when it is not valid UTF-8), or null. */
     private static String notes(Path archive) {
-        Path notes = Path.of(archive + ".notes");
-        if (!Files.isRegularFile(notes)) {
+        Path notes = Path.of(archive + DirStorage.NOTES_EXT);
+        if (!Files.isRegularFile(notes, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return null;
         }
         byte[] bytes;
@@ -115,14 +115,23 @@ final class ContentFileLister {
         if (bytes.length == 0) {
             return null;
         }
+        return decode(bytes, 1);
+    }
+
+    /**
+     * The first {@code lines} lines of a notes file (without the last line feed when cut), UTF-8,
+     * or Latin-1 when they are not valid UTF-8 (pve: {@code decode('UTF-8', $data, 1) // $data}).
+     */
+    static String decode(byte[] bytes, int lines) {
         int end = 0;
-        while (end < bytes.length && bytes[end] != '\n') {
+        int seen = 0;
+        while (end < bytes.length && !(bytes[end] == '\n' && ++seen == lines)) {
             end++;
         }
-        ByteBuffer line = ByteBuffer.wrap(bytes, 0, end);
+        ByteBuffer text = ByteBuffer.wrap(bytes, 0, end);
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(line).toString();
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(text).toString();
         } catch (CharacterCodingException e) {
             return new String(bytes, 0, end, StandardCharsets.ISO_8859_1);
         }

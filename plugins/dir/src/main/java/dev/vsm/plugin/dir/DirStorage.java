@@ -11,6 +11,7 @@ import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -25,6 +26,7 @@ import dev.vsm.spi.files.DirVolumeNames;
 import dev.vsm.spi.files.ImageFileName;
 import dev.vsm.spi.files.PathVolume;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -46,7 +48,11 @@ import java.util.function.LongSupplier;
  */
 final class DirStorage implements Storage {
     private static final String CHATTR = "/usr/bin/chattr";
-    private static final Set<Operation> OPERATIONS = Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME,
+    /** A backup's notes are in {@code <archive>.notes}. */
+    static final String NOTES_EXT = ".notes";
+    /** A backup is protected while {@code <archive>.protected} exists. */
+    static final String PROTECTED_EXT = ".protected";
+    private static final Set<Operation> OPERATIONS = Set.of(Operation.SNAPSHOT, Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME,
             Operation.IMPORT_IMAGE);
 
     private final StorageConfig config;
@@ -338,7 +344,7 @@ final class DirStorage implements Storage {
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
         Path path = layout.path(volume);
-        if (volume.type() == ContentType.BACKUP && Files.exists(Path.of(path + ".protected"))) {
+        if (volumeProtected(volume)) {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
         }
         if (volume.isBase()) {
@@ -357,6 +363,113 @@ final class DirStorage implements Storage {
             context.files().deleteIfEmpty(path.getParent());
         }
         return Optional.empty();
+    }
+
+    // --- internal qcow2 snapshots (pve's volume_snapshot* without snapshot-as-volume-chain)
+
+    @Override
+    public void volumeSnapshot(VolumeName volume, String snapshot) {
+        Path path = snapshotImage(volume, "can't snapshot this image format");
+        if (volumeSnapshots(volume).contains(snapshot)) {
+            throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
+        }
+        context.qemuImg().snapshot(path, volume.format(), QemuImg.SnapshotAction.CREATE, snapshot);
+    }
+
+    @Override
+    public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
+        Path path = snapshotImage(volume, "can't rollback snapshot this image format");
+        existingSnapshot(volume, snapshot, "can't rollback, snapshot '%s' does not exist on '%s'");
+        context.qemuImg().snapshot(path, volume.format(), QemuImg.SnapshotAction.APPLY, snapshot);
+    }
+
+    @Override
+    public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
+        Path path = snapshotImage(volume, "can't delete snapshot for this image format");
+        existingSnapshot(volume, snapshot, "snapshot '%s' does not exist on '%s'");
+        context.qemuImg().snapshot(path, volume.format(), QemuImg.SnapshotAction.DELETE, snapshot);
+    }
+
+    @Override
+    public List<String> volumeSnapshots(VolumeName volume) {
+        Path path = layout.path(volume);
+        if (!volume.format().equals("qcow2") || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return List.of();
+        }
+        return context.qemuImg().snapshots(path, volume.format());
+    }
+
+    /** The image of a volume that can have internal snapshots: an existing qcow2 that is no base (pve's feature table). */
+    private Path snapshotImage(VolumeName volume, String wrongFormat) {
+        if (!volume.format().equals("qcow2") || volume.type() != ContentType.IMAGES) {
+            throw StorageException.badInput("%s", wrongFormat);
+        }
+        if (volume.isBase()) {
+            throw StorageException.badInput("snapshot feature is not available for base volume '%s'", volume.volname());
+        }
+        Path path = layout.path(volume);
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("no such volume '%s'", volume.volname());
+        }
+        return path;
+    }
+
+    private void existingSnapshot(VolumeName volume, String snapshot, String message) {
+        if (!volumeSnapshots(volume).contains(snapshot)) {
+            throw StorageException.badInput(message, snapshot, volume.volname());
+        }
+    }
+
+    // --- notes and protection of backups (pve's DirPlugin get/update_volume_attribute)
+
+    @Override
+    public Optional<String> volumeNotes(VolumeName volume) {
+        if (volume.type() != ContentType.BACKUP) {
+            return Optional.empty();
+        }
+        Path notes = Path.of(layout.path(volume) + NOTES_EXT);
+        if (!Files.isRegularFile(notes, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.of("");
+        }
+        try {
+            return Optional.of(ContentFileLister.decode(Files.readAllBytes(notes), Integer.MAX_VALUE));
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to read '%s' - %s", notes, e.getMessage());
+        }
+    }
+
+    @Override
+    public void updateVolumeNotes(VolumeName volume, String notes) {
+        if (volume.type() != ContentType.BACKUP) {
+            throw StorageException.badInput("only backups can have notes");
+        }
+        Path path = Path.of(layout.path(volume) + NOTES_EXT);
+        if (notes != null && !notes.isEmpty()) {
+            context.files().replaceFile(path, notes.getBytes(StandardCharsets.UTF_8));
+        } else if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            context.files().delete(path);
+        }
+    }
+
+    @Override
+    public boolean volumeProtected(VolumeName volume) {
+        return volume.type() == ContentType.BACKUP && Files.exists(Path.of(layout.path(volume) + PROTECTED_EXT), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public void updateVolumeProtected(VolumeName volume, boolean value) {
+        if (volume.type() != ContentType.BACKUP) {
+            throw StorageException.badInput("only backups support attribute 'protected'");
+        }
+        Path path = Path.of(layout.path(volume) + PROTECTED_EXT);
+        if (volumeProtected(volume) == value) {
+            return; // protection status already correct
+        }
+        if (value) {
+            context.files().replaceFile(path, new byte[0]);
+        } else {
+            context.files().delete(path);
+        }
     }
 
     /** Runs a command whose failure is only worth a warning (pve's {@code eval { run_command } ; warn $@}). */
@@ -559,6 +672,10 @@ final class DirStorage implements Storage {
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
         if (volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
+        }
+        if (!hasFeature(Feature.RENAME, volume, null, false)) {
+            // a base is immutable (chattr +i) and has linked clones that name it: the feature table leaves it out
+            throw StorageException.badInput("rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
         }
         Path oldPath = layout.path(volume);
         if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {

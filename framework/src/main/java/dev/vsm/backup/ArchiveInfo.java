@@ -1,0 +1,81 @@
+package dev.vsm.backup;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.files.BackupArchiveName;
+import dev.vsm.spi.files.ContentFileNames;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the file name of a vzdump archive says (pve's {@code archive_info}): its guest type, format,
+ * compression and the command that decompresses it; for a standard name
+ * ({@code vzdump-<type>-<vmid>-<YYYY_MM_DD-HH_MM_SS>.<ext>}) also its owner, time, and the names of
+ * its log and notes files.
+ *
+ * @param filename      the archive's file name (the last path element)
+ * @param type          {@code qemu}, {@code lxc} or {@code openvz}
+ * @param format        {@code tar} or {@code vma}
+ * @param compression   {@code gz}, {@code lzo}, {@code zst}, {@code bz2}, or null
+ * @param decompressor  the command (without the file) that decompresses it, or null when uncompressed:
+ *                      for tar the tar options, for vma a filter writing to standard output
+ * @param logFilename   for a standard name, {@code <name without extension>.log}; else null
+ * @param notesFilename for a standard name, {@code <filename>.notes}; else null
+ * @param vmid          for a standard name, the owner; else null
+ * @param ctime         for a standard name, the backup time (seconds since the epoch; the name holds local time); else null
+ * @param isStdName     whether the name is a standard one
+ */
+public record ArchiveInfo(String filename, String type, String format, String compression, List<String> decompressor,
+                          String logFilename, String notesFilename, Integer vmid, Long ctime, boolean isStdName) {
+    public static final String LOG_EXT = ".log";
+    public static final String NOTES_EXT = ".notes";
+    public static final String PROTECTED_EXT = ".protected";
+
+    private static final Map<String, Map<String, List<String>>> DECOMPRESSORS = Map.of(
+            "tar", Map.of("gz", List.of("tar", "-z"), "lzo", List.of("tar", "--lzop"), "zst", List.of("tar", "--zstd"),
+                    "bz2", List.of("tar", "--bzip2")),
+            "vma", Map.of("gz", List.of("zcat"), "lzo", List.of("lzop", "-d", "-c"), "zst", List.of("zstd", "-q", "-d", "-c"),
+                    "bz2", List.of("bzcat", "-q")));
+
+    public ArchiveInfo {
+        requireNonNull(filename, "filename");
+        requireNonNull(type, "type");
+        requireNonNull(format, "format");
+        decompressor = decompressor == null ? null : List.copyOf(decompressor);
+    }
+
+    /**
+     * Reads an archive's name (a path or volume name: only its last element counts), backup times
+     * in {@code zone}.
+     *
+     * @throws StorageException (bad input) pve's {@code ERROR: couldn't determine archive info from '<archive>'}
+     *                          for a name that is no vzdump archive's
+     */
+    public static ArchiveInfo of(String archive, ZoneId zone) {
+        String filename = archive.substring(archive.lastIndexOf('/') + 1);
+        Optional<BackupArchiveName> name = BackupArchiveName.parse(filename, zone);
+        Optional<String> extension = ContentFileNames.backupFormat(filename);
+        if (name.isEmpty() || extension.isEmpty()) {
+            throw StorageException.badInput("ERROR: couldn't determine archive info from '%s'", archive);
+        }
+        String ext = extension.get();
+        int dot = ext.indexOf('.');
+        String format = dot < 0 ? ext : ext.substring(0, dot);
+        String compression = dot < 0 ? null : ext.substring(dot + 1);
+        if (format.equals("tgz")) {
+            format = "tar";
+            compression = "gz";
+        }
+        List<String> decompressor = compression == null ? null : DECOMPRESSORS.get(format).get(compression);
+        BackupArchiveName n = name.get();
+        if (n.vmid() == null || n.ctime() == null) {
+            return new ArchiveInfo(filename, n.type(), format, compression, decompressor, null, null, null, null, false);
+        }
+        String stem = filename.substring(0, filename.length() - ext.length() - 1);
+        return new ArchiveInfo(filename, n.type(), format, compression, decompressor, stem + LOG_EXT, filename + NOTES_EXT,
+                n.vmid(), n.ctime(), true);
+    }
+}
