@@ -3,7 +3,7 @@ package dev.vsm.cli.command;
 import dev.vsm.backup.Backups;
 import dev.vsm.backup.PruneEntry;
 import dev.vsm.backup.PruneOptions;
-import dev.vsm.cli.Args;
+import dev.vsm.cli.support.Args;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.io.PrintStream;
