@@ -1,5 +1,6 @@
 package dev.vsm.backup;
 
+import dev.vsm.config.PruneOptions;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;

@@ -1,5 +1,6 @@
 package dev.vsm.backup;
 
+import dev.vsm.config.PruneOptions;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;

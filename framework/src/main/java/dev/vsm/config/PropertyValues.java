@@ -1,6 +1,5 @@
 package dev.vsm.config;
 
-import dev.vsm.backup.PruneOptions;
 import dev.vsm.config.RawValue.Kind;
 import dev.vsm.config.RawValue.Scalar;
 import dev.vsm.spi.CommonProperties;

@@ -2,7 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.backup.Backups;
+import dev.vsm.backup.ArchiveAuxiliaries;
 import dev.vsm.qemu.Preallocation;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
@@ -208,7 +208,7 @@ public final class StorageManager {
             }
             Optional<Runnable> later = storage.freeImage(name);
             if (name.type() == ContentType.BACKUP) {
-                Backups.removeAuxiliaries(storage.path(name), context, java.time.ZoneId.systemDefault());
+                ArchiveAuxiliaries.remove(storage.path(name), context, java.time.ZoneId.systemDefault());
             }
             return later;
         });

@@ -1,6 +1,6 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.backup.Backups;
+import dev.vsm.engine.Backups;
 import dev.vsm.spi.VolumeId;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;

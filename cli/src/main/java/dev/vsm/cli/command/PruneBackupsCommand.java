@@ -1,8 +1,8 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.backup.Backups;
+import dev.vsm.engine.Backups;
 import dev.vsm.backup.PruneEntry;
-import dev.vsm.backup.PruneOptions;
+import dev.vsm.config.PruneOptions;
 import dev.vsm.cli.support.Args;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;

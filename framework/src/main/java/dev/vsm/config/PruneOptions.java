@@ -1,6 +1,5 @@
-package dev.vsm.backup;
+package dev.vsm.config;
 
-import dev.vsm.config.PropertyString;
 import dev.vsm.config.PropertyString.Key;
 import dev.vsm.spi.StorageException;
 import java.util.LinkedHashMap;

@@ -1,8 +1,13 @@
-package dev.vsm.backup;
+package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.engine.StorageManager;
+import dev.vsm.backup.ArchiveAuxiliaries;
+import dev.vsm.backup.ArchiveInfo;
+import dev.vsm.backup.BackupPruner;
+import dev.vsm.backup.PruneEntry;
+import dev.vsm.backup.VzdumpConfig;
+import dev.vsm.config.PruneOptions;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -87,35 +92,9 @@ public final class Backups {
                 throw StorageException.badInput("cannot remove protected archive '%s'", volume.storage().path(volume.name()));
             }
             volume.storage().freeImage(volume.name());
-            removeAuxiliaries(volume.storage().path(volume.name()), manager.context(), zone);
+            ArchiveAuxiliaries.remove(volume.storage().path(volume.name()), manager.context(), zone);
             return null;
         });
-    }
-
-    /**
-     * Removes the log and notes files of a removed archive with a standard name, where they exist
-     * (pve's {@code archive_auxiliaries_remove}); a failure is only a warning.
-     */
-    public static void removeAuxiliaries(Path archive, StorageContext context, ZoneId zone) {
-        ArchiveInfo info;
-        try {
-            info = ArchiveInfo.of(archive.toString(), zone);
-        } catch (StorageException e) {
-            return;
-        }
-        for (String name : new String[] {info.logFilename(), info.notesFilename()}) {
-            if (name == null) {
-                continue;
-            }
-            Path file = archive.resolveSibling(name);
-            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-                try {
-                    context.files().delete(file);
-                } catch (StorageException e) {
-                    context.console().warn("Removing " + (name.equals(info.logFilename()) ? "log" : "notes") + " file failed: " + e.getMessage());
-                }
-            }
-        }
     }
 
     /**

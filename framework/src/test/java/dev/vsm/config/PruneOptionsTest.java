@@ -1,4 +1,4 @@
-package dev.vsm.backup;
+package dev.vsm.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
