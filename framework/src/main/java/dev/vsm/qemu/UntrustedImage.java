@@ -110,7 +110,7 @@ public final class UntrustedImage {
     /** The format vsm reads an image of these first bytes as, or null for one it does not import. */
     static String probe(ByteBuffer head) {
         if (starts(head, 0, "QFI\u00fb")) {
-            long version = head.limit() >= 8 ? Integer.toUnsignedLong(head.getInt(4)) : 0;
+            long version = head.limit() >= 8 ? Integer.toUnsignedLong(head.getInt(4)) : 3; // cut short: a broken qcow2
             return version == 2 || version == 3 ? "qcow2" : null;
         }
         if (starts(head, 0, "QED\0")) {
@@ -365,11 +365,11 @@ public final class UntrustedImage {
      * comment, but a parent's name is found anywhere in the text, comments included (qemu finds
      * it with a plain substring search).
      */
-    record VmdkDescriptor(String text, List<List<String>> extents, String createType, String parentCid) {
+    record VmdkDescriptor(String text, List<List<String>> extents, List<String> createTypes, List<String> parentCids) {
         static VmdkDescriptor parse(String text) {
             List<List<String>> extents = new ArrayList<>();
-            String createType = null;
-            String parentCid = null;
+            List<String> createTypes = new ArrayList<>();
+            List<String> parentCids = new ArrayList<>();
             for (String raw : text.split("[\r\n\0]")) {
                 String line = raw.strip();
                 if (line.isEmpty() || line.startsWith("#")) {
@@ -386,13 +386,18 @@ public final class UntrustedImage {
                     String key = line.substring(0, eq).strip().toLowerCase(Locale.ROOT);
                     String value = unquote(line.substring(eq + 1).strip());
                     if (key.equals("createtype")) {
-                        createType = value;
+                        createTypes.add(value);
                     } else if (key.equals("parentcid")) {
-                        parentCid = value;
+                        parentCids.add(value);
                     }
                 }
             }
-            return new VmdkDescriptor(text, extents, createType, parentCid);
+            return new VmdkDescriptor(text, extents, createTypes, parentCids);
+        }
+
+        /** The first {@code createType} (the one qemu reads), or null. */
+        String createType() {
+            return createTypes.isEmpty() ? null : createTypes.get(0);
         }
 
         /** The file names the extents give (quoted or not), in order. */
@@ -411,13 +416,16 @@ public final class UntrustedImage {
             if (text.toLowerCase(Locale.ROOT).contains("parentfilenamehint")) {
                 return "names a parent image (parentFileNameHint)";
             }
-            if (parentCid != null && !parentCid.equalsIgnoreCase("ffffffff")) {
-                return "names a parent image (parentCID=" + VolumeId.printable(parentCid) + ")";
+            for (String parentCid : parentCids) {
+                if (!parentCid.equalsIgnoreCase("ffffffff")) {
+                    return "names a parent image (parentCID=" + VolumeId.printable(parentCid) + ")";
+                }
             }
-            if (createType != null && !createType.equalsIgnoreCase("monolithicSparse")
-                    && !createType.equalsIgnoreCase("streamOptimized")) {
-                return "has createType '" + VolumeId.printable(createType) + "' (only monolithicSparse and streamOptimized "
-                        + "are single files)";
+            for (String createType : createTypes) {
+                if (!createType.equalsIgnoreCase("monolithicSparse") && !createType.equalsIgnoreCase("streamOptimized")) {
+                    return "has createType '" + VolumeId.printable(createType) + "' (only monolithicSparse and streamOptimized "
+                            + "are single files)";
+                }
             }
             if (extents.size() > 1) {
                 return "names " + extents.size() + " extents (a single sparse file has one)";
