@@ -184,6 +184,18 @@ class UntrustedImageTest {
         refused(() -> vsm.run("import", "local", "101", flat.toString(), "--format", "raw"), "names 2 extents");
     }
 
+    /** A qcow2+size stream is a qcow2 file as it is: one whose header names a backing file would make a volume that reads it. */
+    @Test
+    void aQcow2StreamNamingABackingFileLeavesNoVolume() throws IOException {
+        byte[] image = Files.readAllBytes(qcow2Backed("stream.qcow2", canary.toString(), "raw"));
+        Path stream = sources.resolve("q.stream");
+        Files.write(stream, java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1 << 20).array());
+        Files.write(stream, image, java.nio.file.StandardOpenOption.APPEND);
+        refused(() -> vsm.run("import-stream", "local:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString(), "--with-snapshots",
+                "1"), "its qcow2 header names the backing file '" + canary + "'");
+        assertThat(Images.files(storage.resolve("images/100"))).isEmpty();
+    }
+
     @Test
     void selfContainedImagesOfEveryFormatStillImport() {
         Path raw = Images.raw(sources, "disk.raw", 3, 11);
