@@ -3,6 +3,7 @@ package dev.vsm.engine;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.qemu.Preallocation;
+import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
@@ -20,6 +21,7 @@ import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -318,12 +320,19 @@ public final class StorageManager {
         throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
     }
 
-    /** Parsed name, image details and features of a volume. */
+    /**
+     * Parsed name, image details and features of a volume. An image of {@code import} content is
+     * not vsm's: it is inspected ({@link UntrustedImage}) before qemu-img reads its details, which
+     * would open the data files or vmdk extents it names.
+     */
     public VolumeDetails info(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
         Path path = storage.path(name);
+        if (name.type() == ContentType.IMPORT && UntrustedImage.FORMATS.contains(name.format()) && Files.isRegularFile(path)) {
+            UntrustedImage.inspect(path, name.format(), volid.toString());
+        }
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
         return new VolumeDetails(volid, name, path, image, backing, storage.features(name));

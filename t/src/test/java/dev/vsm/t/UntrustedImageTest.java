@@ -70,6 +70,10 @@ class UntrustedImageTest {
                 "refusing source 'local:import/appliance.qcow2': its qcow2 header names the backing file");
         refused(() -> vsm.run("import", "local", "101", volume.toString()), "names the backing file");
         refused(() -> vsm.run("copy", "local:import/appliance.qcow2", "local", "--vmid", "101"), "names the backing file");
+        // qemu-img info opens the files a vmdk's extents name: vsm info of an import volume inspects it first
+        Files.writeString(storage.resolve("import/flat.vmdk"), "version=1\ncreateType=\"monolithicFlat\"\nRW 2048 FLAT \""
+                + canary + "\" 0\n");
+        refused(() -> vsm.run("info", "local:import/flat.vmdk"), "its extents name ('" + canary + "')");
     }
 
     @Test
