@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.backup.ArchiveAuxiliaries;
 import dev.vsm.qemu.Preallocation;
+import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
@@ -21,6 +22,7 @@ import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -326,12 +328,19 @@ public final class StorageManager {
         throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
     }
 
-    /** Parsed name, image details, features and snapshots of a volume. */
+    /**
+     * Parsed name, image details, features and snapshots of a volume. An image of {@code import}
+     * content is not vsm's: it is inspected ({@link UntrustedImage}) before qemu-img reads its
+     * details, which would open the data files or vmdk extents it names.
+     */
     public VolumeDetails info(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
         Path path = storage.path(name);
+        if (name.type() == ContentType.IMPORT && UntrustedImage.FORMATS.contains(name.format()) && Files.isRegularFile(path)) {
+            UntrustedImage.inspect(path, name.format(), volid.toString());
+        }
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
         return new VolumeDetails(volid, name, path, image, backing, storage.features(name), storage.volumeSnapshots(name));

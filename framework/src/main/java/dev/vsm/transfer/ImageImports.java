@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.CommonProperties;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SourceFile;
@@ -13,7 +14,9 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -33,24 +36,73 @@ public final class ImageImports {
     }
 
     /**
-     * The image a source argument names: a volume id of a configured storage (activated, its
-     * format from its name; a disk inside an OVA extracted), else a path, checked and probed
-     * ({@link SourceImages}). Close the result when the import is done.
+     * The image a source argument names: a volume id of a configured storage, or a path that is a
+     * volume of one (both read as that volume: {@link #volumeSource}), else a path, checked and
+     * inspected as an untrusted image ({@link SourceImages}). A volume's path is read in the
+     * volume's format whatever its first bytes say, so a guest that writes an image header over
+     * its raw disk cannot make vsm read that disk as an image; {@code --source-format raw} reads
+     * any source as raw. Close the result when the import is done.
      */
     public ImportSource source(String source, String sourceFormat, boolean yes) {
         if (VOLID_LIKE.matcher(source).matches()) {
             VolumeId volid = VolumeId.parse(source);
             if (manager.storages().containsKey(volid.storage())) {
-                return volumeSource(volid);
+                return volumeSource(volid, sourceFormat);
             }
         }
-        return ImportSource.of(sources.probe(Path.of(source), sourceFormat, yes));
+        Path path = Path.of(source);
+        if (!"raw".equals(sourceFormat)) {
+            Optional<VolumeId> volume = volumeAt(path);
+            if (volume.isPresent()) {
+                return volumeSource(volume.get(), sourceFormat);
+            }
+        }
+        return ImportSource.of(sources.probe(path, sourceFormat, yes));
+    }
+
+    /** The volume of a configured storage at {@code path}, if it is one. */
+    private Optional<VolumeId> volumeAt(Path path) {
+        if (!Files.exists(path)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(manager.volumeIdForPath(path));
+        } catch (StorageException e) {
+            return Optional.empty(); // no volume (or a storage that cannot say): the path is inspected as untrusted
+        }
+    }
+
+    /** A volume as the source of an import, read as its own format or, with {@code --source-format raw}, as raw. */
+    private ImportSource volumeSource(VolumeId volid, String sourceFormat) {
+        if (sourceFormat == null) {
+            return volumeSource(volid);
+        }
+        StorageManager.Volume volume = manager.volume(volid);
+        String own = volume.name().format();
+        if (!sourceFormat.equals("raw") && !sourceFormat.equals(own)) {
+            throw StorageException.badInput("source '%s' is a volume of format %s, read as %s: drop --source-format %s (or pass "
+                    + "--source-format raw to read its bytes as a raw disk)", volid, own, own, VolumeId.printable(sourceFormat));
+        }
+        if (sourceFormat.equals(own)) {
+            return volumeSource(volid);
+        }
+        Storage storage = volume.storage();
+        storage.activateVolume(volume.name());
+        SourceFile file = storage.sourceFile(volume.name());
+        try {
+            return new ImportSource(sources.probe(file.path(), "raw", true, volid.toString()), volid.toString(), file::close);
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
     }
 
     /**
-     * A volume as the source of an import or a copy: activated, at its path, in its own format;
-     * a volume that is no file of its own ({@link Storage#sourceFile}, a disk in an OVA) as the
-     * temporary file the storage made, probed as an untrusted image.
+     * A volume as the source of an import or a copy: activated, at its path, in its own format.
+     * A guest image (content {@code images} or {@code rootdir}) is vsm's own and read as it is (a
+     * linked clone with its base); any other volume ({@code import} content) and a volume that is
+     * no file of its own ({@link Storage#sourceFile}, a disk in an OVA, as the temporary file the
+     * storage made) is inspected as an untrusted image.
      */
     ImportSource volumeSource(VolumeId volid) {
         StorageManager.Volume volume = manager.volume(volid);
@@ -59,11 +111,13 @@ public final class ImageImports {
         storage.activateVolume(name);
         SourceFile file = storage.sourceFile(name);
         try {
-            if (file.path().equals(storage.path(name))) {
+            boolean guestImage = name.type() == ContentType.IMAGES || name.type() == ContentType.ROOTDIR;
+            if (guestImage && file.path().equals(storage.path(name))) {
                 long size = storage.volumeSizeInfo(name).virtualSize();
                 return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close);
             }
-            return new ImportSource(sources.probe(file.path(), file.format(), false), volid.toString(), file::close);
+            return new ImportSource(sources.probe(file.path(), file.format(), true, volid.toString()), volid.toString(),
+                    file::close);
         } catch (RuntimeException e) {
             file.close();
             throw e;

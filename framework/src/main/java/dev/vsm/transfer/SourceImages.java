@@ -2,6 +2,7 @@ package dev.vsm.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.SourceImage;
@@ -15,13 +16,15 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Checks an image given to {@code vsm import} before anything is allocated, and probes it with
- * {@code qemu-img info}. Refused (bad input, one line): a path that does not exist or cannot be
- * read, a directory, anything but a file or block device, a block device without {@code --yes}
- * (it may be in use), what qemu-img cannot open, and data that only "reads as raw" but is no disk
- * image: an empty file, a file named {@code .qcow2}/{@code .vmdk}/... that is not one, or one
- * whose size is not a whole number of 512-byte sectors (pass {@code --source-format raw} to take
- * such data as a raw disk anyway).
+ * Checks an image vsm did not make (given to {@code vsm import}, a volume of {@code import}
+ * content, a disk from an OVA) before anything is allocated: inspected as an
+ * {@link UntrustedImage} (its format told from its first bytes, refused when it names data outside
+ * itself), then read with {@code qemu-img info -f <format>}. Refused (bad input, one line): a path
+ * that does not exist or cannot be read, a directory, anything but a file or block device, a block
+ * device without {@code --yes} (it may be in use), what the inspection refuses, what qemu-img
+ * cannot open, and data that only "reads as raw" but is no disk image: an empty file, a file named
+ * {@code .qcow2}/{@code .vmdk}/... that is not one, or one whose size is not a whole number of
+ * 512-byte sectors (pass {@code --source-format raw} to take such data as a raw disk anyway).
  */
 public final class SourceImages {
     private static final long SECTOR = 512;
@@ -40,7 +43,12 @@ public final class SourceImages {
      * @param yes          whether reading a block device was confirmed
      */
     public SourceImage probe(Path path, String sourceFormat, boolean yes) {
-        String shown = VolumeId.printable(path.toString());
+        return probe(path, sourceFormat, yes, path.toString());
+    }
+
+    /** As {@link #probe(Path, String, boolean)}, with messages naming the source {@code as} (a volume id). */
+    public SourceImage probe(Path path, String sourceFormat, boolean yes, String as) {
+        String shown = VolumeId.printable(as);
         if (!Files.exists(path)) {
             throw StorageException.badInput("source '%s' does not exist%s", shown,
                     Files.isSymbolicLink(path) ? " (a dangling symbolic link)" : "");
@@ -57,17 +65,18 @@ public final class SourceImages {
                     + "while it is read)", shown);
         }
         checkReadable(path, shown);
+        String format = UntrustedImage.inspect(path, sourceFormat, as);
         ImageInfo info;
         try {
-            info = qemuImg.info(path, sourceFormat);
+            info = qemuImg.info(path, format);
         } catch (StorageException e) {
             throw StorageException.badInput("source '%s' is not a disk image qemu-img can read%s: %s", shown,
                     sourceFormat == null ? "" : " as " + sourceFormat, e.getMessage());
         }
-        if (sourceFormat == null && info.format().equals("raw") && !device) {
+        if (sourceFormat == null && format.equals("raw") && !device) {
             checkLooksLikeRawDisk(path, shown, fileSize(path)); // qemu-img rounds a raw file's size up to whole sectors
         }
-        return new SourceImage(path.toAbsolutePath(), info.format(), info.virtualSize());
+        return new SourceImage(path.toAbsolutePath(), format, info.virtualSize());
     }
 
     private static void checkReadable(Path path, String shown) {

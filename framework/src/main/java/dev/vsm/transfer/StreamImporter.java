@@ -7,6 +7,7 @@ import dev.vsm.exec.ShellQuote;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
+import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.Storage;
@@ -205,8 +206,18 @@ public final class StreamImporter {
         }
     }
 
-    /** A qcow2 stream must be a consistent image of the virtual size its header announces. */
+    /**
+     * A qcow2 stream must be a self-contained ({@link UntrustedImage}: no backing or data file,
+     * inspected before qemu-img opens it) and consistent image of the virtual size its header
+     * announces.
+     */
     private void checkQcow2(Path path, long size) {
+        try {
+            UntrustedImage.inspect(path, "qcow2", "the stream");
+        } catch (StorageException e) {
+            throw StorageException.badInput("import: the stream is not a consistent qcow2 image, or names data outside itself: %s",
+                    e.getMessage());
+        }
         qemuImg.check(path, "qcow2").ifPresent(problem -> {
             throw StorageException.badInput("import: the stream is not a consistent qcow2 image (truncated or corrupt?): %s",
                     problem);

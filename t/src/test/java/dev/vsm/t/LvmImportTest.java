@@ -84,6 +84,18 @@ class LvmImportTest {
         assertThat(vg.lvNames()).isEmpty();
     }
 
+    /** An image that names data outside itself is refused before any LV is made (UntrustedImageTest covers every kind on dir). */
+    @Test
+    void anImageNamingAHostFileIsRefusedBeforeAnLvIsMade() {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        Path backed = sandbox.resolve("sources/backed.qcow2");
+        Images.run("qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "raw", "-b", source.toString(), backed.toString(), "10M");
+        vsm.run("import", "san", "100", backed.toString(), "--dry-run")
+                .badInput("its qcow2 header names the backing file '" + source + "'");
+        vsm.run("import", "san", "100", backed.toString()).badInput("names the backing file");
+        assertThat(vg.lvNames()).isEmpty();
+    }
+
     @Test
     void anLvOnASaferemoveStorageReadsZerosAndZeroRunsAreSkipped() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true");

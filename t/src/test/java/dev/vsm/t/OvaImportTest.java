@@ -102,7 +102,7 @@ class OvaImportTest {
                 RW 8 FLAT "/etc/hostname" 0
                 """;
         new Tar().file("disk1.vmdk", descriptor.getBytes(StandardCharsets.UTF_8)).writeTo(importDir.resolve("flat.ova"));
-        refused("flat.ova", "a vmdk in an OVA must be a single sparse file");
+        refused("flat.ova", "it is a vmdk descriptor file: its data is in the files its extents name ('/etc/hostname')");
     }
 
     @Test

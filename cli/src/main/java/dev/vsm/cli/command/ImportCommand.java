@@ -13,8 +13,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm import <storage> <vmid> <source>}: a new volume from a disk image, with qemu-img convert. */
-@Command(name = "import", description = "Import a disk image (raw, qcow2, vmdk, vdi, vhdx, ... anything qemu-img reads) "
-        + "as a new volume.",
+@Command(name = "import", description = "Import a disk image (raw, qcow2, vmdk, vdi, vhdx, vpc, qed) as a new volume; an "
+        + "image that names data outside itself (a backing file, a data file, vmdk extents) is refused.",
         footer = {"", "SOURCE is a file, a block device (with --yes) or a volume id.",
             "dir: qemu-img convert with the storage's image options; lvm: an LV sized for the image, written with convert -n",
             "(every zero written, unless the storage's saferemove means a new LV reads zeros)."})
@@ -35,7 +35,8 @@ public final class ImportCommand extends ChangingCommand {
     String name;
 
     @Option(names = "--source-format", paramLabel = "FORMAT",
-            description = "read SOURCE as this format instead of probing it (raw takes any data as a raw disk)")
+            description = "read SOURCE as this format instead of telling it from its first bytes (raw takes any data as a "
+                    + "raw disk)")
     String sourceFormat;
 
     @Option(names = "--yes", description = "SOURCE may be a block device (nothing may write to it while it is read)")

@@ -11,14 +11,10 @@ import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.spi.files.DirVolumeNames;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,9 +25,9 @@ import java.util.Optional;
  * <p>Listing shows each disk member of each OVA below the OVA itself (pve lists only the OVA and
  * names its disks through its import API, which vsm does not have). As an import's source a disk
  * is extracted to a temporary file beside the OVA ({@link PartialImages}: never listed, swept when
- * its process is gone) and checked as an untrusted image: a vmdk must be one sparse file (a
- * descriptor may name any host file as an extent) and a qcow2 may have no backing or external data
- * file. The archive itself is read by {@link OvaArchive}, which refuses hostile members.
+ * its process is gone), which the framework inspects as an untrusted image before any qemu-img
+ * reads it, as it does every image vsm did not make. The archive itself is read by
+ * {@link OvaArchive}, which refuses hostile members.
  */
 final class OvaDisks {
     private static final byte[] VMDK_SPARSE_MAGIC = {'K', 'D', 'M', 'V'};
@@ -92,52 +88,7 @@ final class OvaDisks {
         });
         Path temp = partials.temporaryFor(importDir.resolve(ova.getFileName() + "-" + member));
         archive.extract(disk, temp);
-        try {
-            checkUntrusted(temp, format, volume);
-        } catch (RuntimeException e) {
-            delete(temp);
-            throw e;
-        }
         return new SourceFile(temp, format, () -> delete(temp));
-    }
-
-    private void checkUntrusted(Path file, String format, VolumeName volume) {
-        byte[] head = head(file, 80);
-        switch (format) {
-            case "vmdk" -> {
-                if (!Arrays.equals(head, 0, 4, VMDK_SPARSE_MAGIC, 0, 4)) {
-                    throw refused(volume, "a vmdk in an OVA must be a single sparse file (a descriptor file may name any "
-                            + "file of this host as its data)");
-                }
-            }
-            case "qcow2" -> {
-                if (!Arrays.equals(head, 0, 4, QCOW2_MAGIC, 0, 4)) {
-                    throw refused(volume, "it is not a qcow2 image");
-                }
-                ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.BIG_ENDIAN);
-                if (b.getLong(8) != 0) {
-                    throw refused(volume, "a qcow2 image in an OVA may not have a backing file");
-                }
-                if (b.getInt(4) >= 3 && (b.getLong(72) & 0b100) != 0) {
-                    throw refused(volume, "a qcow2 image in an OVA may not have an external data file");
-                }
-            }
-            default -> { /* raw: data only */ }
-        }
-    }
-
-    private StorageException refused(VolumeName volume, String why) {
-        return StorageException.badInput("refusing '%s:%s': %s", storeid, volume.volname(), why);
-    }
-
-    private static byte[] head(Path file, int n) {
-        byte[] b = new byte[n];
-        try (InputStream in = Files.newInputStream(file)) {
-            in.readNBytes(b, 0, n);
-            return b;
-        } catch (IOException e) {
-            throw StorageException.failed(e, "cannot read '%s': %s", file, e.getMessage());
-        }
     }
 
     private void delete(Path temp) {
