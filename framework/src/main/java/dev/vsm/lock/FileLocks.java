@@ -343,7 +343,7 @@ public final class FileLocks {
             Object checked = null;
             try {
                 PosixFileAttributes before = entry.readAttributes();
-                requireOwnRegularFile(file, before, me);
+                requireOwnRegularFile(file, before, me, create);
                 if (!create && othersMayWrite(before.permissions())) {
                     FileTrust.Stat stat = FileTrust.lstat(file);
                     throw StorageException.failed("file '%s' is %s, writable by others: remove it (rm %s) and run vsm again",
@@ -367,7 +367,7 @@ public final class FileLocks {
             }
             try {
                 PosixFileAttributes after = entry.readAttributes();
-                requireOwnRegularFile(file, after, me);
+                requireOwnRegularFile(file, after, me, create);
                 if (checked != null && !checked.equals(after.fileKey())) {
                     throw StorageException.failed("can't open file '%s' - it was replaced while vsm opened it", file);
                 }
@@ -381,11 +381,12 @@ public final class FileLocks {
         }
     }
 
-    private static void requireOwnRegularFile(Path file, PosixFileAttributes attributes, UserPrincipal me) throws IOException {
+    private static void requireOwnRegularFile(Path file, PosixFileAttributes attributes, UserPrincipal me, boolean lock)
+            throws IOException {
         if (!attributes.isRegularFile() || !attributes.owner().equals(me)) {
             FileTrust.Stat stat = FileTrust.lstat(file);
-            throw StorageException.failed("lock file '%s' is a %s (%s), not a regular file of %s's: remove it (rm %s) and run vsm again",
-                    file, stat.kind(), stat.describe(), me.getName(), file);
+            throw StorageException.failed("%s '%s' is a %s (%s), not a regular file of %s's: remove it (rm %s) and run vsm again",
+                    lock ? "lock file" : "file", file, stat.kind(), stat.describe(), me.getName(), file);
         }
     }
 

@@ -312,7 +312,7 @@ class FileLocksTest {
         assertThat(FileLocks.readOwnFile(cache)).hasValueSatisfying(b -> assertThat(new String(b)).isEqualTo("storages: {}\n"));
         Files.setAttribute(cache, "unix:uid", 65534);
         assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
-                .hasMessageStartingWith("lock file '" + cache + "' is a regular file (owned by uid 65534");
+                .hasMessageStartingWith("file '" + cache + "' is a regular file (owned by uid 65534");
         Files.setAttribute(cache, "unix:uid", 0);
         Files.setPosixFilePermissions(cache, PosixFilePermissions.fromString("rw-rw-rw-"));
         assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
