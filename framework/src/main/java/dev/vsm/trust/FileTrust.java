@@ -14,7 +14,7 @@ import java.util.Optional;
  * {@code StrictModes} and sudo's checks of {@code sudoers}.
  *
  * <p>A path is trusted when, after resolving its symbolic links, it and every directory above
- * it up to {@code /} belong to root or to the calling user, and none of them may be written by
+ * it up to {@code /} (those above the link too, when it is one) belong to root or to the calling user, and none of them may be written by
  * group or others, except a directory with the sticky bit ({@code /tmp}, {@code /run/lock}: mode
  * 1777, root's): there others may add names but never rename or remove one they do not own.
  * A directory above that someone else may write is as bad as the file itself being writable:
@@ -120,7 +120,11 @@ public final class FileTrust {
         if (own.isPresent()) {
             return own;
         }
-        return untrustedParents(real);
+        Optional<Problem> above = untrustedParents(real);
+        if (above.isPresent() || real.equals(path.toAbsolutePath().normalize())) {
+            return above;
+        }
+        return untrustedParents(path); // a link: whoever may change its directory may point it elsewhere
     }
 
     /**
