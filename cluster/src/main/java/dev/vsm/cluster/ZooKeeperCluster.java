@@ -17,7 +17,7 @@ import dev.vsm.spi.StorageLocks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
@@ -270,22 +270,33 @@ final class ZooKeeperCluster implements Cluster {
         }
     }
 
-    /** The cached configuration, with the warning; or {@code no quorum! ... and no cached configuration}. */
+    /**
+     * The cached configuration, with the warning; or {@code no quorum! ... and no cached configuration}.
+     * The cache lives in the lock directory and is read by its rule ({@link FileLocks#readOwnFile}):
+     * a file there that is not this user's own is refused, never used.
+     */
     private synchronized byte[] cached() {
+        Optional<byte[]> bytes;
         try {
-            byte[] bytes = Files.readAllBytes(cacheFile);
-            if (!warnedCache) {
-                warnedCache = true;
-                Instant at = Files.getLastModifiedTime(cacheFile).toInstant().truncatedTo(ChronoUnit.SECONDS);
-                warn.accept("no quorum: using the cluster configuration cached at " + at);
-            }
-            return bytes;
-        } catch (NoSuchFileException e) {
-            throw noQuorum(" and no cached configuration");
-        } catch (IOException e) {
+            bytes = FileLocks.readOwnFile(cacheFile);
+        } catch (StorageException e) {
             throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper()
-                    + " not reachable) and the cached configuration " + cacheFile + " cannot be read: " + e.getMessage());
+                    + " not reachable) and the cached configuration cannot be used: " + e.getMessage());
         }
+        if (bytes.isEmpty()) {
+            throw noQuorum(" and no cached configuration");
+        }
+        if (!warnedCache) {
+            warnedCache = true;
+            String at;
+            try {
+                at = Files.getLastModifiedTime(cacheFile, LinkOption.NOFOLLOW_LINKS).toInstant().truncatedTo(ChronoUnit.SECONDS).toString();
+            } catch (IOException e) {
+                at = "an unknown time";
+            }
+            warn.accept("no quorum: using the cluster configuration cached at " + at);
+        }
+        return bytes.get();
     }
 
     @Override

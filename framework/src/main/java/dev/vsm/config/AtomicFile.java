@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
 
@@ -25,12 +26,14 @@ import java.util.Set;
  * Replaces a file so that a crash at any moment leaves either the old or the new content, never
  * a mix: the bytes go to a temporary file in the same directory ({@code .<name>.tmp-<pid>-<random>}),
  * which is synced, renamed over the target, and the directory synced. The new file keeps the old
- * one's permissions and group (a new file gets 0640). A symlink is followed: its target is
+ * one's permissions and group, less any write permission of group or others (0644 stays 0644,
+ * pve's 0640 with group {@code www-data} stays so, 0666 becomes 0644); a new file gets 0600: the
+ * configuration decides where root writes and which code it runs, so no one else may change it. A symlink is followed: its target is
  * replaced, the link stays. On failure the temporary file is removed; ones left by a process that
  * died meanwhile are removed by {@link #removeStaleTemporaries}.
  */
 final class AtomicFile {
-    private static final Set<PosixFilePermission> NEW_FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
+    private static final Set<PosixFilePermission> NEW_FILE_MODE = PosixFilePermissions.fromString("rw-------");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private AtomicFile() {}
@@ -46,7 +49,7 @@ final class AtomicFile {
             try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                     PosixFilePermissions.asFileAttribute(OWNER_ONLY))) {
                 // made private first, given the final mode and group before any byte is written
-                Files.setPosixFilePermissions(temp, old != null ? old.permissions() : NEW_FILE_MODE);
+                Files.setPosixFilePermissions(temp, old != null ? withoutOthersWrite(old.permissions()) : NEW_FILE_MODE);
                 if (old != null) {
                     keepGroup(temp, old.group());
                 }
@@ -108,6 +111,14 @@ final class AtomicFile {
         } catch (IOException e) {
             return target.toAbsolutePath();
         }
+    }
+
+    private static Set<PosixFilePermission> withoutOthersWrite(Set<PosixFilePermission> permissions) {
+        Set<PosixFilePermission> kept = EnumSet.noneOf(PosixFilePermission.class);
+        kept.addAll(permissions);
+        kept.remove(PosixFilePermission.GROUP_WRITE);
+        kept.remove(PosixFilePermission.OTHERS_WRITE);
+        return kept;
     }
 
     private static void keepGroup(Path file, GroupPrincipal group) {

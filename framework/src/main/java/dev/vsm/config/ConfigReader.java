@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.config.StorageConfigs.Origin;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageConfig;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -165,10 +166,13 @@ final class ConfigReader {
         return Optional.empty();
     }
 
-    /** The file's bytes, or empty when it does not exist. */
+    /** The file's bytes, or empty when it does not exist; as root, only a file no one else may change ({@link #requireTrusted}). */
     static Optional<byte[]> readFile(Path file) {
         String label = file.toString();
         try {
+            if (FileTrust.callerIsRoot()) {
+                requireTrusted(file);
+            }
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
             if (!attributes.isRegularFile()) {
                 throw problem(label, "not a regular file");
@@ -186,6 +190,28 @@ final class ConfigReader {
             throw problem(label, "cannot read the file: permission denied");
         } catch (IOException e) {
             throw problem(label, "cannot read the file: " + e.getMessage());
+        }
+    }
+
+    /**
+     * As root, the configuration decides which code runs ({@code plugin-dir}) and where root
+     * writes ({@code path}): the file, and every directory above it, must belong to root and no
+     * one else may write them ({@link FileTrust}, sudo's rule for {@code sudoers}); a directory
+     * above that others may write (a mode 0777 {@code /etc/vsm}) is as bad, since they could put
+     * another file in its place. When the file does not exist yet, its directory is checked, as
+     * root would make it there. Refused as bad input (one line, the fix), nothing read.
+     */
+    private static void requireTrusted(Path file) throws IOException {
+        Optional<FileTrust.Problem> problem;
+        if (Files.exists(file)) {
+            problem = FileTrust.untrusted(file);
+        } else if (file.toAbsolutePath().getParent() != null && Files.isDirectory(file.toAbsolutePath().getParent())) {
+            problem = FileTrust.untrusted(file.toAbsolutePath().getParent());
+        } else {
+            return; // nothing there yet; the write makes the directories, root's
+        }
+        if (problem.isPresent()) {
+            throw problem(file.toString(), "refused as root: " + problem.get().describe());
         }
     }
 

@@ -17,6 +17,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
@@ -29,6 +30,10 @@ import java.util.Set;
  * they remove what the command was asked to remove, or the command's own temporary files.
  */
 public final class LocalHostFiles implements HostFiles {
+    private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
+    private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
+    private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");
+
     private final boolean dryRun;
     private final Console console;
     private final Runnable beforeChange;
@@ -53,9 +58,22 @@ public final class LocalHostFiles implements HostFiles {
             return;
         }
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to create directory '%s' - %s", dir, reason(e));
+        }
+    }
+
+    @Override
+    public void createFile(Path file) {
+        if (dryRun) {
+            return;
+        }
+        try {
+            Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(FILE_MODE)).close();
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to create file '%s' - %s", file, reason(e));
         }
     }
 
@@ -150,12 +168,12 @@ public final class LocalHostFiles implements HostFiles {
     @Override
     public void makeReadOnly(Path file) {
         if (dryRun) {
-            console.info("+ chmod 0444 " + ShellQuote.quote(file.toString()));
+            console.info("+ chmod 0440 " + ShellQuote.quote(file.toString()));
             return;
         }
         beforeChange.run();
         try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+            Files.setPosixFilePermissions(file, READ_ONLY_MODE);
         } catch (IOException e) {
             throw StorageException.failed(e, "chmod '%s' failed - %s", file, reason(e));
         }

@@ -2,6 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -25,6 +26,12 @@ import java.util.function.Supplier;
  * starting with a dot, are ignored. A missing default directory means no drop-in plugins; a
  * missing directory that was asked for ({@link #explicit()}) is worth a warning, as it is most
  * likely a typo.
+ *
+ * <p>The directory, each sub-directory and each jar must belong to root or to the caller, and
+ * no one else may write them or a directory above them (see {@link FileTrust}): a directory
+ * that fails loads nothing, a jar or sub-directory that fails is skipped, each with one warning
+ * that names it and the fix. Nothing of theirs is opened as a class path, so none of their
+ * code runs.
  *
  * @param dir      the directory
  * @param explicit whether it was asked for (option, environment or configuration) rather than the default
@@ -70,6 +77,16 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
      */
     public List<PluginBundle> scan(Consumer<String> warnings) {
         List<Path> entries = new ArrayList<>();
+        try {
+            Optional<FileTrust.Problem> problem = FileTrust.untrusted(dir);
+            if (problem.isPresent()) {
+                warnings.accept("plugin directory " + dir + " (" + origin + ") not used: " + problem.get().describe()
+                        + " - no drop-in plugins loaded");
+                return List.of();
+            }
+        } catch (IOException e) {
+            // missing or unreadable: told below
+        }
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             stream.forEach(entries::add);
         } catch (NoSuchFileException e) {
@@ -93,8 +110,10 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
                 continue;
             }
             if (Files.isDirectory(entry)) {
-                jarsIn(entry, warnings).ifPresent(jars -> bundles.add(new PluginBundle(entry, jars)));
-            } else if (isJar(entry)) {
+                if (trusted(entry, warnings)) {
+                    jarsIn(entry, warnings).ifPresent(jars -> bundles.add(new PluginBundle(entry, jars)));
+                }
+            } else if (isJar(entry) && trusted(entry, warnings)) {
                 bundles.add(new PluginBundle(entry, List.of(entry)));
             }
         }
@@ -110,6 +129,13 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
                     jars.add(p);
                 }
             }
+            for (Path jar : jars) {
+                Optional<FileTrust.Problem> problem = FileTrust.untrusted(jar);
+                if (problem.isPresent()) {
+                    warnings.accept(notLoaded(subdir, problem.get()));
+                    return Optional.empty();
+                }
+            }
         } catch (IOException e) {
             warnings.accept("storage plugin " + subdir + " not loaded: cannot read the directory (" + e.getMessage()
                     + ") - check its permissions");
@@ -117,6 +143,27 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
         }
         jars.sort(Comparator.comparing(p -> p.getFileName().toString()));
         return Optional.of(jars);
+    }
+
+    /**
+     * Whether a jar or sub-directory may be loaded: it and every directory above it belong to root
+     * or to the caller and no one else may write them ({@link FileTrust}, as OpenSSH's
+     * {@code StrictModes}); otherwise one warning names it and the fix. Its code would run as
+     * the caller, often root, the moment a class of it is loaded, so this is decided before.
+     */
+    private static boolean trusted(Path entry, Consumer<String> warnings) {
+        try {
+            Optional<FileTrust.Problem> problem = FileTrust.untrusted(entry);
+            problem.ifPresent(p -> warnings.accept(notLoaded(entry, p)));
+            return problem.isEmpty();
+        } catch (IOException e) {
+            warnings.accept("storage plugin " + entry + " not loaded: cannot check who may change it (" + e.getMessage() + ")");
+            return false;
+        }
+    }
+
+    private static String notLoaded(Path entry, FileTrust.Problem problem) {
+        return "storage plugin " + entry + " not loaded: " + problem.describe();
     }
 
     private static boolean isJar(Path p) {

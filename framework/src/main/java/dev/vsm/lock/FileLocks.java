@@ -3,14 +3,30 @@ package dev.vsm.lock;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.StorageException;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +72,7 @@ public final class FileLocks {
         return DEFAULT_TIMEOUT;
     }
 
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
     private static final long MAX_POLL_MILLIS = 100;
 
@@ -267,12 +284,114 @@ public final class FileLocks {
         }
     }
 
-    private static FileChannel openLockFile(Path file) {
+    /**
+     * Opens (creating it, mode 0600) the lock file {@code file}, refusing at once anything that
+     * is not a regular file of this process's user: a FIFO would block the open forever (Java
+     * has no {@code O_NONBLOCK}), a file of someone else's could be held by them.
+     *
+     * <p>The directory is opened first and checked through that descriptor (its owner and mode,
+     * as {@link LockDirectory} requires); the file is then looked at and opened relative to the
+     * same descriptor ({@code fstatat}/{@code openat} with {@code O_NOFOLLOW}), so no rename of the
+     * directory or a directory above it can slip another one in between. What is left is the
+     * moment between looking at the file and opening it: only a process that may write the
+     * directory could replace the file then, and that is this user alone, as just checked. The
+     * opened file is looked at once more and must be the one checked.
+     */
+    static FileChannel openLockFile(Path file) {
+        return openOwnFile(file, true);
+    }
+
+    /**
+     * Reads a file vsm keeps beside its lock files (the cluster configuration cache) by the same
+     * rule as {@link #openLockFile}: it must be a regular file of this process's user that no
+     * one else may write, in a directory that passes the lock directory's checks.
+     *
+     * @return empty when the file does not exist
+     * @throws StorageException (FAILED) when the file or its directory is refused or cannot be read
+     */
+    public static Optional<byte[]> readOwnFile(Path file) {
+        FileChannel channel;
         try {
-            return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            channel = openOwnFile(file, false);
+        } catch (StorageException e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+        try (InputStream in = Channels.newInputStream(channel)) {
+            return Optional.of(in.readAllBytes());
+        } catch (IOException e) {
+            throw StorageException.failed(e, "can't read file '%s' - %s", file, e.getMessage());
+        }
+    }
+
+    /** {@link #openLockFile} ({@code create}: for writing, made if missing) or {@link #readOwnFile} (for reading). */
+    private static FileChannel openOwnFile(Path file, boolean create) {
+        Path dir = file.getParent();
+        Path name = file.getFileName();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            if (!(stream instanceof SecureDirectoryStream<Path> sds)) {
+                throw StorageException.failed("can't open file '%s' - this system cannot open files relative to a directory", file);
+            }
+            UserPrincipal me = FileTrust.callerPrincipal();
+            PosixFileAttributes dirAttributes = sds.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
+            if (!dirAttributes.owner().equals(me) || othersMayWrite(dirAttributes.permissions())) {
+                throw LockDirectory.refused(FileTrust.lstat(dir), me.getName(), true);
+            }
+            PosixFileAttributeView entry = sds.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+            Object checked = null;
+            try {
+                PosixFileAttributes before = entry.readAttributes();
+                requireOwnRegularFile(file, before, me, create);
+                if (!create && othersMayWrite(before.permissions())) {
+                    FileTrust.Stat stat = FileTrust.lstat(file);
+                    throw StorageException.failed("file '%s' is %s, writable by others: remove it (rm %s) and run vsm again",
+                            file, stat.describe(), file);
+                }
+                if (create && !before.permissions().equals(OWNER_ONLY)) {
+                    entry.setPermissions(OWNER_ONLY); // made 0644 by an older vsm: another user could open it and hold a lock
+                }
+                checked = before.fileKey();
+            } catch (NoSuchFileException absent) {
+                if (!create) {
+                    throw absent;
+                }
+            }
+            Set<OpenOption> options = create ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
+                    : Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            SeekableByteChannel opened = sds.newByteChannel(name, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            if (!(opened instanceof FileChannel channel)) {
+                opened.close();
+                throw StorageException.failed("can't open file '%s' - not a file channel", file);
+            }
+            try {
+                PosixFileAttributes after = entry.readAttributes();
+                requireOwnRegularFile(file, after, me, create);
+                if (checked != null && !checked.equals(after.fileKey())) {
+                    throw StorageException.failed("can't open file '%s' - it was replaced while vsm opened it", file);
+                }
+                return channel;
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(channel);
+                throw e;
+            }
         } catch (IOException e) {
             throw StorageException.failed(e, "can't open file '%s' - %s", file, e.getMessage());
         }
+    }
+
+    private static void requireOwnRegularFile(Path file, PosixFileAttributes attributes, UserPrincipal me, boolean lock)
+            throws IOException {
+        if (!attributes.isRegularFile() || !attributes.owner().equals(me)) {
+            FileTrust.Stat stat = FileTrust.lstat(file);
+            throw StorageException.failed("%s '%s' is a %s (%s), not a regular file of %s's: remove it (rm %s) and run vsm again",
+                    lock ? "lock file" : "file", file, stat.kind(), stat.describe(), me.getName(), file);
+        }
+    }
+
+    private static boolean othersMayWrite(Set<PosixFilePermission> permissions) {
+        return permissions.contains(PosixFilePermission.GROUP_WRITE) || permissions.contains(PosixFilePermission.OTHERS_WRITE);
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -3,6 +3,7 @@ package dev.vsm.lock;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.StorageException;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where vsm keeps its lock files.
@@ -22,8 +24,14 @@ import java.util.Map;
  *       (mode 0700) of the calling user.</li>
  * </ol>
  *
- * <p>The system directory is used only by root: {@code /run/lock} is world-writable on most
- * systems, so a directory there that root did not make could hold symlinks planted by someone else.
+ * <p>The system directory is used only by root. {@code /run/lock} is world-writable (mode 1777)
+ * and {@code /run} is new at every boot, so any local user could make {@code /run/lock/vsm}
+ * before root does, and plant links, FIFOs or a cluster configuration in it. Whichever of the
+ * three is used, the directory vsm makes is mode 0700; an existing one is used only when it
+ * belongs to the caller, no one else may write it, it is no symbolic link, and no directory
+ * above it may be changed by another user (sticky ones such as {@code /run/lock} excepted).
+ * Anything else is refused with the command that removes it. {@link FileLocks} checks the
+ * directory again, through its file descriptor, at every lock.
  */
 public final class LockDirectory {
     /** The system-wide lock directory, used when running as root. */
@@ -35,7 +43,7 @@ public final class LockDirectory {
 
     /** Resolves the lock directory from the process environment and creates it if needed. */
     public static Path resolve() {
-        return resolve(System.getenv(), isRoot(), System.getProperty("user.name"),
+        return resolve(System.getenv(), isRoot(), callerName(),
                 Path.of(System.getProperty("java.io.tmpdir")), SYSTEM);
     }
 
@@ -44,44 +52,61 @@ public final class LockDirectory {
      *
      * @param env       the environment ({@code VSM_LOCK_DIR}, {@code XDG_RUNTIME_DIR})
      * @param root      whether the process runs as root
-     * @param user      the user name, part of the per-user directory's name
+     * @param user      the user the directory must belong to; part of the per-user directory's name
      * @param tmpdir    the fallback parent when {@code XDG_RUNTIME_DIR} is unset
      * @param systemDir the system-wide directory used by root
      */
     static Path resolve(Map<String, String> env, boolean root, String user, Path tmpdir, Path systemDir) {
         requireNonNull(env, "env");
+        requireNonNull(user, "user");
         String override = env.get(ENV);
         if (override != null && !override.isBlank()) {
-            return ensureDirectory(Path.of(override).toAbsolutePath(), null);
+            return ensureDirectory(Path.of(override).toAbsolutePath().normalize(), user, true);
         }
         if (root) {
-            return ensureDirectory(systemDir, null);
+            return ensureDirectory(systemDir, user, false);
         }
         String runtime = env.get("XDG_RUNTIME_DIR");
         Path parent = runtime != null && !runtime.isBlank() && Path.of(runtime).isAbsolute() ? Path.of(runtime) : tmpdir;
-        requireNonNull(user, "user");
-        return ensureDirectory(parent.resolve("vsm-" + user), user);
+        return ensureDirectory(parent.resolve("vsm-" + user), user, true);
     }
 
-    /** Creates {@code dir} if missing; with an {@code owner}, as a private directory that must belong to that user. */
-    private static Path ensureDirectory(Path dir, String owner) {
+    /**
+     * Creates {@code dir} if missing (mode 0700, made so by {@code mkdir} itself: it is never
+     * anyone else's for a moment) and checks it: a directory, not a symbolic link, owned by
+     * {@code owner}, writable by no one else, with no directory above it that another user may
+     * change ({@link FileTrust#untrustedParents}). An existing directory that fails is refused,
+     * not repaired: whoever could write it may have left files in it.
+     */
+    private static Path ensureDirectory(Path dir, String owner, boolean explicit) {
+        requireNonNull(owner, "owner");
         try {
-            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 try {
-                    if (owner != null) {
-                        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-                    } else {
-                        Files.createDirectories(dir);
+                    Path parent = dir.getParent();
+                    if (parent != null && !Files.isDirectory(parent)) {
+                        Files.createDirectories(parent);
                     }
+                    Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 } catch (FileAlreadyExistsException raced) {
                     // made by someone else in the meantime; checked below
                 }
             }
-            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            FileTrust.Stat stat = FileTrust.lstat(dir);
+            if (stat.isSymbolicLink()) {
+                throw StorageException.failed("lock directory '%s' is a symbolic link: remove it (rm %s) and run vsm again%s",
+                        dir, dir, explicit ? ", or set " + ENV + " to a directory of yours" : "");
+            }
+            if (!stat.isDirectory()) {
                 throw StorageException.failed("lock directory '%s' is not a directory (set %s to a writable directory)", dir, ENV);
             }
-            if (owner != null && !Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(owner)) {
-                throw StorageException.failed("lock directory '%s' belongs to another user (set %s to a directory of yours)", dir, ENV);
+            if (!Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(owner) || stat.othersMayWrite()) {
+                throw refused(stat, owner, explicit);
+            }
+            Optional<FileTrust.Problem> parent = FileTrust.untrustedParents(dir);
+            if (parent.isPresent()) {
+                throw StorageException.failed("lock directory '%s' is in a directory another user may change: %s%s", dir,
+                        parent.get().describe(), explicit ? " (or set " + ENV + " to another directory)" : "");
             }
             if (!Files.isWritable(dir)) {
                 throw StorageException.failed("lock directory '%s' is not writable (set %s to a writable directory)", dir, ENV);
@@ -92,12 +117,24 @@ public final class LockDirectory {
         }
     }
 
-    /** Whether this process runs with effective user id 0 ({@code /proc/self} belongs to the effective user). */
+    /** The refusal of a lock directory that is someone else's or that others may write. */
+    static StorageException refused(FileTrust.Stat stat, String owner, boolean explicit) {
+        Path dir = stat.path();
+        return StorageException.failed("lock directory '%s' is %s, not %s's alone: remove it (rm -r %s) and run vsm again%s",
+                dir, stat.describe(), owner, dir, explicit ? ", or set " + ENV + " to a directory of yours" : "");
+    }
+
+    /** Whether this process runs with effective user id 0. */
     static boolean isRoot() {
+        return FileTrust.callerIsRoot();
+    }
+
+    /** The name of the effective user, as {@link Files#getOwner} names a directory's owner. */
+    private static String callerName() {
         try {
-            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
-        } catch (IOException | UnsupportedOperationException | ClassCastException e) {
-            return "root".equals(System.getProperty("user.name"));
+            return FileTrust.callerPrincipal().getName();
+        } catch (IOException e) {
+            return System.getProperty("user.name");
         }
     }
 }

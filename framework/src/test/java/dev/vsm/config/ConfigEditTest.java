@@ -111,7 +111,7 @@ class ConfigEditTest {
     }
 
     @Test
-    void theFirstChangeWritesTheDefaultWithItCreatingDirectoriesWithMode0640() throws Exception {
+    void theFirstChangeWritesTheDefaultWithItInANewFileOfMode0600() throws Exception {
         assertThat(files.file.getParent()).doesNotExist();
         EditResult result = store.add("lvm", "vmdata", values("vgname", "pve"));
         assertThat(result.before().origin()).isEqualTo(StorageConfigs.Origin.BUILT_IN_DEFAULT);
@@ -120,7 +120,7 @@ class ConfigEditTest {
         assertThat(now.origin()).isEqualTo(StorageConfigs.Origin.FILE);
         assertThat(now.ids()).containsExactly("local", "vmdata");
         assertThat(now.require("local").get("path")).contains(files.localDir.toString());
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file))).isEqualTo("rw-r-----");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file))).isEqualTo("rw-------");
     }
 
     @Test

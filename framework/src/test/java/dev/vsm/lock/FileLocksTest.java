@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -261,8 +262,61 @@ class FileLocksTest {
         Files.createSymbolicLink(dir.resolve("storage-evil.lock"), victim);
         assertThatThrownBy(() -> locks().withLock("storage-evil", Duration.ZERO, () -> 1))
                 .isInstanceOf(StorageException.class)
-                .hasMessageStartingWith("can't open file '" + dir.resolve("storage-evil.lock") + "'");
+                .hasMessage("lock file '" + dir.resolve("storage-evil.lock") + "' is a symbolic link (owned by uid 0 mode 0777), not a"
+                        + " regular file of root's: remove it (rm " + dir.resolve("storage-evil.lock") + ") and run vsm again");
         assertThat(victim).hasContent("keep");
+    }
+
+    @Test
+    void aFifoPlantedAsLockFileIsRefusedAtOnceNotOpened() throws Exception {
+        Path fifo = dir.resolve("storage-fifo.lock");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        // opening a FIFO for writing blocks until a reader comes: this would never return
+        assertThatThrownBy(() -> locks().withLock("storage-fifo", Duration.ofSeconds(3600), () -> 1))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("lock file '" + fifo + "' is a fifo (owned by uid 0 mode 0");
+    }
+
+    @Test
+    void aLockFileOfAnotherUserIsRefused() throws Exception {
+        Path file = Files.writeString(dir.resolve("storage-theirs.lock"), "");
+        Files.setAttribute(file, "unix:uid", 65534);
+        assertThatThrownBy(() -> locks().withLock("storage-theirs", Duration.ofSeconds(3600), () -> 1))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("lock file '" + file + "' is a regular file (owned by uid 65534 mode 0644), not a regular file of root's");
+    }
+
+    @Test
+    void lockFilesAreMadeOwnerOnlyAndOldOnesAreTightened() throws Exception {
+        locks().withLock("storage-new", Duration.ZERO, () -> 1);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("storage-new.lock")))).isEqualTo("rw-------");
+        Path old = Files.writeString(dir.resolve("storage-old.lock"), "");
+        Files.setPosixFilePermissions(old, PosixFilePermissions.fromString("rw-r--r--"));
+        locks().withLock("storage-old", Duration.ZERO, () -> 1);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(old))).isEqualTo("rw-------");
+    }
+
+    @Test
+    void aDirectoryOthersMayWriteIsRefusedAtEveryLock() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThatThrownBy(() -> locks().withLock("storage-x", Duration.ZERO, () -> 1))
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("lock directory '" + dir + "' is owned by uid 0 mode 0777, not root's alone");
+        assertThat(dir.resolve("storage-x.lock")).doesNotExist();
+    }
+
+    @Test
+    void aFileReadBackMustBeOwnAndPrivate() throws Exception {
+        assertThat(FileLocks.readOwnFile(dir.resolve("cache.yaml"))).isEmpty();
+        Path cache = Files.writeString(dir.resolve("cache.yaml"), "storages: {}\n");
+        assertThat(FileLocks.readOwnFile(cache)).hasValueSatisfying(b -> assertThat(new String(b)).isEqualTo("storages: {}\n"));
+        Files.setAttribute(cache, "unix:uid", 65534);
+        assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("file '" + cache + "' is a regular file (owned by uid 65534");
+        Files.setAttribute(cache, "unix:uid", 0);
+        Files.setPosixFilePermissions(cache, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("file '" + cache + "' is owned by uid 0 mode 0666, writable by others");
     }
 
     private Process startChild(String... args) throws java.io.IOException {

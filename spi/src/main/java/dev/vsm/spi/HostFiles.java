@@ -15,8 +15,21 @@ import java.util.stream.Stream;
  * {@code java.nio.file}.
  */
 public interface HostFiles {
-    /** {@code mkdir -p}, with mode 0755 for new directories (minus the umask). */
+    /**
+     * {@code mkdir -p}, with mode 0750 for new directories (less the umask): other local users
+     * do not see into a storage's directories. Existing directories keep their mode.
+     */
     void createDirectories(Path dir);
+
+    /**
+     * Creates an empty file of mode 0640 (less the umask) for a volume to be written into:
+     * exclusively ({@code O_CREAT|O_EXCL}, an existing file or link there is an error). qemu-img
+     * keeps the mode of a file that exists, and a process's umask cannot be set from Java, so a
+     * volume file made this way before qemu-img writes it is never readable by other local users,
+     * not even for a moment. A step of making a volume: under dry-run nothing happens and nothing
+     * is printed (the command that writes the volume is).
+     */
+    void createFile(Path file);
 
     /** Removes a file; fails when it cannot. */
     void delete(Path file);
@@ -40,7 +53,7 @@ public interface HostFiles {
      */
     void sync(Path path);
 
-    /** chmod 0444. */
+    /** chmod 0440: read-only, and still not readable by other local users. */
     void makeReadOnly(Path file);
 
     /**

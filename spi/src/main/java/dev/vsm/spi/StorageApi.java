@@ -15,7 +15,8 @@ package dev.vsm.spi;
  *       what the {@link StorageContext} offers; before the first release it also gained
  *       snapshots, rename, wipe and import/export ({@link Storage#importImage},
  *       {@link Storage#exportFormats}, {@link Storage#importFormats},
- *       {@link Storage#newVolumesReadZeros}; {@link QemuImg#convert}, {@link QemuImg#measure}).</li>
+ *       {@link Storage#newVolumesReadZeros}; {@link QemuImg#convert}, {@link QemuImg#measure};
+ *       {@link HostFiles#createFile}, for volume files other users cannot read).</li>
  * </ul>
  */
 public final class StorageApi {

@@ -99,7 +99,7 @@ class CommandsTest {
         Vsm.Result alloc = vsm.run("alloc", "st", "100", "", "1G", "--dry-run").ok();
         assertThat(alloc.lines()).anyMatch(l -> l.startsWith("+ qemu-img create -o preallocation=off -f raw " + store.resolve("images/100/vm-100-disk-1.raw") + " 1048576K"));
         Vsm.Result base = vsm.run("create-base", "st:100/vm-100-disk-0.qcow2", "--dry-run").ok();
-        assertThat(base.lines()).anyMatch(l -> l.startsWith("+ mv -n ")).anyMatch(l -> l.startsWith("+ chmod 0444 "));
+        assertThat(base.lines()).anyMatch(l -> l.startsWith("+ mv -n ")).anyMatch(l -> l.startsWith("+ chmod 0440 "));
         Vsm.Result free = vsm.run("free", "st:100/vm-100-disk-0.qcow2", "--dry-run").ok();
         assertThat(free.lines()).anyMatch(l -> l.equals("+ rm -f " + store.resolve("images/100/vm-100-disk-0.qcow2")));
         Vsm.Result add = vsm.run("add", "dir", "other", "--path", sandbox.resolve("other").toString(), "--dry-run").ok();

@@ -46,7 +46,7 @@ class DirWalkThroughTest {
         Path base = images.resolve("100/base-100-disk-0.qcow2");
         assertThat(Files.exists(base)).isTrue();
         assertThat(Files.exists(disk)).isFalse();
-        assertThat(PosixFilePermissions.toString(permissions(base))).isEqualTo("r--r--r--");
+        assertThat(PosixFilePermissions.toString(permissions(base))).isEqualTo("r--r-----");
 
         assertThat(vsm.run("clone", "local:100/base-100-disk-0.qcow2", "101").ok().out())
                 .contains("local:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2");

@@ -214,17 +214,23 @@ class ImportTest {
         assertThat(vsm.run("cleanup", "local").ok().out()).startsWith("nothing to clean up");
     }
 
-    /** Starts an import of {@code source} and kills vsm and its qemu-img as soon as qemu-img writes the temporary file. */
+    /** Starts an import of {@code source} and kills vsm and its qemu-img as soon as qemu-img runs on the temporary file. */
     private void killDuringConvert(Path source, Path guest) throws Exception {
         Vsm.Started started = vsm.start("import", "local", "100", source.toString());
         Process p = started.process();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (p.isAlive() && System.nanoTime() < deadline
-                && !(Files.isDirectory(guest) && Images.files(guest).stream().anyMatch(n -> n.contains(".vsm-tmp-")))) {
+        // vsm makes the temporary file (mode 0640) before it starts qemu-img: wait for both
+        List<ProcessHandle> children = List.of();
+        while (p.isAlive() && System.nanoTime() < deadline) {
+            if (Files.isDirectory(guest) && Images.files(guest).stream().anyMatch(n -> n.contains(".vsm-tmp-"))) {
+                children = p.toHandle().descendants().toList();
+                if (children.stream().anyMatch(ImportTest::isConvert)) {
+                    break;
+                }
+            }
             Thread.sleep(1);
         }
-        List<ProcessHandle> children = p.toHandle().descendants().toList();
-        assertThat(children).as("qemu-img convert runs").isNotEmpty();
+        assertThat(children).as("qemu-img convert runs").anyMatch(ImportTest::isConvert);
         p.destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
         assertThat(started.finish().exit()).isNotZero();
@@ -233,6 +239,10 @@ class ImportTest {
         }
         assertThat(Images.files(guest)).anyMatch(n -> n.startsWith(".import.raw.vsm-tmp-"))
                 .noneMatch(n -> n.startsWith("vm-100-disk-1"));
+    }
+
+    private static boolean isConvert(ProcessHandle process) {
+        return process.info().arguments().map(args -> List.of(args).contains("convert")).orElse(false);
     }
 
     private static Path blockDevice() throws IOException {

@@ -88,6 +88,7 @@ final class DirImageImporter {
         });
         Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format));
         try {
+            context.files().createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
             fill.accept(temp);
             context.files().sync(temp);
         } catch (RuntimeException e) {

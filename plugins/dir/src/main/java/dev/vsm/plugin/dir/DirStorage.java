@@ -252,6 +252,7 @@ final class DirStorage implements Storage {
         HostFiles files = context.files();
         Path temp = partials().temporaryFor(path);
         try {
+            files.createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
             create.accept(temp);
             files.sync(temp);
             files.move(temp, path);

@@ -8,11 +8,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * An OVA: a POSIX tar archive (ustar, with pax and GNU long-name headers), read in Java without
@@ -80,7 +83,8 @@ public final class OvaArchive {
     /** Copies a member's data to {@code target}, which must not exist; a failure removes what was written. */
     public void extract(Member member, Path target) {
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
-             FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+             FileChannel out = FileChannel.open(target, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                     LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")))) {
             long done = 0;
             while (done < member.size()) {
                 long n = in.transferTo(member.offset() + done, member.size() - done, out);

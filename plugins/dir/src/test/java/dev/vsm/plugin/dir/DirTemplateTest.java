@@ -37,7 +37,7 @@ class DirTemplateTest {
         assertThat(base).isEqualTo("100/base-100-disk-0.qcow2");
         Path file = root.resolve("images/100/base-100-disk-0.qcow2");
         assertThat(root.resolve("images/100/vm-100-disk-0.qcow2")).doesNotExist();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("r--r--r--");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("r--r-----");
         assertThat(TestStorage.isImmutable(file)).isTrue();
         assertThat(t.storage.parseVolname(base).isBase()).isTrue();
     }

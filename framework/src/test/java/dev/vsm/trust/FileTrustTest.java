@@ -1,0 +1,66 @@
+package dev.vsm.trust;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The StrictModes rule on real files (run as root: {@code chown} to uid 65534 plays another user). */
+class FileTrustTest {
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void root() {
+        dev.vsm.testing.HostTools.require("chown plays another user");
+    }
+
+    @Test
+    void ownFilesInOwnDirectoriesAreTrusted() throws Exception {
+        Path file = Files.writeString(Files.createDirectory(tmp.resolve("d")).resolve("f"), "");
+        assertThat(FileTrust.untrusted(file)).isEmpty();
+    }
+
+    @Test
+    void aFileOthersMayWriteOrAnotherUserOwnsIsNot() throws Exception {
+        Path file = Files.writeString(tmp.resolve("f"), "");
+        chmod(file, "0664");
+        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.describe())
+                .isEqualTo("'" + file + "' is writable by group or others (owned by uid 0 mode 0664): chmod go-w " + file));
+        chmod(file, "0644");
+        Files.setAttribute(file, "unix:uid", 65534);
+        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.why()).isEqualTo("is owned by another user (not root)"));
+    }
+
+    @Test
+    void aDirectoryAboveOthersMayWriteIsNotUnlessSticky() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("shared"));
+        Path file = Files.writeString(Files.createDirectory(dir.resolve("mine")).resolve("f"), "");
+        chmod(dir, "0777");
+        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(dir));
+        chmod(dir, "1777");
+        assertThat(FileTrust.untrusted(file)).isEmpty();
+        chmod(file, "1666");
+        assertThat(FileTrust.untrusted(file)).as("the sticky bit excuses directories above only").isPresent();
+    }
+
+    @Test
+    void aLinkNeedsTrustedDirectoriesAboveItAndAboveItsTarget() throws Exception {
+        Path target = Files.writeString(Files.createDirectory(tmp.resolve("safe")).resolve("f"), "");
+        Path open = Files.createDirectory(tmp.resolve("open"));
+        Path link = Files.createSymbolicLink(open.resolve("link"), target);
+        assertThat(FileTrust.untrusted(link)).isEmpty();
+        chmod(open, "0777");
+        assertThat(FileTrust.untrusted(link)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(open));
+        chmod(open, "0755");
+        chmod(target.getParent(), "0777");
+        assertThat(FileTrust.untrusted(link)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(target.getParent()));
+    }
+
+    private static void chmod(Path path, String mode) throws Exception {
+        assertThat(new ProcessBuilder("chmod", mode, path.toString()).inheritIO().start().waitFor()).isZero();
+    }
+}
