@@ -111,15 +111,22 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * A path that resolves to {@code /} (a symbolic link to it, or to a link to it) is refused:
-     * vsm would otherwise make {@code /images}, {@code /template} ... and keep guests' disks among
-     * the system's files. The configuration's own {@code path: /} is refused when it is read.
+     * A path that resolves to {@code /} (a symbolic link to it, or to a link to it), or into
+     * {@code /proc}, {@code /sys}, {@code /dev} or {@code /run}, is refused: vsm would otherwise
+     * make {@code /images}, {@code /template} ... and keep guests' disks among the system's files.
+     * The configuration's own {@code path: /} (or {@code /dev/...}) is refused when it is read.
      */
     private void checkNotRoot(Path base) {
         Optional<Path> real = Probes.within(Probes.LIMIT, () -> base.toRealPath());
         if (real.isPresent() && real.get().getNameCount() == 0) {
             throw StorageException.badInput("storage '%s': path '%s' resolves to the root directory '/' - "
                     + "refusing to keep a storage there (point 'path' at a directory of its own)", config.id(), base);
+        }
+        for (String system : DirPlugin.SYSTEM_DIRS) {
+            if (real.isPresent() && real.get().startsWith(system)) {
+                throw StorageException.badInput("storage '%s': path '%s' resolves to '%s', in %s - refusing to keep a storage "
+                        + "there (point 'path' at a directory of its own)", config.id(), base, real.get(), system);
+            }
         }
     }
 
@@ -338,6 +345,10 @@ final class DirStorage implements Storage {
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
         Path path = layout.path(volume);
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            // pve warns "disk image '<path>' does not exist" and reports success; nothing was removed
+            throw StorageException.badInput("volume '%s:%s' does not exist (no file '%s')", config.id(), volume.volname(), path);
+        }
         if (volume.type() == ContentType.BACKUP && Files.exists(Path.of(path + ".protected"))) {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
         }
@@ -347,10 +358,6 @@ final class DirStorage implements Storage {
         if (volume.format().equals("subvol")) {
             context.files().deleteTree(path);
         } else {
-            if (!FileStat.isFileOrLink(path)) {
-                context.console().warn("disk image '" + path + "' does not exist");
-                return Optional.empty();
-            }
             context.files().delete(path);
         }
         if (volume.type() == ContentType.IMAGES) {
