@@ -81,7 +81,17 @@ final class DirStorage implements Storage {
 
     @Override
     public Path path(VolumeName volume) {
-        return layout.path(volume);
+        return volumePath(volume);
+    }
+
+    /** The volume's path, refused (bad input) when reaching it would follow a symbolic link (see {@link DirLayout#linkOut}). */
+    private Path volumePath(VolumeName volume) {
+        return inside(volume.volname(), layout.path(volume));
+    }
+
+    /** {@code file}, the path of volume {@code volname}, unless it leads out of the storage through a link. */
+    private Path inside(String volname, Path file) {
+        return layout.inside(config.id(), volname, file);
     }
 
     // --- activation and status (pve DirPlugin/Plugin activate_storage, status)
@@ -208,7 +218,7 @@ final class DirStorage implements Storage {
         if (!extension.equals(format)) {
             throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }
-        Path path = imageDir.resolve(name);
+        Path path = inside(vmid + "/" + name, imageDir.resolve(name));
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
@@ -305,6 +315,7 @@ final class DirStorage implements Storage {
         PartialImages partials = partials();
         List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
         abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
+        abandoned.removeIf(p -> layout.linkOut(p).isPresent()); // never delete through a link out of the storage
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
@@ -344,7 +355,7 @@ final class DirStorage implements Storage {
 
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             // pve warns "disk image '<path>' does not exist" and reports success; nothing was removed
             throw StorageException.badInput("volume '%s:%s' does not exist (no file '%s')", config.id(), volume.volname(), path);
@@ -392,7 +403,7 @@ final class DirStorage implements Storage {
         if (types.contains(ContentType.IMAGES)) {
             volumes.addAll(listImages(vmid));
         }
-        ContentFileLister files = new ContentFileLister(config.id(), layout, zone);
+        ContentFileLister files = new ContentFileLister(config.id(), layout, zone, context.console());
         for (ContentType type : ContentType.values()) {
             if (types.contains(type) && type != ContentType.IMAGES && type != ContentType.ROOTDIR && type != ContentType.NONE) {
                 volumes.addAll(files.list(type, vmid));
@@ -403,7 +414,7 @@ final class DirStorage implements Storage {
 
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
         if (Files.isDirectory(path)) {
             return new ImageInfo(0, "subvol", 0, null, null, null, false, FileStat.ctime(path));
         }
@@ -428,7 +439,7 @@ final class DirStorage implements Storage {
         if (!volume.volname().endsWith(".raw") && !volume.volname().endsWith(".qcow2")) {
             throw StorageException.badInput("can't resize this image format");
         }
-        context.qemuImg().resize(layout.path(volume), volume.format(), sizeBytes, imageOptions());
+        context.qemuImg().resize(volumePath(volume), volume.format(), sizeBytes, imageOptions());
     }
 
     // --- templates and linked clones (pve Plugin create_base, clone_image)
@@ -441,7 +452,7 @@ final class DirStorage implements Storage {
         if (volume.isBase()) {
             throw StorageException.badInput("create_base not possible with base image");
         }
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
         ImageInfo info;
         try {
             info = volumeSizeInfo(volume);
@@ -458,7 +469,7 @@ final class DirStorage implements Storage {
         String newVolname = volume.isLinkedClone()
                 ? volume.baseVmid() + "/" + volume.baseName() + "/" + volume.vmid() + "/" + newName
                 : volume.vmid() + "/" + newName;
-        Path newPath = layout.path(DirVolumeNames.parse(newVolname));
+        Path newPath = inside(newVolname, layout.path(DirVolumeNames.parse(newVolname)));
         if (Files.isRegularFile(newPath)) {
             throw StorageException.badInput("file '%s' already exists", newPath);
         }
@@ -484,7 +495,7 @@ final class DirStorage implements Storage {
                 config.id(), vmid, "qcow2", true, true);
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
-        Path path = imageDir.resolve(name);
+        Path path = inside(newVolname, imageDir.resolve(name));
         checkFreeSpace(context.qemuImg().preallocation(base.format(), imageOptions(), true),
                 () -> volumeSizeInfo(base).virtualSize());
         context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
@@ -546,7 +557,7 @@ final class DirStorage implements Storage {
     @Override
     public dev.vsm.spi.SourceFile sourceFile(VolumeName volume) {
         if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
-            return new OvaDisks(config.id(), context).extract(volume, layout.path(volume));
+            return new OvaDisks(config.id(), context).extract(volume, volumePath(volume));
         }
         return Storage.super.sourceFile(volume);
     }
@@ -567,7 +578,7 @@ final class DirStorage implements Storage {
         if (volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
         }
-        Path oldPath = layout.path(volume);
+        Path oldPath = volumePath(volume);
         if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
         }
@@ -583,7 +594,7 @@ final class DirStorage implements Storage {
             }
         }
         Path imageDir = layout.imageDir(targetVmid);
-        Path newPath = imageDir.resolve(target);
+        Path newPath = inside(targetVmid + "/" + target, imageDir.resolve(target));
         if (Files.exists(newPath, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
         }
