@@ -72,7 +72,7 @@ final class PropertyValues {
         Object value = switch (spec.type()) {
             case BOOLEAN -> bool(scalar(raw, "boolean"));
             case INTEGER -> integer(spec, scalar(raw, "integer"));
-            case NUMBER -> number(scalar(raw, "number"));
+            case NUMBER -> number(spec, scalar(raw, "number"));
             case ENUM -> oneOf(spec.allowed(), scalar(raw, "string").text(), raw.line());
             case STRING -> string(spec, scalar(raw, "string"));
             case LIST -> list(spec, raw);
@@ -164,10 +164,11 @@ final class PropertyValues {
         throw typeCheck("integer", s);
     }
 
-    private static Double number(Scalar s) {
+    private static Double number(PropertySpec spec, Scalar s) {
         if (!NUMBER.matcher(s.text()).matches()) {
             throw typeCheck("number", s);
         }
+        checkPattern(spec, s.text(), s.line());
         double value = Double.parseDouble(s.text());
         if (Double.isInfinite(value)) {
             throw new BadValue("value '" + s.text() + "' is out of range for a number", s.line());

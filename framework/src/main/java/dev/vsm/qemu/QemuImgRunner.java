@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class QemuImgRunner implements QemuImg {
     private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
+    /** qemu-img's qcow2 cluster size when none is given and there are no subclusters. */
+    private static final int QCOW2_DEFAULT_CLUSTER = 64 * 1024;
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
     private static final long BASE_TIMEOUT_SECONDS = 600;
     private static final long FULL_BYTES_PER_SECOND_MIB = 20;
@@ -133,6 +135,10 @@ public final class QemuImgRunner implements QemuImg {
     @Override
     public void create(Path path, String format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
+        boolean extendedL2 = format.equals("qcow2") && commands().usesSubclusters(options, false);
+        int cluster = options.clusterSize() != null ? options.clusterSize()
+                : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
+        ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
         commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeKib * 1024)).withErrorPrefix("unable to create image"));
     }
 
@@ -151,6 +157,18 @@ public final class QemuImgRunner implements QemuImg {
     @Override
     public void resize(Path path, String format, long sizeBytes, ImageOptions options) {
         List<String> cmd = commands().resize(path, format, sizeBytes, options);
+        int cluster = QCOW2_DEFAULT_CLUSTER;
+        boolean extendedL2 = false;
+        if (format.equals("qcow2")) {
+            try {
+                Qcow2Header header = Qcow2Header.read(path);
+                cluster = header.clusterSize();
+                extendedL2 = header.extendedL2();
+            } catch (IOException | Qcow2Header.InvalidHeaderException e) {
+                // qemu-img resize will say what is wrong with it
+            }
+        }
+        ImageSizeLimits.check(path, format, sizeBytes, cluster, extendedL2);
         commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
     }

@@ -22,7 +22,7 @@ final class ByteMover {
         while (limit < 0 || copied < limit) {
             stop.check();
             int want = limit < 0 ? buffer.length : (int) Math.min(buffer.length, limit - copied);
-            int n = in.readNBytes(buffer, 0, want);
+            int n = read(in, buffer, want, stop);
             if (n == 0) {
                 break;
             }
@@ -30,6 +30,7 @@ final class ByteMover {
             copied += n;
             meter.advanceTo(copied);
         }
+        stop.check(); // an end that a stop caused is a stop
         return copied;
     }
 
@@ -50,8 +51,20 @@ final class ByteMover {
                 meter.advanceTo(copied);
             }
         } catch (IOException e) {
+            stop.check();
             throw StorageException.failed(e, "reading the stream failed after %d bytes: %s", copied, e.getMessage());
         }
+        stop.check(); // an end that a stop caused is a stop
         return copied;
+    }
+
+    /** {@code readNBytes}; a read that fails while vsm is being stopped is the stop. */
+    private static int read(InputStream in, byte[] buffer, int want, Interruption stop) throws IOException {
+        try {
+            return in.readNBytes(buffer, 0, want);
+        } catch (IOException e) {
+            stop.check();
+            throw e;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.vsm.transfer;
 
+import dev.vsm.exec.ChildProcesses;
 import dev.vsm.spi.InterruptedCommandException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -8,6 +9,12 @@ import java.util.concurrent.TimeUnit;
  * Ctrl-C or SIGTERM while vsm itself moves bytes (no child process to stop): a shutdown hook
  * raises a flag that the copy loop checks with {@link #check()}, and holds the JVM until the
  * transfer has cleaned up after itself ({@link #close()}), at most {@value #WAIT_SECONDS} s.
+ *
+ * <p>The shutdown hooks run at once, in no order: the one that stops vsm's children (cstream
+ * behind {@code --bwlimit}) may end a stream before this one raised its flag, and the copy then
+ * sees an early end or a closed pipe ({@code Stream closed}) first. So {@link #check()} also
+ * reads the children's flag, which is raised before any child is stopped, and the copy loops
+ * check again when a stream ends or fails: a stop is reported as a stop whichever hook ran first.
  */
 final class Interruption implements AutoCloseable {
     private static final int WAIT_SECONDS = 8;
@@ -40,7 +47,7 @@ final class Interruption implements AutoCloseable {
 
     /** Throws when vsm is being stopped. */
     void check() {
-        if (stopping) {
+        if (stopping || ChildProcesses.jvm().stopping()) {
             throw new InterruptedCommandException(what + " was stopped (vsm is being stopped)");
         }
     }

@@ -183,7 +183,7 @@ public final class StreamImporter {
                 throw StorageException.badInput("import: the stream ended after %d of the %d bytes its size header announces "
                         + "(truncated stream?)", written, size);
             }
-            if (raw && readsMore(in)) {
+            if (raw && readsMore(in, stop)) {
                 throw StorageException.badInput("import: the stream holds more than the %d bytes its size header "
                         + "announces (a size header that lies?)", size);
             }
@@ -198,10 +198,11 @@ public final class StreamImporter {
         meter.finish();
     }
 
-    private static boolean readsMore(InputStream in) {
+    private static boolean readsMore(InputStream in, Interruption stop) {
         try {
             return in.read() >= 0;
         } catch (IOException e) {
+            stop.check();
             throw StorageException.failed(e, "import: reading the stream failed: %s", e.getMessage());
         }
     }

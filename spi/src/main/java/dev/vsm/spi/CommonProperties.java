@@ -17,7 +17,9 @@ public final class CommonProperties {
     /** pve's node name syntax. */
     public static final String NODE_NAME_PATTERN = "^[a-zA-Z0-9]([a-zA-Z0-9\\-]*[a-zA-Z0-9])?$";
     /** qemu-img cluster sizes: a power of two from 512 bytes to 2 MiB, with an optional k/M suffix. */
-    public static final String CLUSTER_SIZE_PATTERN = "^[0-9]+[kKmM]?$";
+    public static final String CLUSTER_SIZE_PATTERN =
+            "^(?:512|1024|2048|4096|8192|16384|32768|65536|131072|262144|524288|1048576|2097152"
+            + "|(?:1|2|4|8|16|32|64|128|256|512|1024|2048)[kK]|[12][mM])$";
 
     private CommonProperties() {}
 

@@ -28,7 +28,14 @@ public record VolumeId(String storage, String volname) {
         return new VolumeId(m.group(1), m.group(2));
     }
 
-    /** Checks a storage id as pve's {@code parse_storage_id} does and returns it. */
+    /**
+     * The longest storage id: its lock, {@code storage-<id>}, must fit a lock name's 200
+     * characters (which keeps the lock file {@code storage-<id>.lock} and the ZooKeeper lock node
+     * well under a file name's 255 bytes); ids are ASCII. pve sets no limit.
+     */
+    public static final int MAX_STORAGE_ID = 200 - "storage-".length();
+
+    /** Checks a storage id as pve's {@code parse_storage_id} does, and its length, and returns it. */
     public static String checkStorageId(String id) {
         requireNonNull(id, "id");
         if (id.length() < 2) {
@@ -36,6 +43,10 @@ public record VolumeId(String storage, String volname) {
         }
         if (!STORAGE_ID.matcher(id).matches()) {
             throw StorageException.badInput("storage ID '%s' contains illegal characters", printable(id));
+        }
+        if (id.length() > MAX_STORAGE_ID) {
+            throw StorageException.badInput("storage ID '%s...' is %d characters long: at most %d (its lock storage-<id> must fit a "
+                    + "lock name's 200 characters) - choose a shorter ID", printable(id.substring(0, 32)), id.length(), MAX_STORAGE_ID);
         }
         return id;
     }

@@ -163,6 +163,19 @@ class HostileVolumeIdTest {
         assertThat(Tree.snapshot(outside)).as("%s: vsm %s changed files outside (seed %d)", what, shown, SEED).isEqualTo(outsideBefore);
     }
 
+    /**
+     * True when the path, read as the file system reads it ({@code //} and {@code /./} are one
+     * separator; a {@code ..} is not resolved here, it goes up), names a dir image of guest 100.
+     */
+    private boolean namesAVolumeFile(String file) {
+        if (file.contains("/../") || file.chars().anyMatch(c -> c < 0x20)) {
+            return false;
+        }
+        String collapsed = file.replaceAll("/(\\./)+", "/").replaceAll("/+", "/");
+        String prefix = store.resolve("images/100") + "/";
+        return collapsed.startsWith(prefix) && collapsed.substring(prefix.length()).matches("vm-100-disk-[0-9]+\\.raw");
+    }
+
     @Test
     void generatedHostileIdsAreRefusedAndTouchNothing() {
         int runs = 0;
@@ -175,7 +188,12 @@ class HostileVolumeIdTest {
             String file = random.nextBoolean()
                     ? store.resolve("images/100") + "/" + hostileName(".raw")
                     : store + "/" + upToOutside() + "images/100/vm-100-disk-0.raw";
-            refused("volid", "volid", file);
+            if (namesAVolumeFile(file)) {
+                // a "/./" or "//" only: the same file, as the file system (and pve's abs_path) reads the path
+                assertThat(run("volid", file).exit).as("volid %s (seed %d)", VsmPrintable.of(file), SEED).isZero();
+            } else {
+                refused("volid", "volid", file);
+            }
             runs += 5;
         }
         System.out.printf("HostileVolumeIdTest: %d hostile runs in-process (seed %d), all exit 2 with one line, nothing touched%n", runs, SEED);
@@ -223,6 +241,15 @@ class HostileVolumeIdTest {
             vsm.run(args).badInput("");
             assertThat(Tree.snapshot(sandbox)).isEqualTo(sandboxBefore);
             assertThat(Tree.snapshot(outside)).isEqualTo(outsideBefore);
+        }
+    }
+
+    /** {@code //} and {@code /./} in a host path name the same file (pve's path_to_volume_id reads it through abs_path). */
+    @Test
+    void extraSeparatorsInAHostPathNameTheSameVolume() {
+        Vsm vsm = new Vsm(sandbox).env("VSM_CONFIG", config.toString());
+        for (String file : new String[] {store + "/images/100//./vm-100-disk-0.raw", store + "//images/./100/vm-100-disk-0.raw"}) {
+            assertThat(vsm.run("volid", file).ok().out().strip()).isEqualTo("local:100/vm-100-disk-0.raw");
         }
     }
 

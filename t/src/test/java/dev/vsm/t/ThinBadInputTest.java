@@ -81,7 +81,7 @@ class ThinBadInputTest {
 
     @Test
     void badConfigurationAndScans() {
-        refused("max-overprovision must be a positive ratio", "set", "thin", "--max-overprovision", "-1");
+        refused("max-overprovision: value '-1' does not match", "set", "thin", "--max-overprovision", "-1");
         refused("thinpool", "set", "thin", "--thinpool", "other");
         refused("thinpool", "add", "lvmthin", "t2", "--vgname", vg.name(), "--thinpool", "bad pool");
         refused("lvm name 'bad vg' contains illegal characters", "scan", "lvmthin", "bad vg");

@@ -170,6 +170,6 @@ class ThinWalkThroughTest {
         fresh.run("add", "lvmthin", "local-lvm", "--vgname", vg.name(), "--thinpool", "data", "--max-overprovision", "1.5").ok();
         assertThat(fresh.run("status", "--storage", "local-lvm").ok().lines().get(1)).matches("local-lvm +lvmthin +active +32768 .*");
         fresh.run("add", "lvmthin", "bad", "--vgname", vg.name(), "--thinpool", "data", "--max-overprovision", "0")
-                .badInput("max-overprovision must be a positive ratio");
+                .badInput("max-overprovision: value '0' does not match");
     }
 }

@@ -4,12 +4,21 @@ import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.ZeroOut;
+import dev.vsm.lvm.Lvm;
+import dev.vsm.lvm.VolumeGroup;
+import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
 import dev.vsm.zeroout.BlockDevice;
+import dev.vsm.zeroout.DeviceSignatures;
 import dev.vsm.zeroout.DeviceUse;
 import dev.vsm.zeroout.Sysfs;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,7 +31,11 @@ import picocli.CommandLine.Parameters;
  * <p>Refused, with one line on stderr and exit status 2, before anything runs: no {@code --yes}
  * (except with {@code --dry-run}, which changes nothing), a path that is not a block device, a
  * device that is mounted, used as swap or held (device-mapper, md), itself or through one of its
- * partitions.
+ * partitions, or that is a physical volume of a configured lvm or lvmthin storage's volume group
+ * ({@code --force} overrides none of these: zeroing it would corrupt a running system or a
+ * storage vsm serves); and, unless {@code --force}, a device that holds anything: partitions, a
+ * partition table, a file system, an LVM physical volume or any other signature
+ * {@code wipefs --no-act} finds.
  *
  * <p>{@code vsm wipe <volid> --yes} zeroes a storage volume in place (the storage's plugin
  * activates it and zeroes it with its own step and throughput unless given).
@@ -31,6 +44,10 @@ import picocli.CommandLine.Parameters;
         + "(cstream where the device cannot write zeroes). Every byte on it is lost.",
         "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."})
 public final class WipeCommand extends ChangingCommand {
+    /** The storage types whose {@code vgname} names a volume group on block devices. */
+    private static final Set<String> LVM_TYPES = Set.of("lvm", "lvmthin");
+    private static final String VGNAME = "vgname";
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "VOLUME", description = "a volume id, e.g. san:vm-100-disk-0")
     String volume;
 
@@ -39,6 +56,10 @@ public final class WipeCommand extends ChangingCommand {
 
     @Option(names = "--yes", description = "really zero it (required, except with --dry-run)")
     boolean yes;
+
+    @Option(names = "--force", description = "zero a device that holds a file system, partitions or another signature "
+            + "(never one that is mounted, held or a configured storage's)")
+    boolean force;
 
     @Option(names = "--stepsize", paramLabel = "MiB", description = "blkdiscard step in MiB, reduced to what the device takes "
             + "(default: the storage's, else " + ZeroOut.DEFAULT_STEP_MIB + ")")
@@ -83,8 +104,18 @@ public final class WipeCommand extends ChangingCommand {
         Sysfs sysfs = Sysfs.fromEnvironment();
         BlockDevice target = BlockDevice.resolve(device, sysfs);
         DeviceUse.ofThisHost(sysfs).why(target).ifPresent(why -> {
-            throw StorageException.badInput("%s; not zeroing it", why);
+            throw StorageException.badInput("%s; not zeroing it (--force does not override this: it would corrupt "
+                    + "a running system)", why);
         });
+        backedStorage(target, sysfs).ifPresent(why -> {
+            throw StorageException.badInput("%s; not zeroing it (--force does not override this)", why);
+        });
+        if (!force) {
+            new DeviceSignatures(session().context().commands(), sysfs).held(target).ifPresent(held -> {
+                throw StorageException.badInput("'%s' is not empty: it holds %s - not zeroing it; add --force to zero it anyway",
+                        device, held);
+            });
+        }
         if (!yes && !dryRun()) {
             throw StorageException.badInput("refusing to zero '%s' without --yes: every byte on it will be lost", device);
         }
@@ -94,5 +125,47 @@ public final class WipeCommand extends ChangingCommand {
         result.put("kernel-name", target.name());
         result.put("dry-run", dryRun());
         output.print(out(), result, o -> { });
+    }
+
+    /**
+     * The configured lvm or lvmthin storage whose volume group has the device (or one of its
+     * partitions) as a physical volume, said in one phrase with the way out; empty when none.
+     */
+    private Optional<String> backedStorage(BlockDevice target, Sysfs sysfs) {
+        Map<String, String> vgToStorage = new LinkedHashMap<>();
+        for (StorageConfig config : session().config().storages().values()) {
+            if (LVM_TYPES.contains(config.type())) {
+                config.string(VGNAME).ifPresent(vg -> vgToStorage.putIfAbsent(vg, config.id()));
+            }
+        }
+        if (vgToStorage.isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> names = new HashSet<>(sysfs.partitions(target.name()));
+        names.add(target.name());
+        StorageContext context = session().context();
+        for (VolumeGroup vg : new Lvm(context.commands(), context.console()).vgsWithPvs().groups()) {
+            String storage = vgToStorage.get(vg.name());
+            if (storage == null) {
+                continue;
+            }
+            for (VolumeGroup.PhysicalVolume pv : vg.pvs()) {
+                String kernelName = kernelName(Path.of(pv.name()));
+                if (names.contains(kernelName)) {
+                    return Optional.of(String.format("'%s' is physical volume %s of volume group '%s', which storage '%s' uses "
+                            + "- remove the storage first (vsm remove %s)", device, pv.name(), vg.name(), storage, storage));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String kernelName(Path node) {
+        try {
+            node = node.toRealPath();
+        } catch (IOException e) {
+            // a PV that lvm2 names but that is gone: compare the name as written
+        }
+        return node.getFileName() == null ? node.toString() : node.getFileName().toString();
     }
 }

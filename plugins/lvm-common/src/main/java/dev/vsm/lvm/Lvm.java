@@ -45,6 +45,16 @@ public final class Lvm {
         }
     }
 
+    /** As {@link #vgs()}, with each group's physical volumes (pve's {@code lvm_vgs(1)}). */
+    public VgsReport vgsWithPvs() {
+        try {
+            return VgsReport.parse(query(LvmCommands.vgsWithPvs()));
+        } catch (StorageException e) {
+            console.warn(e.getMessage());
+            return VgsReport.empty();
+        }
+    }
+
     /** The logical volumes of one group, or of all groups when {@code vg} is null. */
     public LvsReport lvs(String vg) {
         return LvsReport.parse(query(LvmCommands.lvs(vg)));

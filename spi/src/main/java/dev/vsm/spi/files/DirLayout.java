@@ -7,6 +7,9 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
@@ -144,6 +147,72 @@ public final class DirLayout {
             throw StorageException.badInput("can't snapshot this image format");
         }
         return path(volume);
+    }
+
+    /**
+     * Why {@code file} (a path below the base directory, such as {@link #path(VolumeName)} gives)
+     * would lead out of the storage through a symbolic link, or empty when it does not: a
+     * directory on the way that is a link resolving outside the base directory's real path (a
+     * link that stays inside, such as {@code images -> disks}, is followed), a dangling link, or
+     * a file (or subvol directory) that is itself a link, wherever it points (writing through it
+     * would change another file, inside the storage or out). The base directory may itself be a
+     * link (a storage on another disk). Parts that do not exist yet are fine: vsm creates them as
+     * directories and files, never as links. This is checked when a volume is used, so a link
+     * planted between the check and the use is not caught; vsm creates no links itself.
+     */
+    public Optional<String> linkOut(Path file) {
+        Path base = path.toAbsolutePath().normalize();
+        Path real;
+        try {
+            real = base.toRealPath();
+        } catch (IOException e) {
+            return Optional.empty(); // no storage directory yet: nothing below it either
+        }
+        Path relative = base.relativize(file.toAbsolutePath().normalize());
+        Path at = base;
+        for (int i = 0; i < relative.getNameCount(); i++) {
+            at = at.resolve(relative.getName(i));
+            if (!Files.isSymbolicLink(at)) {
+                if (!Files.exists(at, LinkOption.NOFOLLOW_LINKS)) {
+                    return Optional.empty();
+                }
+                continue;
+            }
+            String target = linkTarget(at);
+            if (i == relative.getNameCount() - 1) {
+                return Optional.of(String.format("'%s' is a symbolic link (to '%s')", at, target));
+            }
+            try {
+                Path resolved = at.toRealPath();
+                if (!resolved.startsWith(real)) {
+                    return Optional.of(String.format("'%s' is a symbolic link to '%s', outside the storage's directory '%s'",
+                            at, resolved, real));
+                }
+            } catch (IOException e) {
+                return Optional.of(String.format("'%s' is a dangling symbolic link (to '%s')", at, target));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@code file}, the path of volume {@code <storageId>:<volname>}, unless {@link #linkOut} finds
+     * a way out of the storage on it: then bad input, one line naming the link and the fix.
+     */
+    public Path inside(String storageId, String volname, Path file) {
+        linkOut(file).ifPresent(why -> {
+            throw StorageException.badInput("volume '%s:%s': %s - vsm does not follow symbolic links inside a storage "
+                    + "(remove the link, or move the file into the storage)", storageId, VolumeId.printable(volname), why);
+        });
+        return file;
+    }
+
+    private static String linkTarget(Path link) {
+        try {
+            return Files.readSymbolicLink(link).toString();
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     /**

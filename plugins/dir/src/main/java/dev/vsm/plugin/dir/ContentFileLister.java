@@ -3,6 +3,7 @@ package dev.vsm.plugin.dir;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.BackupDetails;
+import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.files.BackupArchiveName;
@@ -32,11 +33,14 @@ final class ContentFileLister {
     private final String storeid;
     private final DirLayout layout;
     private final ZoneId zone;
+    private final Console console;
 
     /**
-     * @param zone the time zone backup names are written in (pve: the host's local time)
+     * @param zone    the time zone backup names are written in (pve: the host's local time)
+     * @param console where a file that is a symbolic link out of the storage is warned about (and skipped)
      */
-    ContentFileLister(String storeid, DirLayout layout, ZoneId zone) {
+    ContentFileLister(String storeid, DirLayout layout, ZoneId zone, Console console) {
+        this.console = requireNonNull(console, "console");
         this.storeid = requireNonNull(storeid, "storeid");
         this.layout = requireNonNull(layout, "layout");
         this.zone = requireNonNull(zone, "zone");
@@ -49,6 +53,11 @@ final class ContentFileLister {
         }
         List<VolumeInfo> found = new ArrayList<>();
         for (Path file : FileStat.entries(layout.subdir(type))) {
+            Optional<String> linkOut = layout.linkOut(file);
+            if (linkOut.isPresent()) {
+                console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
+                continue;
+            }
             Optional<BasicFileAttributes> stat = FileStat.stat(file);
             if (stat.isEmpty() || stat.get().isDirectory()) {
                 continue;

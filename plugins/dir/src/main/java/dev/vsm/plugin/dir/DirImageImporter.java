@@ -78,6 +78,8 @@ final class DirImageImporter {
      */
     private String make(int vmid, String wantedName, String format, Consumer<Path> fill) {
         Path imageDir = layout.imageDir(vmid);
+        String asked = wantedName != null ? wantedName : "import." + format;
+        layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
         if (wantedName != null) {
             checkName(wantedName, format, imageDir);
         }

@@ -36,9 +36,14 @@ public final class DirPlugin implements StoragePlugin {
      * pve's {@code pve-storage-path} ({@code ^/[^;()]+}), and beyond it: not the root directory
      * (only slashes and dots: {@code /}, {@code //}, {@code /./}) and no {@code ..} component, so
      * that no configuration makes vsm create {@code images/} and friends directly under {@code /}
-     * or above the directory it names.
+     * or above the directory it names; nor in or under {@code /proc}, {@code /sys}, {@code /dev} or
+     * {@code /run} (read as the file system reads it: {@code //} and {@code /./} are one slash),
+     * the kernel's and the running system's file systems, where guests' disks have no place.
      */
-    static final String PATH_PATTERN = "^/(?![/.]*$)(?!(?:.*/)?\\.\\.(?:/.*)?$)[^;()]+$";
+    static final String PATH_PATTERN = "^/(?![/.]*$)(?!(?:.*/)?\\.\\.(?:/.*)?$)(?!(?:\\.?/)*(?:proc|sys|dev|run)(?:/|$))[^;()]+$";
+
+    /** The system directories no storage path may be in or under (see {@link #PATH_PATTERN}). */
+    static final List<String> SYSTEM_DIRS = List.of("/proc", "/sys", "/dev", "/run");
 
     /** pve's check of a new directory storage's path (DirPlugin check_config). */
     private static final Pattern NEW_PATH = Pattern.compile("/[-/a-zA-Z0-9_.@]+");
@@ -47,7 +52,8 @@ public final class DirPlugin implements StoragePlugin {
             PropertySpec.string(DirLayout.PATH, "the directory holding the storage").asRequired().asFixed()
                     .withPattern(PATH_PATTERN),
             PropertySpec.list(DirLayout.CONTENT_DIRS, "sub-directory per content type, as <content>=<relative path>")
-                    .withPattern("^[a-z]+=(?!.*\\.\\.).*[^.]$"),
+                    .withPattern("^(?:images|rootdir|vztmpl|iso|backup|snippets|import)=(?=.{1,1022}$)(?!.*[^/]{255})"
+                            + "(?!.*\\.\\.).*[^.]$"),
             CommonProperties.nodes(),
             CommonProperties.shared(),
             CommonProperties.disable(),

@@ -87,7 +87,17 @@ final class DirStorage implements Storage {
 
     @Override
     public Path path(VolumeName volume) {
-        return layout.path(volume);
+        return volumePath(volume);
+    }
+
+    /** The volume's path, refused (bad input) when reaching it would follow a symbolic link (see {@link DirLayout#linkOut}). */
+    private Path volumePath(VolumeName volume) {
+        return inside(volume.volname(), layout.path(volume));
+    }
+
+    /** {@code file}, the path of volume {@code volname}, unless it leads out of the storage through a link. */
+    private Path inside(String volname, Path file) {
+        return layout.inside(config.id(), volname, file);
     }
 
     // --- activation and status (pve DirPlugin/Plugin activate_storage, status)
@@ -117,15 +127,22 @@ final class DirStorage implements Storage {
     }
 
     /**
-     * A path that resolves to {@code /} (a symbolic link to it, or to a link to it) is refused:
-     * vsm would otherwise make {@code /images}, {@code /template} ... and keep guests' disks among
-     * the system's files. The configuration's own {@code path: /} is refused when it is read.
+     * A path that resolves to {@code /} (a symbolic link to it, or to a link to it), or into
+     * {@code /proc}, {@code /sys}, {@code /dev} or {@code /run}, is refused: vsm would otherwise
+     * make {@code /images}, {@code /template} ... and keep guests' disks among the system's files.
+     * The configuration's own {@code path: /} (or {@code /dev/...}) is refused when it is read.
      */
     private void checkNotRoot(Path base) {
         Optional<Path> real = Probes.within(Probes.LIMIT, () -> base.toRealPath());
         if (real.isPresent() && real.get().getNameCount() == 0) {
             throw StorageException.badInput("storage '%s': path '%s' resolves to the root directory '/' - "
                     + "refusing to keep a storage there (point 'path' at a directory of its own)", config.id(), base);
+        }
+        for (String system : DirPlugin.SYSTEM_DIRS) {
+            if (real.isPresent() && real.get().startsWith(system)) {
+                throw StorageException.badInput("storage '%s': path '%s' resolves to '%s', in %s - refusing to keep a storage "
+                        + "there (point 'path' at a directory of its own)", config.id(), base, real.get(), system);
+            }
         }
     }
 
@@ -207,7 +224,7 @@ final class DirStorage implements Storage {
         if (!extension.equals(format)) {
             throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }
-        Path path = imageDir.resolve(name);
+        Path path = inside(vmid + "/" + name, imageDir.resolve(name));
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
@@ -305,6 +322,7 @@ final class DirStorage implements Storage {
         PartialImages partials = partials();
         List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
         abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
+        abandoned.removeIf(p -> layout.linkOut(p).isPresent()); // never delete through a link out of the storage
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
@@ -344,7 +362,11 @@ final class DirStorage implements Storage {
 
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            // pve warns "disk image '<path>' does not exist" and reports success; nothing was removed
+            throw StorageException.badInput("volume '%s:%s' does not exist (no file '%s')", config.id(), volume.volname(), path);
+        }
         if (volumeProtected(volume)) {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
         }
@@ -354,10 +376,6 @@ final class DirStorage implements Storage {
         if (volume.format().equals("subvol")) {
             context.files().deleteTree(path);
         } else {
-            if (!FileStat.isFileOrLink(path)) {
-                context.console().warn("disk image '" + path + "' does not exist");
-                return Optional.empty();
-            }
             context.files().delete(path);
         }
         if (volume.type() == ContentType.IMAGES) {
@@ -499,7 +517,7 @@ final class DirStorage implements Storage {
         if (types.contains(ContentType.IMAGES)) {
             volumes.addAll(listImages(vmid));
         }
-        ContentFileLister files = new ContentFileLister(config.id(), layout, zone);
+        ContentFileLister files = new ContentFileLister(config.id(), layout, zone, context.console());
         for (ContentType type : ContentType.values()) {
             if (types.contains(type) && type != ContentType.IMAGES && type != ContentType.ROOTDIR && type != ContentType.NONE) {
                 volumes.addAll(files.list(type, vmid));
@@ -510,7 +528,7 @@ final class DirStorage implements Storage {
 
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
         if (Files.isDirectory(path)) {
             return new ImageInfo(0, "subvol", 0, null, null, null, false, FileStat.ctime(path));
         }
@@ -535,7 +553,7 @@ final class DirStorage implements Storage {
         if (!volume.volname().endsWith(".raw") && !volume.volname().endsWith(".qcow2")) {
             throw StorageException.badInput("can't resize this image format");
         }
-        context.qemuImg().resize(layout.path(volume), volume.format(), sizeBytes, imageOptions());
+        context.qemuImg().resize(volumePath(volume), volume.format(), sizeBytes, imageOptions());
     }
 
     // --- templates and linked clones (pve Plugin create_base, clone_image)
@@ -548,7 +566,7 @@ final class DirStorage implements Storage {
         if (volume.isBase()) {
             throw StorageException.badInput("create_base not possible with base image");
         }
-        Path path = layout.path(volume);
+        Path path = volumePath(volume);
         ImageInfo info;
         try {
             info = volumeSizeInfo(volume);
@@ -565,7 +583,7 @@ final class DirStorage implements Storage {
         String newVolname = volume.isLinkedClone()
                 ? volume.baseVmid() + "/" + volume.baseName() + "/" + volume.vmid() + "/" + newName
                 : volume.vmid() + "/" + newName;
-        Path newPath = layout.path(DirVolumeNames.parse(newVolname));
+        Path newPath = inside(newVolname, layout.path(DirVolumeNames.parse(newVolname)));
         if (Files.isRegularFile(newPath)) {
             throw StorageException.badInput("file '%s' already exists", newPath);
         }
@@ -591,7 +609,7 @@ final class DirStorage implements Storage {
                 config.id(), vmid, "qcow2", true, true);
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
-        Path path = imageDir.resolve(name);
+        Path path = inside(newVolname, imageDir.resolve(name));
         checkFreeSpace(context.qemuImg().preallocation(base.format(), imageOptions(), true),
                 () -> volumeSizeInfo(base).virtualSize());
         context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
@@ -653,7 +671,7 @@ final class DirStorage implements Storage {
     @Override
     public dev.vsm.spi.SourceFile sourceFile(VolumeName volume) {
         if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
-            return new OvaDisks(config.id(), context).extract(volume, layout.path(volume));
+            return new OvaDisks(config.id(), context).extract(volume, volumePath(volume));
         }
         return Storage.super.sourceFile(volume);
     }
@@ -678,7 +696,7 @@ final class DirStorage implements Storage {
             // a base is immutable (chattr +i) and has linked clones that name it: the feature table leaves it out
             throw StorageException.badInput("rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
         }
-        Path oldPath = layout.path(volume);
+        Path oldPath = volumePath(volume);
         if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
         }
@@ -694,7 +712,7 @@ final class DirStorage implements Storage {
             }
         }
         Path imageDir = layout.imageDir(targetVmid);
-        Path newPath = imageDir.resolve(target);
+        Path newPath = inside(targetVmid + "/" + target, imageDir.resolve(target));
         if (Files.exists(newPath, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
         }

@@ -57,6 +57,11 @@ final class ImageLister {
         List<ImageFile> toInspect = new ArrayList<>();
         for (Path file : candidates(vmid)) {
             String format = ImageFileName.parse(file.getFileName().toString()).format();
+            Optional<String> linkOut = layout.linkOut(file);
+            if (linkOut.isPresent()) {
+                console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
+                continue;
+            }
             Optional<BasicFileAttributes> stat = FileStat.stat(file);
             if (stat.isEmpty()) {
                 console.warn("failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));

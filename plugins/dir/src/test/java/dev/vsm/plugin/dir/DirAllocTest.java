@@ -127,21 +127,21 @@ class DirAllocTest {
     }
 
     @Test
-    void aFailedCreateLeavesNothingBehind() {
+    void aSizeTheFileSystemCannotHoldLeavesNothingBehind() {
         TestStorage t = TestStorage.in(root);
-        // qemu-img creates the file, then fails to grow it past ext4's 16 TiB limit
+        // 20 TiB: above ext4's largest file (and qcow2's limit is far above): refused before qemu-img runs
         assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 20L * 1024 * 1024 * 1024)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
-                .hasMessageStartingWith("unable to create image: ");
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessageStartingWith("size: 21990232555520 bytes is more than a raw image can hold here");
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
 
     @Test
-    void aFailedCreateKeepsTheGuestsOtherImages() {
+    void aRefusedSizeKeepsTheGuestsOtherImages() {
         TestStorage t = TestStorage.in(root);
         t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 20L * 1024 * 1024 * 1024)))
-                .hasMessageStartingWith("unable to create image: ");
+        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "qcow2", 3L << 40)))
+                .hasMessageStartingWith("size: 3377699720527872 bytes is more than a qcow2 image can hold here");
         assertThat(TestStorage.tree(root.resolve("images"))).containsExactly("100/", "100/vm-100-disk-0.raw");
     }
 

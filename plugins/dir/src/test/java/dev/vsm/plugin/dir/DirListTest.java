@@ -279,7 +279,8 @@ class DirListTest {
         assertThat(t.storage.listImages(null)).map(VolumeInfo::volid).containsExactly("local:100/vm-100-disk-0.raw");
         assertThat(t.console.warnings).containsExactly(
                 "expected format 'raw', but '" + root.resolve("images/100/vm-100-disk-2.raw") + "' is a directory",
-                "failed to stat '" + root.resolve("images/100/vm-100-disk-3.raw") + "' - dangling symlink?");
+                "skipping '" + root.resolve("images/100/vm-100-disk-3.raw") + "': '" + root.resolve("images/100/vm-100-disk-3.raw")
+                        + "' is a symbolic link (to '" + root.resolve("nowhere") + "') (vsm does not follow symbolic links inside a storage)");
     }
 
     @Test

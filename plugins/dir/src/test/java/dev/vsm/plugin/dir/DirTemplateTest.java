@@ -192,10 +192,12 @@ class DirTemplateTest {
     }
 
     @Test
-    void freeOfAMissingImageOnlyWarns() {
+    void freeOfAMissingImageIsBadInput() {
         TestStorage t = TestStorage.in(root);
-        t.storage.freeImage(t.storage.parseVolname("100/vm-100-disk-0.raw"));
-        assertThat(t.console.warnings).containsExactly("disk image '" + root.resolve("images/100/vm-100-disk-0.raw") + "' does not exist");
+        assertThatThrownBy(() -> t.storage.freeImage(t.storage.parseVolname("100/vm-100-disk-0.raw")))
+                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessageContaining("does not exist");
+        assertThat(t.console.warnings).isEmpty();
     }
 
     @Test

@@ -29,6 +29,8 @@ public final class LvmThinPlugin implements StoragePlugin {
     static final String VGNAME = "vgname";
     static final String THINPOOL = "thinpool";
     static final String MAX_OVERPROVISION = "max-overprovision";
+    /** A ratio above zero, written plainly ({@code 1.5}, {@code 4}). */
+    static final String POSITIVE_RATIO = "^\\+?(?:[0-9]*[1-9][0-9]*(?:\\.[0-9]*)?|[0-9]*\\.[0-9]*[1-9][0-9]*)$";
 
     private static final EnumSet<ContentType> CONTENT = EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR);
 
@@ -37,7 +39,8 @@ public final class LvmThinPlugin implements StoragePlugin {
             PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group").asRequired().asFixed()
                     .withPattern(LvmNames.REGEX),
             PropertySpec.number(MAX_OVERPROVISION, "refuse allocations, clones and resizes that would make the thin volumes' "
-                    + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)"),
+                    + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)")
+                    .withPattern(POSITIVE_RATIO),
             CommonProperties.nodes(),
             CommonProperties.disable(),
             CommonProperties.content(CONTENT),
