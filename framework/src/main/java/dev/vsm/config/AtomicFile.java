@@ -1,5 +1,6 @@
 package dev.vsm.config;
 
+import dev.vsm.spi.ProcessStamp;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,7 +25,8 @@ import java.util.Set;
 
 /**
  * Replaces a file so that a crash at any moment leaves either the old or the new content, never
- * a mix: the bytes go to a temporary file in the same directory ({@code .<name>.tmp-<pid>-<random>}),
+ * a mix: the bytes go to a temporary file in the same directory
+ * ({@code .<name>.tmp-<pid>.<start>-<random>}, the writer named by its {@link ProcessStamp}),
  * which is synced, renamed over the target, and the directory synced. The new file keeps the old
  * one's permissions and group, less any write permission of group or others (0644 stays 0644,
  * pve's 0640 with group {@code www-data} stays so, 0666 becomes 0644); a new file gets 0600: the
@@ -42,7 +44,7 @@ final class AtomicFile {
     static void write(Path target, byte[] bytes) {
         Path file = resolveLinks(target);
         Path dir = file.toAbsolutePath().getParent();
-        Path temp = dir.resolve(temporaryPrefix(file) + ProcessHandle.current().pid() + "-" + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
+        Path temp = dir.resolve(temporaryPrefix(file) + ProcessStamp.current() + "-" + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;
@@ -87,8 +89,7 @@ final class AtomicFile {
             for (Path entry : entries) {
                 String rest = entry.getFileName().toString().substring(prefix.length());
                 int dash = rest.indexOf('-');
-                long pid = parsePid(dash > 0 ? rest.substring(0, dash) : "");
-                if (pid > 0 && ProcessHandle.of(pid).isEmpty()) {
+                if (dash > 0 && ProcessStamp.parse(rest.substring(0, dash)).map(stamp -> !stamp.running()).orElse(false)) {
                     deleteQuietly(entry);
                 }
             }
@@ -97,13 +98,6 @@ final class AtomicFile {
         }
     }
 
-    private static long parsePid(String text) {
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
 
     private static Path resolveLinks(Path target) {
         try {

@@ -3,6 +3,7 @@ package dev.vsm.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.spi.ProcessStamp;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,10 +46,15 @@ class AtomicFileTest {
         Path file = tmp.resolve("storage.yaml");
         Path dead = Files.writeString(tmp.resolve(".storage.yaml.tmp-999999999-00ff00ff"), "");
         Path alive = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + "-00ff00ff"), "");
+        Path stamped = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessStamp.current() + "-00ff00ff"), "");
+        // a writer that died and whose pid the kernel has since given to this process
+        Path reused = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + ".1000-00ff00ff"), "");
         Path other = Files.writeString(tmp.resolve(".other.yaml.tmp-999999999-00ff00ff"), "");
         AtomicFile.removeStaleTemporaries(file);
         assertThat(dead).doesNotExist();
+        assertThat(reused).doesNotExist();
         assertThat(alive).exists();
+        assertThat(stamped).exists();
         assertThat(other).exists();
     }
 }
