@@ -203,8 +203,11 @@ public final class StorageManager {
      * What {@code alloc} refuses beyond pve's checks, on every type: a storage whose content does
      * not hold what the volume would be listed as (images; rootdir for a subvol), as no listing
      * would show the volume; and a name of another guest (pve's lvmthin rule, here for all types),
-     * as listing by owner, disk numbering and a guest's removal go by the name.
+     * as listing by owner, disk numbering and a guest's removal go by the name. A name that
+     * names no guest is left to the plugin, which refuses what it cannot parse.
      */
+    private static final java.util.regex.Pattern OWNED_NAME = java.util.regex.Pattern.compile("(?:vm|base)-0*([1-9][0-9]*)-");
+
     private static void checkAllocatable(StorageConfig cfg, PluginSchema schema, int vmid, String name, String fmt) {
         ContentType listedAs = "subvol".equals(fmt) ? ContentType.ROOTDIR : ContentType.IMAGES;
         if (!cfg.content(schema.defaultContent()).contains(listedAs)) {
@@ -212,7 +215,8 @@ public final class StorageManager {
                     cfg.id(), listedAs.id(), cfg.content(schema.defaultContent()).stream().map(ContentType::id).sorted()
                             .collect(Collectors.joining(",")), listedAs.id(), cfg.id());
         }
-        if (name != null && !name.startsWith("vm-" + vmid + "-")) {
+        java.util.regex.Matcher owner = name == null ? null : OWNED_NAME.matcher(name);
+        if (owner != null && owner.lookingAt() && !owner.group(1).equals(Integer.toString(vmid))) {
             throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", VolumeId.printable(name), vmid);
         }
     }
