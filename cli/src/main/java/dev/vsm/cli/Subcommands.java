@@ -86,6 +86,10 @@ final class Subcommands {
         } else {
             ALL.forEach((name, command) -> cli.addSubcommand(name, command.get()));
         }
+        CommandLine add = cli.getSubcommands().get("add");
+        if (add != null) {
+            AddCommand.showTypeProperties(add);
+        }
     }
 
     /** The first argument that is not a global option or its value, or null. */

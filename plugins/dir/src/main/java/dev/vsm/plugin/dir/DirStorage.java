@@ -596,7 +596,8 @@ final class DirStorage implements Storage {
 
     /**
      * The volume name of a file on this storage (pve's {@code path_to_volume_id}). An image must
-     * exist and be listed, so that a linked clone gets the name that records its base.
+     * be listed when it exists, so that a linked clone gets the name that records its base; one
+     * that does not exist yet (a path {@code vsm path} printed) gets the name its path spells.
      */
     @Override
     public Optional<String> volnameForPath(Path file) {
@@ -609,6 +610,13 @@ final class DirStorage implements Storage {
         Optional<PathVolume> found = layoutForRealPaths().volumeForPath(absolute);
         if (found.isEmpty() || found.get().type() != ContentType.IMAGES) {
             return found.map(PathVolume::volname);
+        }
+        if (!Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                return Optional.of(DirVolumeNames.parse(found.get().volname())).map(n -> found.get().volname());
+            } catch (StorageException e) {
+                return Optional.empty(); // not a name vsm would give an image
+            }
         }
         int vmid = Integer.parseInt(found.get().volname().substring(0, found.get().volname().indexOf('/')));
         for (VolumeInfo image : listImages(vmid)) {
