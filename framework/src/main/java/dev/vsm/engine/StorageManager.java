@@ -410,6 +410,8 @@ public final class StorageManager {
 
     /**
      * Renames a volume under the storage lock (pve's {@code rename_volume}) and returns its new id.
+     * A base volume is refused (pve renames one without linked clones, on dir failing on vsm's
+     * immutable flag after making the target's directory).
      *
      * @param targetName null for the target owner's next free disk name
      */
@@ -420,6 +422,12 @@ public final class StorageManager {
         String renamed = locker.withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            if (name.isBase()) {
+                // a base is read-only (on dir immutable) and its name says it is one: give another
+                // guest a disk from it with clone or copy, which leave it as it is
+                throw StorageException.badInput("base volume '%s' cannot be renamed: use 'vsm clone' or 'vsm copy' to give guest %d a disk from it",
+                        volid.volname(), targetVmid);
             }
             return storage.renameVolume(name, targetVmid, targetName);
         });
