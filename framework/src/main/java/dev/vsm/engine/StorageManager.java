@@ -303,7 +303,15 @@ public final class StorageManager {
      */
     public List<StatusRow> status(String onlyStorage, Set<ContentType> content, boolean enabledOnly, String target) {
         if (onlyStorage != null) {
-            config(onlyStorage);
+            StorageConfig only = config(onlyStorage);
+            if (content != null && registry.plugin(only.type()).isPresent()) {
+                boolean holds = only.content(registry.require(only.type()).schema().defaultContent()).stream().anyMatch(content::contains);
+                if (!holds || !enabled(only)) {
+                    throw StorageException.badInput("storage: No such storage. ('%s' is %s)", onlyStorage,
+                            enabled(only) ? "not for content " + content.stream().map(ContentType::id).sorted().collect(Collectors.joining(","))
+                                    : "disabled here");
+                }
+            }
         }
         String other = target == null || target.equals("localhost") || target.equals(context.nodeName()) ? null : target;
         List<StatusRow> rows = new ArrayList<>();
@@ -315,11 +323,6 @@ public final class StorageManager {
             Set<ContentType> ct = cfg.content(plugin.get().schema().defaultContent());
             boolean enabled = enabled(cfg);
             if (content != null && (!enabled || ct.stream().noneMatch(content::contains))) {
-                if (cfg.id().equals(onlyStorage)) {
-                    throw StorageException.badInput("storage: No such storage. ('%s' is %s)", onlyStorage,
-                            enabled ? "not for content " + content.stream().map(ContentType::id).sorted().collect(Collectors.joining(","))
-                                    : "disabled here");
-                }
                 continue;
             }
             if (onlyStorage != null && !onlyStorage.equals(cfg.id())) {
