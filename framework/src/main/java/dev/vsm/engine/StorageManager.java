@@ -360,6 +360,10 @@ public final class StorageManager {
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
     public VolumeId volumeIdForPath(Path path) {
         Path abs = path.toAbsolutePath().normalize();
+        if (!path.toAbsolutePath().equals(abs) && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // a path that does not exist is taken only as vsm path prints one: without . or ..
+            throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+        }
         for (StorageConfig cfg : storages.values()) {
             if (registry.plugin(cfg.type()).isEmpty()) {
                 continue;
