@@ -50,6 +50,7 @@ final class ByteMover {
                 meter.advanceTo(copied);
             }
         } catch (IOException e) {
+            stop.check(); // the stream failed as vsm is being stopped: that is what happened
             throw StorageException.failed(e, "reading the stream failed after %d bytes: %s", copied, e.getMessage());
         }
         return copied;

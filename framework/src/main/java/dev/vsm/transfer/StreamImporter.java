@@ -179,6 +179,7 @@ public final class StreamImporter {
         try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
             if (raw && written < size) {
+                stop.check(); // cut short as vsm is being stopped, not a truncated stream
                 throw StorageException.badInput("import: the stream ended after %d of the %d bytes its size header announces "
                         + "(truncated stream?)", written, size);
             }
