@@ -11,6 +11,9 @@ vsm="$root/cli/vsm"
 sb=$(mktemp -d /tmp/vsm-bench.XXXXXX)
 trap 'chattr -R -f -i "$sb" 2>/dev/null; rm -rf "$sb"' EXIT
 export VSM_CONFIG="$sb/etc/storage.yaml" VSM_LOCK_DIR="$sb/locks" XDG_DATA_HOME="$sb/data"
+mkdir -p "$sb/etc"   # $VSM_CONFIG must name a file that exists: the built-in default's
+printf 'storages:\n  local:\n    type: dir\n    path: %s\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n' \
+  "$XDG_DATA_HOME/vsm/local" >"$VSM_CONFIG"
 store="$sb/data/vsm/local"
 "$vsm" status >/dev/null   # builds cli/vsm if needed, creates the default storage's dirs
 

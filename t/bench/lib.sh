@@ -65,6 +65,10 @@ direct_io_dir() {
 }
 
 # A vsm sandbox: its own config, data home and locks, so a benchmark never touches the machine's.
+# $VSM_CONFIG must name a file that exists; this one holds what the built-in default is.
 vsm_sandbox() { # dir
   export VSM_CONFIG="$1/etc/storage.yaml" VSM_LOCK_DIR="$1/locks" XDG_DATA_HOME="$1/data"
+  mkdir -p "$1/etc"
+  [[ -f $VSM_CONFIG ]] || printf 'storages:\n  local:\n    type: dir\n    path: %s\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n' \
+    "$XDG_DATA_HOME/vsm/local" >"$VSM_CONFIG"
 }

@@ -20,7 +20,10 @@ git -C "$root" archive "$baseline" | tar -x -C "$sb" --one-top-level=before
 echo "building $baseline in $sb/before ..." >&2
 (cd "$sb/before" && mvn -B -q -Dstyle.color=never -DskipTests -pl cli -am package >&2)
 (cd "$root" && mvn -B -q -Dstyle.color=never -DskipTests -pl cli -am package >&2)
-export VSM_CONFIG="$sb/none.yaml" XDG_DATA_HOME="$sb/data" VSM_LOCK_DIR="$sb/locks"   # the built-in default
+# the built-in default: no $VSM_CONFIG (naming a missing file is an error) and no /etc/vsm/storage.yaml
+[[ ! -e /etc/vsm/storage.yaml ]] || { echo "startup.sh measures the built-in default: /etc/vsm/storage.yaml exists" >&2; exit 1; }
+unset VSM_CONFIG
+export XDG_DATA_HOME="$sb/data" VSM_LOCK_DIR="$sb/locks"
 "$vsm" status >/dev/null
 flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto"
 vol=local:100/vm-100-disk-0.qcow2

@@ -44,18 +44,30 @@ public final class Main {
         }
     }
 
-    public static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
+        String[] args = PveSyntax.help(argv);
+        Vsm vsm = new Vsm(out, err);
+        CommandLine cli = new CommandLine(vsm);
+        cli.setCommandName(programName());
+        Subcommands.register(cli, args);
+        args = PveSyntax.translate(cli, args);
         if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
-        Vsm vsm = new Vsm(out, err);
-        CommandLine cli = new CommandLine(vsm);
-        Subcommands.register(cli, args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler(Main::badParameters);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, vsm, err));
         return cli.execute(args);
+    }
+
+    /**
+     * The name vsm was run under (the launcher passes it): {@code pvesm} through a symlink of that
+     * name, so usage and errors name the command the user typed.
+     */
+    static String programName() {
+        String name = System.getProperty("vsm.program", "");
+        return name.matches("[A-Za-z0-9._-]{1,64}") ? name : "vsm";
     }
 
     private static int badParameters(ParameterException e, String[] args) {

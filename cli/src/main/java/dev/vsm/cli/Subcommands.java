@@ -78,8 +78,9 @@ final class Subcommands {
         ALL.put("cluster", ClusterCommand::new);
     }
 
-    /** Global options that take a value in the next argument. */
-    private static final Set<String> WITH_VALUE = Set.of("--config", "--plugin-dir");
+    /** Global options that take a value in the next argument, in pvesm's one-dash form too. */
+    private static final Set<String> WITH_VALUE = Set.of("--config", "--plugin-dir", "--output-format",
+            "-config", "-plugin-dir", "-output-format");
 
     private Subcommands() {}
 
@@ -91,18 +92,30 @@ final class Subcommands {
         } else {
             ALL.forEach((name, command) -> cli.addSubcommand(name, command.get()));
         }
+        CommandLine add = cli.getSubcommands().get("add");
+        if (add != null) {
+            AddCommand.showTypeProperties(add);
+        }
     }
 
     /** The first argument that is not a global option or its value, or null. */
     static String named(String[] args) {
+        int at = namedIndex(args);
+        return at < 0 ? null : args[at];
+    }
+
+    /** The index of {@link #named}'s argument, or -1. */
+    static int namedIndex(String[] args) {
         for (int i = 0; i < args.length; i++) {
             if (WITH_VALUE.contains(args[i])) {
                 i++;
+            } else if (args[i].equals("--")) {
+                return -1;
             } else if (!args[i].startsWith("-")) {
-                return args[i];
+                return i;
             }
         }
-        return null;
+        return -1;
     }
 
     /** Top-level help or version asked for before the subcommand: picocli shows the full list. */

@@ -12,21 +12,20 @@ import java.util.Map;
  * What happens when it does not exist depends on how it was chosen:
  *
  * <ul>
- *   <li>{@code $VSM_CONFIG} or the default path: vsm runs on the built-in default (a {@code dir}
- *       storage {@code local} in {@code ${XDG_DATA_HOME:-$HOME/.local/share}/vsm/local}, every
- *       content type). Nothing is written until a command changes the configuration; the first
- *       change writes the default together with the change. This is pvesm's behaviour (there is
- *       always a {@code local}), and lets a fresh install or an isolated {@code $VSM_CONFIG} work
- *       at once.</li>
- *   <li>{@code --config FILE} ({@link #explicit()}): a command that only reads fails with
- *       {@code config file '<f>' does not exist} (exit 2), as a typo in a path given on the command
- *       line should not silently show a different configuration; a command that changes the
- *       configuration creates the file with just that change, no default {@code local} (as
- *       {@code git config --file} does).</li>
+ *   <li>the default path: vsm runs on the built-in default (a {@code dir} storage {@code local} in
+ *       {@code ${XDG_DATA_HOME:-$HOME/.local/share}/vsm/local}, every content type). Nothing is
+ *       written until a command changes the configuration; the first change writes the default
+ *       together with the change. This is pvesm's behaviour (there is always a {@code local}), and
+ *       lets a fresh install work at once.</li>
+ *   <li>{@code --config FILE} or {@code $VSM_CONFIG} ({@link #explicit()}), the same for both: a
+ *       command that only reads fails with {@code config file '<f>' does not exist} (exit 2), as a
+ *       typo in a path the user named should not silently show a different configuration; a
+ *       command that changes the configuration creates the file with just that change, no default
+ *       {@code local} (as {@code git config --file} does).</li>
  * </ul>
  *
  * @param file            the configuration file
- * @param explicit        whether it was given with {@code --config}
+ * @param explicit        whether it was named, with {@code --config} or {@code $VSM_CONFIG}
  * @param defaultLocalDir the path of the built-in default's {@code local} storage
  */
 public record ConfigLocation(Path file, boolean explicit, Path defaultLocalDir) {
@@ -55,7 +54,7 @@ public record ConfigLocation(Path file, boolean explicit, Path defaultLocalDir) 
         }
         String fromEnv = env.get(ENV);
         if (fromEnv != null && !fromEnv.isBlank()) {
-            return new ConfigLocation(Path.of(fromEnv), false, localDir);
+            return new ConfigLocation(Path.of(fromEnv), true, localDir);
         }
         return new ConfigLocation(DEFAULT_FILE, false, localDir);
     }

@@ -35,6 +35,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The facade every command goes through (pve's {@code PVE::Storage}): resolves volume ids to
@@ -117,8 +120,12 @@ public final class StorageManager {
     }
 
     private boolean availableOnThisNode(StorageConfig cfg) {
+        return availableOn(cfg, context.nodeName()) || availableOn(cfg, "localhost");
+    }
+
+    private static boolean availableOn(StorageConfig cfg, String node) {
         List<String> nodes = cfg.list(CommonProperties.NODES);
-        return nodes.isEmpty() || nodes.contains(context.nodeName()) || nodes.contains("localhost");
+        return nodes.isEmpty() || nodes.contains(node);
     }
 
     /** pve's {@code storage_check_enabled}. */
@@ -178,11 +185,12 @@ public final class StorageManager {
         StorageConfig cfg = config(storageId);
         checkEnabled(storageId);
         PluginSchema schema = registry.require(cfg.type()).schema();
-        String fmt = format != null ? format : cfg.string(CommonProperties.FORMAT).orElse(schema.defaultFormat());
+        String fmt = format != null ? format : defaultFormat(storageId);
         if (!schema.formats().contains(fmt)) {
             throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)",
                     storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
         }
+        checkAllocatable(cfg, schema, vmid, name, fmt);
         Storage storage;
         if (preallocation != null) {
             Preallocation.check(fmt, preallocation);
@@ -194,6 +202,28 @@ public final class StorageManager {
         AllocRequest request = new AllocRequest(vmid, name, fmt, sizeKib);
         String volname = locker.withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
+    }
+
+    /**
+     * What {@code alloc} refuses beyond pve's checks, on every type: a storage whose content does
+     * not hold what the volume would be listed as (images; rootdir for a subvol), as no listing
+     * would show the volume; and a name of another guest (pve's lvmthin rule, here for all types),
+     * as listing by owner, disk numbering and a guest's removal go by the name. A name that
+     * names no guest is left to the plugin, which refuses what it cannot parse.
+     */
+    private static final Pattern OWNED_NAME = Pattern.compile("(?:vm|base)-0*([1-9][0-9]*)-");
+
+    private static void checkAllocatable(StorageConfig cfg, PluginSchema schema, int vmid, String name, String fmt) {
+        ContentType listedAs = "subvol".equals(fmt) ? ContentType.ROOTDIR : ContentType.IMAGES;
+        if (!cfg.content(schema.defaultContent()).contains(listedAs)) {
+            throw StorageException.badInput("storage '%s' does not support content-type '%s' (its content is %s; add %s with 'vsm set %s --content ...')",
+                    cfg.id(), listedAs.id(), cfg.content(schema.defaultContent()).stream().map(ContentType::id).sorted()
+                            .collect(Collectors.joining(",")), listedAs.id(), cfg.id());
+        }
+        Matcher owner = name == null ? null : OWNED_NAME.matcher(name);
+        if (owner != null && owner.lookingAt() && !owner.group(1).equals(Integer.toString(vmid))) {
+            throw StorageException.badInput("illegal name '%s' - should be 'vm-%d-*'", VolumeId.printable(name), vmid);
+        }
     }
 
     /**
@@ -272,28 +302,48 @@ public final class StorageManager {
     }
 
     /**
-     * Every storage's state (pve's {@code storage_info}). A storage that fails to activate or
-     * report is shown inactive, with a warning.
+     * Every storage's state (pve's {@code storage_info} and its status index). A storage that fails
+     * to activate or report is shown inactive, with a warning.
+     *
+     * @param onlyStorage a storage id, or null for all
+     * @param content     null for no filter; else only enabled storages holding at least one of
+     *                    these types (pve leaves disabled ones out of a content filter)
+     * @param enabledOnly leave out storages disabled in the configuration
+     * @param target      another node, or null: only shared storages available on this node and on it
+     * @throws StorageException (bad input) {@code storage: No such storage.} when {@code onlyStorage}
+     *                          exists but the filters leave it out, as pve
      */
-    public List<StatusRow> status(String onlyStorage, ContentType content, boolean enabledOnly) {
+    public List<StatusRow> status(String onlyStorage, Set<ContentType> content, boolean enabledOnly, String target) {
         if (onlyStorage != null) {
-            config(onlyStorage);
+            StorageConfig only = config(onlyStorage);
+            if (content != null && registry.plugin(only.type()).isPresent()) {
+                boolean holds = only.content(registry.require(only.type()).schema().defaultContent()).stream().anyMatch(content::contains);
+                if (!holds || !enabled(only)) {
+                    throw StorageException.badInput("storage: No such storage. ('%s' is %s)", onlyStorage,
+                            enabled(only) ? "not for content " + content.stream().map(ContentType::id).sorted().collect(Collectors.joining(","))
+                                    : "disabled here");
+                }
+            }
         }
+        String other = target == null || target.equals("localhost") || target.equals(context.nodeName()) ? null : target;
         List<StatusRow> rows = new ArrayList<>();
         for (StorageConfig cfg : storages.values()) {
-            if (onlyStorage != null && !onlyStorage.equals(cfg.id())) {
-                continue;
-            }
             Optional<StoragePlugin> plugin = registry.plugin(cfg.type());
             if (plugin.isEmpty()) {
                 continue;
             }
             Set<ContentType> ct = cfg.content(plugin.get().schema().defaultContent());
-            if (content != null && !ct.contains(content)) {
+            boolean enabled = enabled(cfg);
+            if (content != null && (!enabled || ct.stream().noneMatch(content::contains))) {
                 continue;
             }
-            boolean enabled = enabled(cfg);
-            if (enabledOnly && !enabled) {
+            if (onlyStorage != null && !onlyStorage.equals(cfg.id())) {
+                continue;
+            }
+            if (enabledOnly && cfg.disabled()) {
+                continue;
+            }
+            if (other != null && (!cfg.shared() || !availableOnThisNode(cfg) || !availableOn(cfg, other))) {
                 continue;
             }
             StorageStatus st = StorageStatus.INACTIVE;
@@ -313,9 +363,19 @@ public final class StorageManager {
         return rows;
     }
 
+    /** The format a storage allocates when none is asked for: its {@code format} property, else its type's default. */
+    public String defaultFormat(String storageId) {
+        StorageConfig cfg = config(storageId);
+        return cfg.string(CommonProperties.FORMAT).orElse(registry.require(cfg.type()).schema().defaultFormat());
+    }
+
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
     public VolumeId volumeIdForPath(Path path) {
         Path abs = path.toAbsolutePath().normalize();
+        if (!path.toAbsolutePath().equals(abs) && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // a path that does not exist is taken only as vsm path prints one: without . or ..
+            throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+        }
         for (StorageConfig cfg : storages.values()) {
             if (registry.plugin(cfg.type()).isEmpty()) {
                 continue;
@@ -376,6 +436,8 @@ public final class StorageManager {
 
     /**
      * Renames a volume under the storage lock (pve's {@code rename_volume}) and returns its new id.
+     * A base volume is refused (pve renames one without linked clones, on dir failing on vsm's
+     * immutable flag after making the target's directory).
      *
      * @param targetName null for the target owner's next free disk name
      */
@@ -386,6 +448,12 @@ public final class StorageManager {
         String renamed = locker.withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
+            }
+            if (name.isBase()) {
+                // a base is read-only (on dir immutable) and its name says it is one: give another
+                // guest a disk from it with clone or copy, which leave it as it is
+                throw StorageException.badInput("base volume '%s' cannot be renamed: use 'vsm clone' or 'vsm copy' to give guest %d a disk from it",
+                        volid.volname(), targetVmid);
             }
             return storage.renameVolume(name, targetVmid, targetName);
         });

@@ -40,6 +40,8 @@ public final class ProcessCommandRunner implements CommandRunner {
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     private static final int EXIT_ON_SIGINT = 128 + 2;
+    /** lvm2's last line after an error in what it was asked. */
+    private static final java.util.regex.Pattern HELP_POINTER = java.util.regex.Pattern.compile("Run `\\S+ --help' for more information\\.");
     private static final ChildProcesses CHILDREN = ChildProcesses.jvm();
 
     private final boolean dryRun;
@@ -194,15 +196,18 @@ public final class ProcessCommandRunner implements CommandRunner {
     }
 
     /**
-     * The line of a failed command's stderr that says why: the last one that is not a warning.
-     * lvm2 prints {@code WARNING: This metadata update is NOT backed up.} after its error when
-     * metadata backups are off; the error is the line before. Only warnings: the last of them.
+     * The line of a failed command's stderr that says why: the last one that is neither a warning
+     * nor a pointer to the help. lvm2 prints {@code WARNING: This metadata update is NOT backed up.}
+     * after its error when metadata backups are off, and {@code Run `lvcreate --help' for more
+     * information.} after an error in what it was asked ({@code striped: Required device-mapper
+     * target(s) not detected in your kernel.}); the error is the line before. Only such lines:
+     * the last of them.
      */
     static String cause(String stderr) {
         String[] lines = stderr.strip().split("\n");
         for (int i = lines.length - 1; i >= 0; i--) {
             String line = lines[i].strip();
-            if (!line.isEmpty() && !line.startsWith("WARNING:")) {
+            if (!line.isEmpty() && !line.startsWith("WARNING:") && !HELP_POINTER.matcher(line).matches()) {
                 return line;
             }
         }

@@ -45,7 +45,11 @@ final class Interruption implements AutoCloseable {
         }
     }
 
-    /** Throws when vsm is being stopped. */
+    /**
+     * Throws when vsm is being stopped. The shutdown hooks run in no fixed order: the one that
+     * stops vsm's children (a {@code cstream} the stream comes through) may end the stream before
+     * this one raises its flag, so a short or failed read is checked against both.
+     */
     void check() {
         if (stopping || ChildProcesses.jvm().stopping()) {
             throw new InterruptedCommandException(what + " was stopped (vsm is being stopped)");

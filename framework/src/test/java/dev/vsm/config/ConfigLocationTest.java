@@ -17,10 +17,10 @@ class ConfigLocationTest {
     }
 
     @Test
-    void thenTheEnvironmentThenTheDefaultNeitherExplicit() {
+    void thenTheEnvironmentAsExplicitAsTheOptionThenTheDefault() {
         ConfigLocation fromEnv = ConfigLocation.resolve(null, Map.of("VSM_CONFIG", "/env.yaml"), HOME);
         assertThat(fromEnv.file()).isEqualTo(Path.of("/env.yaml"));
-        assertThat(fromEnv.explicit()).isFalse();
+        assertThat(fromEnv.explicit()).isTrue();
         ConfigLocation byDefault = ConfigLocation.resolve(null, Map.of("VSM_CONFIG", " "), HOME);
         assertThat(byDefault.file()).isEqualTo(Path.of("/etc/vsm/storage.yaml"));
         assertThat(byDefault.explicit()).isFalse();

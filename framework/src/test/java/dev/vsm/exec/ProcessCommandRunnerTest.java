@@ -59,6 +59,17 @@ class ProcessCommandRunnerTest {
                 .hasMessageEndingWith("failed: exit code 5 - WARNING: only this");
     }
 
+    /** lvm2 points at its help after an error in what it was asked: the error before it is what failed (lvm2's words, captured). */
+    @Test
+    void reportsLvmsReasonNotItsPointerToTheHelp() {
+        var runner = new ProcessCommandRunner(false, console);
+        String stderr = "  /dev/mapper/control: open failed: No such device\n  Failure to communicate with kernel device-mapper driver.\n"
+                + "  striped: Required device-mapper target(s) not detected in your kernel.\n  Run `lvcreate --help' for more information.\n";
+        assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "printf '%s' \"$0\" >&2; exit 3", stderr)
+                .withErrorPrefix("lvcreate 'vg/vm-100-disk-0' error")))
+                .hasMessage("lvcreate 'vg/vm-100-disk-0' error: striped: Required device-mapper target(s) not detected in your kernel.");
+    }
+
     @Test
     void timesOut() {
         var runner = new ProcessCommandRunner(false, console);

@@ -53,7 +53,7 @@ class SpiCompatibilityTest {
         VolumeId clone = manager.cloneVolume(base, 101);
         assertThat(manager.info(clone).features()).containsExactly(Feature.TEMPLATE);
         assertThat(manager.list("mem", null, null)).extracting(VolumeInfo::volid).containsExactly(base.toString(), clone.toString());
-        assertThat(manager.status(null, null, false)).singleElement().satisfies(row -> assertThat(row.status().active()).isTrue());
+        assertThat(manager.status(null, null, false, null)).singleElement().satisfies(row -> assertThat(row.status().active()).isTrue());
         manager.free(clone);
         assertThatThrownBy(() -> manager.free(clone)).isInstanceOf(StorageException.class).hasMessageContaining("no volume");
         assertThat(console).contains("allocated mem:100/vm-100-disk-0.raw", "freed " + clone.volname());

@@ -96,8 +96,9 @@ class ImportTest {
         Vsm.Result r = vsm.run("import", "local", "100", raw.toString()).ok();
         assertThat(r.lines()).last().isEqualTo("successfully imported 'local:100/vm-100-disk-0.raw'");
         assertThat(r.lines().get(r.lines().size() - 2)).matches("convert disk\\.raw: 25165824 bytes in \\d+\\.\\d\\d s, [\\d.]+ MB/s");
-        assertThat(r.lines().subList(0, r.lines().size() - 2))
-                .allSatisfy(l -> assertThat(l).matches("convert disk\\.raw: \\d0% \\(\\d+ of 25165824 bytes\\), [\\d.-]+ MB/s, ETA .*"));
+        // a line when qemu-img's report passes another tenth (it reports in steps of its own)
+        assertThat(r.lines().subList(0, r.lines().size() - 2)).hasSizeGreaterThanOrEqualTo(3)
+                .allSatisfy(l -> assertThat(l).matches("convert disk\\.raw: [1-9]\\d% \\(\\d+ of 25165824 bytes\\), [\\d.-]+ MB/s, ETA .*"));
         assertThat(vsm.run("import", "local", "100", raw.toString(), "--quiet").ok().lines())
                 .containsExactly("successfully imported 'local:100/vm-100-disk-1.raw'");
     }

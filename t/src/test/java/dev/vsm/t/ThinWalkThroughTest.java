@@ -65,8 +65,13 @@ class ThinWalkThroughTest {
     }
 
     @Test
-    void aStorageOnAMissingPoolIsInactiveWithAWarning() {
-        vsm.run("add", "lvmthin", "gone", "--vgname", vg.name(), "--thinpool", "nopool").ok();
+    void aStorageOnAMissingPoolIsInactiveWithAWarning() throws java.io.IOException {
+        String config = java.nio.file.Files.readString(vsm.config());
+        Vsm.Result add = vsm.run("add", "lvmthin", "gone", "--vgname", vg.name(), "--thinpool", "nopool");
+        assertThat(add.exit()).as("add activates the storage first (pve's create): %s", add.err()).isEqualTo(1);
+        assertThat(add.err()).isEqualTo("create storage failed: no such logical volume " + lv("nopool") + "\n");
+        assertThat(java.nio.file.Files.readString(vsm.config())).as("nothing written").isEqualTo(config);
+        vsm.writeConfig(config + "  gone:\n    type: lvmthin\n    vgname: " + vg.name() + "\n    thinpool: nopool\n");
         Vsm.Result r = vsm.run("status").ok();
         assertThat(r.lines()).anySatisfy(l -> assertThat(l).matches("gone +lvmthin +inactive +0 +0 +0 +0\\.00%"));
         assertThat(r.err()).isEqualTo("no such logical volume " + lv("nopool") + "\n");

@@ -38,6 +38,13 @@ final class Vsm {
         env.put("HOME", sandbox.toString());
         try {
             Files.createDirectories(sandbox.resolve("plugins")); // an empty plugin directory, as $VSM_PLUGIN_DIR names it
+            // $VSM_CONFIG must name a file that exists (as --config); this one holds what vsm's
+            // built-in default is, so tests run on a 'local' storage as on a fresh install
+            Files.createDirectories(config().getParent());
+            if (Files.notExists(config())) {
+                Files.writeString(config(), "storages:\n  local:\n    type: dir\n    path: " + defaultLocal()
+                        + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,15 +1,21 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.cli.support.Session;
 import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.EditResult;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.VolumeId;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
+import picocli.CommandLine;
 
 /** {@code vsm add <type> <storage> --<property> <value> ...}: add a storage to the configuration (pvesm add). */
 @Command(name = "add", description = "Add a storage. Each property is given as --<name> <value> (see 'vsm add <type> --help').",
@@ -25,6 +31,34 @@ public final class AddCommand extends ChangingCommand {
     @Unmatched
     List<String> properties = new ArrayList<>();
 
+
+    /**
+     * {@code vsm add <type> --help}: the usage, then the properties of that type (its plugin's
+     * schema), as the command's description promises.
+     */
+    public static void showTypeProperties(CommandLine add) {
+        String key = "typeProperties";
+        add.getHelpSectionMap().put(key, help -> {
+            AddCommand command = add.getCommand();
+            if (command.type == null) {
+                return "";
+            }
+            java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+            PrintStream o = new PrintStream(text, true, StandardCharsets.UTF_8);
+            Optional<StoragePlugin> plugin = new Session(command.vsm(), false).registry().plugin(command.type);
+            if (plugin.isEmpty()) {
+                o.printf("%nNo storage type '%s' is loaded (see 'vsm plugins').%n", VolumeId.printable(command.type));
+            } else {
+                o.println();
+                o.print("Properties of ");
+                PluginsCommand.printProperties(o, PluginsCommand.propertyRows(List.of(plugin.get())));
+            }
+            return text.toString(StandardCharsets.UTF_8);
+        });
+        List<String> keys = new ArrayList<>(add.getHelpSectionKeys());
+        keys.add(keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING), key);
+        add.setHelpSectionKeys(keys);
+    }
 
     @Override
     void execute() {

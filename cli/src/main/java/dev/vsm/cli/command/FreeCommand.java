@@ -18,6 +18,10 @@ public final class FreeCommand extends ChangingCommand {
     @Option(names = "--storage", paramLabel = "ID", description = "the storage, when VOLUME is only a volume name")
     String storage;
 
+    @Option(names = "--delay", paramLabel = "SECONDS",
+            description = "pvesm's time to wait for the removal to finish, 1 to 30; vsm always waits until it has")
+    Integer delay;
+
     @Mixin
     ProgressOption progress;
 
@@ -29,6 +33,9 @@ public final class FreeCommand extends ChangingCommand {
 
     @Override
     void execute() {
+        if (delay != null && (delay < 1 || delay > 30)) {
+            throw StorageException.badInput("delay: value must be between 1 and 30, got %d", delay);
+        }
         VolumeId volid = resolve(volume, storage);
         session().manager().free(volid);
         output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun()), o ->

@@ -37,10 +37,11 @@ public final class ListCommand extends VsmCommand {
     }
 
     static void printText(java.io.PrintStream o, List<VolumeInfo> volumes) {
-        int w1 = Math.max("Volid".length(), volumes.stream().mapToInt(v -> v.volid().length()).max().orElse(0));
+        // pvesm's widths: the longest volume id and size, so a header longer than its column pushes the rest right
+        int w1 = Math.max(1, volumes.stream().mapToInt(v -> v.volid().length()).max().orElse(0));
         long largest = volumes.stream().mapToLong(VolumeInfo::size).max().orElse(0);
         boolean approx = volumes.stream().anyMatch(VolumeInfo::approximate);
-        int w4 = Math.max("Size".length(), Long.toString(largest).length() + (approx ? 1 : 0));
+        int w4 = Long.toString(largest).length() + (approx ? 1 : 0);
         o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s %s%n", "Volid", "Format", "Type", "Size", "VMID");
         List<VolumeInfo> withoutVmid = new ArrayList<>();
         for (VolumeInfo v : volumes) {

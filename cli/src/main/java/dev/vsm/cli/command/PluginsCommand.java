@@ -55,8 +55,14 @@ public final class PluginsCommand extends VsmCommand {
     }
 
     private void printProperties() {
+        List<Map<String, Object>> rows = propertyRows(session().registry().plugins().values());
+        output.print(out(), rows, o -> printProperties(o, rows));
+    }
+
+    /** Each property of each plugin's schema, as {@code --properties} lists them. */
+    static List<Map<String, Object>> propertyRows(java.util.Collection<StoragePlugin> plugins) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (StoragePlugin plugin : session().registry().plugins().values()) {
+        for (StoragePlugin plugin : plugins) {
             for (PropertySpec p : plugin.schema().properties()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("type", plugin.type());
@@ -70,20 +76,23 @@ public final class PluginsCommand extends VsmCommand {
                 rows.add(m);
             }
         }
-        output.print(out(), rows, o -> {
-            String type = null;
-            for (Map<String, Object> m : rows) {
-                if (!m.get("type").equals(type)) {
-                    type = (String) m.get("type");
-                    o.println((rows.indexOf(m) == 0 ? "" : "\n") + type + ":");
-                }
-                String flags = (Boolean.TRUE.equals(m.get("required")) ? " required" : "") + (Boolean.TRUE.equals(m.get("fixed")) ? " fixed" : "");
-                List<?> allowed = (List<?>) m.get("allowed");
-                String values = allowed.isEmpty() ? (String) m.get("value") : String.join("|", allowed.stream().map(Object::toString).toList());
-                o.printf("  --%-24s %-32s %s%s%s%n", m.get("property"), values, m.get("description"),
-                        m.get("default") == null ? "" : " (default: " + m.get("default") + ")", flags.isEmpty() ? "" : " [" + flags.strip() + "]");
+        return rows;
+    }
+
+    /** The text form: a {@code <type>:} line, then one {@code --<property>} line each. */
+    static void printProperties(PrintStream o, List<Map<String, Object>> rows) {
+        String type = null;
+        for (Map<String, Object> m : rows) {
+            if (!m.get("type").equals(type)) {
+                type = (String) m.get("type");
+                o.println((rows.indexOf(m) == 0 ? "" : "\n") + type + ":");
             }
-        });
+            String flags = (Boolean.TRUE.equals(m.get("required")) ? " required" : "") + (Boolean.TRUE.equals(m.get("fixed")) ? " fixed" : "");
+            List<?> allowed = (List<?>) m.get("allowed");
+            String values = allowed.isEmpty() ? (String) m.get("value") : String.join("|", allowed.stream().map(Object::toString).toList());
+            o.printf("  --%-24s %-32s %s%s%s%n", m.get("property"), values, m.get("description"),
+                    m.get("default") == null ? "" : " (default: " + m.get("default") + ")", flags.isEmpty() ? "" : " [" + flags.strip() + "]");
+        }
     }
 
     private static Map<String, Object> json(Entry e) {

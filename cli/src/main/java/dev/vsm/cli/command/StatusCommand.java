@@ -1,11 +1,16 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.engine.StorageManager.StatusRow;
+import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,21 +21,31 @@ public final class StatusCommand extends VsmCommand {
     @Option(names = "--storage", paramLabel = "ID", description = "only this storage")
     String storage;
 
-    @Option(names = "--content", paramLabel = "TYPE", description = "only storages holding this content type")
+    @Option(names = "--content", paramLabel = "TYPES", description = "only enabled storages holding one of these content types (comma-separated)")
     String content;
 
-    @Option(names = "--enabled", description = "only enabled storages")
+    @Option(names = "--enabled", description = "only storages not disabled in the configuration")
     boolean enabled;
+
+    @Option(names = "--target", paramLabel = "NODE",
+            description = "another node: only shared storages available on this node and on it")
+    String target;
+
+    @Option(names = "--format", description = "give each enabled storage's supported and default formats (JSON/YAML output)")
+    boolean formats;
 
     @Override
     void execute() {
-        ContentType ct = content == null ? null : ContentType.fromId(content)
-                .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
-        List<StatusRow> rows = session().manager().status(storage, ct, enabled);
+        Set<ContentType> ct = content == null ? null : contentList(content);
+        if (target != null && !target.matches(CommonProperties.NODE_NAME_PATTERN)) {
+            throw StorageException.badInput("target: invalid format - value does not look like a valid node name: '%s'",
+                    VolumeId.printable(target));
+        }
+        List<StatusRow> rows = session().manager().status(storage, ct, enabled, target);
         rows.forEach(r -> r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
         String digest = session().config().digest();
-        output.print(out(), rows.stream().map(r -> withDigest(json(r), digest)).toList(), o -> {
-            int w = Math.max(4, rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0)) + 1;
+        output.print(out(), rows.stream().map(r -> withFormats(withDigest(json(r), digest), r)).toList(), o -> {
+            int w = rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0) + 1;
             String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
             o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
             for (StatusRow r : rows) {
@@ -40,6 +55,33 @@ public final class StatusCommand extends VsmCommand {
                         r.status().total() / 1024, r.status().used() / 1024, r.status().avail() / 1024, pct);
             }
         });
+    }
+
+    /** pve's {@code pve-storage-content-list}: content types, comma-separated. */
+    static Set<ContentType> contentList(String text) {
+        Set<ContentType> types = EnumSet.noneOf(ContentType.class);
+        for (String id : text.strip().split("[,;\\s]+")) {
+            types.add(ContentType.fromId(id).orElseThrow(() -> StorageException.badInput(
+                    "content: invalid content type '%s' (use images, rootdir, iso, vztmpl, backup, snippets, import; comma-separated)",
+                    VolumeId.printable(id))));
+        }
+        if (types.isEmpty()) {
+            throw StorageException.badInput("content: no content type given");
+        }
+        return types;
+    }
+
+    /** {@code --format}: pve's {@code formats} (and its deprecated {@code format} pair) for enabled storages. */
+    private Map<String, Object> withFormats(Map<String, Object> row, StatusRow r) {
+        if (formats && r.enabled()) {
+            List<String> supported = session().manager().schema(r.storage()).formats().stream().sorted().toList();
+            String dflt = session().manager().defaultFormat(r.storage());
+            row.put("formats", Map.of("supported", supported, "default", dflt));
+            Map<String, Integer> valid = new TreeMap<>();
+            supported.forEach(f -> valid.put(f, 1));
+            row.put("format", List.of(valid, dflt));
+        }
+        return row;
     }
 
     private static double percent(StatusRow r) {

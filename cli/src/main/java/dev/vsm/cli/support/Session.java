@@ -226,9 +226,31 @@ public final class Session implements AutoCloseable {
     /** The plugins' config hooks, run by the configuration store just before it writes. */
     public ConfigHooks hooks() {
         return new ConfigHooks() {
+            /**
+             * pve's create: the plugin's add hook, then an activation when the storage is enabled
+             * here, so a storage that cannot work is not kept; when it fails, the plugin's delete
+             * hook undoes the add hook and nothing is written.
+             */
             @Override
             public void onAdd(StorageConfig added) {
-                plugin(added).ifPresent(p -> p.onAdd(added, context()));
+                Optional<StoragePlugin> plugin = plugin(added);
+                if (plugin.isEmpty()) {
+                    return;
+                }
+                plugin.get().onAdd(added, context());
+                if (!manager().enabled(added)) {
+                    return;
+                }
+                try {
+                    plugin.get().open(added, context()).activate();
+                } catch (RuntimeException e) {
+                    try {
+                        plugin.get().onDelete(added, context());
+                    } catch (RuntimeException undo) {
+                        e.addSuppressed(undo);
+                    }
+                    throw e;
+                }
             }
 
             @Override

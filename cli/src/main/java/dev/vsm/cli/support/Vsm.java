@@ -12,7 +12,7 @@ import picocli.CommandLine.ScopeType;
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {
     @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "FILE",
-            description = "configuration file (default: $VSM_CONFIG, else /etc/vsm/storage.yaml; a built-in default when none exists)")
+            description = "configuration file (default: $VSM_CONFIG, else /etc/vsm/storage.yaml, else a built-in default)")
     Path config;
 
     @Option(names = "--plugin-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",

@@ -732,7 +732,9 @@ final class DirStorage implements Storage {
 
     /**
      * The volume name of a file on this storage (pve's {@code path_to_volume_id}). An image must
-     * exist and be listed, so that a linked clone gets the name that records its base.
+     * be listed when it exists, so that a linked clone gets the name that records its base; one
+     * that does not exist yet (a path {@code vsm path} printed) gets the name its path spells, if
+     * that is a name vsm gives an image of the directory's owner.
      */
     @Override
     public Optional<String> volnameForPath(Path file) {
@@ -747,6 +749,19 @@ final class DirStorage implements Storage {
             return found.map(PathVolume::volname);
         }
         int vmid = Integer.parseInt(found.get().volname().substring(0, found.get().volname().indexOf('/')));
+        if (!Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // only a name vsm gives an image of this owner: vm-<vmid>-…, base-<vmid>-…, subvol-<vmid>-…
+            String fileName = absolute.getFileName().toString();
+            if (!fileName.matches("(?:vm|base|subvol)-" + vmid + "-[^/\\s]+\\.(?:raw|qcow2|vmdk|subvol)")) {
+                return Optional.empty();
+            }
+            try {
+                DirVolumeNames.parse(found.get().volname());
+                return Optional.of(found.get().volname());
+            } catch (StorageException e) {
+                return Optional.empty();
+            }
+        }
         for (VolumeInfo image : listImages(vmid)) {
             String volname = VolumeId.parse(image.volid()).volname();
             if (layoutForRealPaths().path(DirVolumeNames.parse(volname)).equals(absolute)) {

@@ -89,10 +89,16 @@ class DirVolnameForPathTest {
         }
     }
 
+    /** A path 'vsm path' printed before the image exists maps back; a name vsm would not give that owner does not. */
     @Test
-    void aMissingImageHasNoVolume() {
+    void aMissingImageHasTheNameItsPathSpells() {
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.volnameForPath(root.resolve("images/100/vm-100-disk-0.raw"))).isEmpty();
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/vm-100-disk-0.raw"))).contains("100/vm-100-disk-0.raw");
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/base-100-disk-1.qcow2"))).contains("100/base-100-disk-1.qcow2");
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/vm-101-disk-0.raw"))).isEmpty();
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/custom.raw"))).isEmpty();
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/..vm-100-disk-0.raw"))).isEmpty();
+        assertThat(t.storage.volnameForPath(root.resolve("images/100/vm-100-disk-0.txt"))).isEmpty();
     }
 
     @Test

@@ -1,0 +1,59 @@
+package dev.vsm.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.cli.support.Vsm;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import picocli.CommandLine;
+import org.junit.jupiter.api.Test;
+
+/** pvesm's option syntax mapped onto picocli's, before picocli parses. */
+class PveSyntaxTest {
+    private static String[] translate(String... args) {
+        PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
+        CommandLine cli = new CommandLine(new Vsm(nowhere, nowhere));
+        String[] helped = PveSyntax.help(args);
+        Subcommands.register(cli, helped);
+        return PveSyntax.translate(cli, helped);
+    }
+
+    @Test
+    void oneDashIsTwoForTheCommandsOwnOptions() {
+        assertThat(translate("status", "-content", "images", "-enabled", "1"))
+                .containsExactly("status", "--content", "images", "--enabled");
+        assertThat(translate("alloc", "local", "100", "", "4G", "-format=qcow2", "-dry-run", "0"))
+                .containsExactly("alloc", "local", "100", "", "4G", "--format=qcow2");
+        assertThat(translate("list", "local", "-vmid", "100", "-verbose", "-config", "/x.yaml"))
+                .containsExactly("list", "local", "--vmid", "100", "--verbose", "--config", "/x.yaml");
+    }
+
+    @Test
+    void shortOptionsValuesAndTheEndOfOptionsAreLeftAlone() {
+        assertThat(translate("free", "-q", "-h", "local:100/x.raw")).containsExactly("free", "-q", "-h", "local:100/x.raw");
+        assertThat(translate("rename", "local:100/vm-100-disk-0.raw", "101", "-name", "-content"))
+                .as("the value of an option that takes one").containsExactly("rename", "local:100/vm-100-disk-0.raw", "101", "--name", "-content");
+        assertThat(translate("resize", "local:100/x.raw", "-5")).containsExactly("resize", "local:100/x.raw", "-5");
+        assertThat(translate("export", "local:100/x.raw", "raw+size", "-")).containsExactly("export", "local:100/x.raw", "raw+size", "-");
+        assertThat(translate("list", "--", "-content")).containsExactly("list", "--", "-content");
+        assertThat(translate("list", "local", "-nosuch")).containsExactly("list", "local", "-nosuch");
+    }
+
+    @Test
+    void propertiesOfAddAndSetTakeOneDash() {
+        assertThat(translate("add", "dir", "x", "-path", "/srv/x", "-content=iso", "-v"))
+                .containsExactly("add", "dir", "x", "--path", "/srv/x", "--content=iso", "-v");
+        assertThat(translate("set", "x", "-vgname", "vg", "-delete", "content"))
+                .as("-vgname is a property, not -v and gname").containsExactly("set", "x", "--vgname", "vg", "--delete", "content");
+    }
+
+    @Test
+    void outputFormatMayComeBeforeTheCommandAndHelpNamesOne() {
+        assertThat(translate("-output-format", "json", "status", "-storage", "local"))
+                .containsExactly("status", "--storage", "local", "--output-format", "json");
+        assertThat(translate("--output-format=yaml", "scan", "lvm")).containsExactly("scan", "lvm", "--output-format=yaml");
+        assertThat(translate("help", "list")).containsExactly("list", "--help");
+        assertThat(translate("--verbose", "help", "scan", "lvm")).containsExactly("--verbose", "scan", "lvm", "--help");
+        assertThat(translate("help")).containsExactly("--help");
+    }
+}
