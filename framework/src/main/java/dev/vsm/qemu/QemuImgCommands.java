@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Every qemu-img argv and {@code -o} option string vsm runs, built in this one place
- * (the README's "qcow2 and qemu-img" section; pve-storage's Common.pm).
+ * (docs/configuration.md, "qcow2 and qemu-img"; pve-storage's Common.pm).
  *
  * <p>Subclusters: with {@code qcow2-subclusters: auto} a backed qcow2 (linked clone, overlay)
  * gets {@code extended_l2=on,cluster_size=128k}; with {@code on} every qcow2 gets it; with
@@ -28,7 +28,7 @@ public final class QemuImgCommands {
     /**
      * The sparse size vsm gives {@code qemu-img convert} ({@code -S}) where skipping zero runs is
      * safe: runs of zeros at least this long are not written. Chosen from
-     * {@code t/bench/sparse-size.sh} (README "Sparse size"): 64k was the fastest on raw and qcow2
+     * {@code t/bench/sparse-size.sh} (docs/performance.md, "Sparse size"): 64k was the fastest on raw and qcow2
      * targets, for about 7% more allocated space than qemu-img's default 4k.
      */
     public static final String SPARSE_SIZE = "64k";
