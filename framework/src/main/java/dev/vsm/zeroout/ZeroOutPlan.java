@@ -20,8 +20,7 @@ import java.util.regex.Pattern;
  */
 public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional<String> note) {
     private static final long MIB = 1024L * 1024L;
-    /** cstream's {@code -t}: bytes per second, negative for a per-call limit, optional k/m/g suffix. */
-    private static final Pattern THROUGHPUT = Pattern.compile("-?\\d{1,15}[kmgKMG]?");
+    private static final Pattern THROUGHPUT = Pattern.compile(ZeroOut.THROUGHPUT_REGEX);
 
     /** The two ways to zero a device. */
     public enum Tool {

@@ -29,6 +29,12 @@ public interface ZeroOut {
     String DEFAULT_THROUGHPUT = "-10485760";
 
     /**
+     * A throughput cstream takes ({@code -t}): bytes per second, negative for a limit per write,
+     * with an optional k, m or g suffix, at most 15 digits.
+     */
+    String THROUGHPUT_REGEX = "-?[0-9]{1,15}[kmgKMG]?";
+
+    /**
      * Zeroes the whole device.
      *
      * @param device     the block device (a symlink such as {@code /dev/VG/LV} is followed)

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.jar.JarEntry;
@@ -44,7 +45,7 @@ class DropInPluginTest {
     }
 
     @Test
-    void addAllocListAndFreeThroughTheDropInPlugin() {
+    void addAllocListAndFreeThroughTheDropInPlugin() throws IOException {
         JsonNode listed = vsm.run("plugins", "--output-format", "json").ok().json();
         assertThat(listed).filteredOn(e -> !e.get("source").asText().equals("built-in")).hasSize(1);
         assertThat(bySource(listed, "built-in").get("type").asText()).isEqualTo("dir");
@@ -59,6 +60,8 @@ class DropInPluginTest {
         assertThat(vsm.run("alloc", "qd", "100", "", "60M").ok().out()).isEqualTo("successfully created 'qd:100/vm-100-disk-0.qcow2'\n");
         Path disk = store.resolve("images/100/vm-100-disk-0.qcow2");
         assertThat(QemuImg.info(disk).get("virtual-size").asLong()).isEqualTo(60L << 20);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(disk))).as("not readable by other users")
+                .isEqualTo("rw-r-----");
 
         Map<String, String> before = Tree.snapshot(sandbox);
         vsm.run("alloc", "qd", "100", "", "50M", "--format", "raw")
@@ -70,6 +73,8 @@ class DropInPluginTest {
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
 
         vsm.run("alloc", "qd", "101", "", "100M", "--format", "raw").ok();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store.resolve("images/101/vm-101-disk-0.raw"))))
+                .isEqualTo("rw-r-----");
         JsonNode list = vsm.run("list", "qd", "--output-format", "json").ok().json();
         assertThat(list).extracting(v -> v.get("volid").asText()).containsExactly("qd:100/vm-100-disk-0.qcow2", "qd:101/vm-101-disk-0.raw");
         assertThat(list.get(0).get("size").asLong()).isEqualTo(60L << 20);

@@ -286,6 +286,19 @@ class LocalUsersTest {
         assertThat(read.err()).contains("Permission denied");
     }
 
+    @Test
+    void anExportedStreamIsNotReadableByOtherUsers() throws Exception {
+        Path st = sandbox.resolve("st");
+        vsm.run("add", "dir", "st", "--path", st.toString(), "--content", "images").ok();
+        vsm.run("alloc", "st", "100", "", "1M", "--format", "raw").ok();
+        Path stream = sandbox.resolve("stream");
+        vsm.run("export", "st:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
+        assertThat(mode(stream)).isEqualTo("600");
+        HostTools.Result read = asNobody("cat", stream.toString());
+        assertThat(read.exit()).as("nobody reads the exported guest disk").isNotZero();
+        assertThat(read.err()).contains("Permission denied");
+    }
+
     // ---- helpers
 
     /** Runs vsm and waits at most {@code seconds} for it (a hang fails the test instead of stalling it). */

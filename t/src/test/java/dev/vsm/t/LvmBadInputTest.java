@@ -82,4 +82,13 @@ class LvmBadInputTest {
         refused("vgname", "set", "san", "--vgname", "othervg");
         refused("'snapshot-as-volume-chain' is not supported", "set", "san", "--snapshot-as-volume-chain", "1");
     }
+
+    @Test
+    void anAbsurdSaferemoveThroughputIsRefusedWhenGivenAndWhenTheFileIsRead() {
+        refused("does not match the regex pattern", "add", "lvm", "other", "--vgname", "vg1", "--saferemove_throughput", "1234567890123456");
+        refused("does not match the regex pattern", "set", "san", "--saferemove_throughput", "99999999999999999999k");
+        vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true", "saferemove_throughput: 1234567890123456");
+        refused("saferemove_throughput", "list", "san");
+        refused("does not match the regex pattern", "list", "san");
+    }
 }

@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
@@ -10,6 +11,8 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -233,6 +236,30 @@ class LvmImportTest {
             byte[] written = Arrays.copyOf(Files.readAllBytes(device.path()), (int) (10 * MIB));
             assertThat(written).as("every byte of the image, zeros included").isEqualTo(Files.readAllBytes(source));
         }
+    }
+
+    @Test
+    void anLvNamedByItsHostPathIsReadAsItsOwnRawDataNotAsTheQcow2ItsGuestWrote() throws IOException {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        vsm.run("alloc", "san", "100", "vm-100-disk-0", "4M").ok();
+        try (LoopDevice device = LoopDevice.create(4 * MIB)) {
+            // the guest writes a self-contained qcow2 header over its raw disk
+            HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", device.path().toString(), "8M");
+            standInNode("vm-100-disk-0", device);
+            Path mapper = Path.of("/dev/mapper", vg.name().replace("-", "--") + "-vm--100--disk--0");
+            Files.createSymbolicLink(mapper, device.path());
+            try {
+                for (String path : List.of(lv("vm-100-disk-0"), mapper.toString())) {
+                    Vsm.Result dry = vsm.run("import", "san", "101", path, "--yes", "--dry-run").ok();
+                    assertThat(dry.out()).as("import of %s", path)
+                            .contains("--size 4096k --name vm-101-disk-0")
+                            .contains("+ qemu-img convert -p -n -f raw -O raw -S 0 " + lv("vm-100-disk-0") + " " + lv("vm-101-disk-0"));
+                }
+            } finally {
+                Files.deleteIfExists(mapper);
+            }
+        }
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }
 
     @Test

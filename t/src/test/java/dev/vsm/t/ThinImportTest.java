@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,6 +99,29 @@ class ThinImportTest {
         assertThat(node1.run("cleanup", "thin", "--dry-run").ok().lines()).contains("+ /sbin/lvremove -f " + vg.name() + "/vm-101-disk-0");
         assertThat(node1.env("VSM_NODE", "node2").run("cleanup", "thin", "--dry-run").ok().lines())
                 .as("another node's import").contains("nothing to clean up on storage 'thin'").noneMatch(l -> l.contains("lvremove"));
+    }
+
+    @Test
+    void aVolumeNamedByItsHostPathIsReadAsItsOwnRawDataNotAsTheQcow2ItsGuestWrote() throws IOException {
+        try (LoopDevice device = LoopDevice.create(8 * MIB)) {
+            // the guest writes a self-contained qcow2 header over its raw disk
+            HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", device.path().toString(), "32M");
+            nodeDir = Path.of("/dev", vg.name());
+            Files.createDirectories(nodeDir);
+            Files.createSymbolicLink(nodeDir.resolve("vm-101-disk-0"), device.path());
+            Path mapper = Path.of("/dev/mapper", vg.name().replace("-", "--") + "-vm--101--disk--0");
+            Files.createSymbolicLink(mapper, device.path());
+            try {
+                for (String path : java.util.List.of(dev("vm-101-disk-0"), mapper.toString())) {
+                    String dry = vsm.run("import", "thin", "104", path, "--yes", "--dry-run").ok().out();
+                    assertThat(dry).as("import of %s", path).contains("-V 8192k --name vm-104-disk-0")
+                            .contains(" -f raw -O raw -S 64k " + dev("vm-101-disk-0") + " " + dev("vm-104-disk-0"));
+                }
+            } finally {
+                Files.deleteIfExists(mapper);
+            }
+        }
+        assertThat(vg.lvNames()).doesNotContain("vm-104-disk-0");
     }
 
     @Test

@@ -9,10 +9,14 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -20,7 +24,7 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code vsm export <volid> <format> <file|->}: a volume as a pve stream (pvesm export). With
  * {@code -} the stream goes to standard output and every message to standard error; a file must
- * not exist yet and is removed again when the export fails.
+ * not exist yet, is created with mode 0600 and is removed again when the export fails.
  */
 @Command(name = "export", description = "Write a volume as a stream: raw+size or qcow2+size (pvesm export).",
         footer = {"", "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
@@ -83,7 +87,11 @@ public final class ExportCommand extends VsmCommand {
 
     private static OutputStream create(Path target) {
         try {
-            return Files.newOutputStream(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            // 0600 (less the umask) from the start: a guest's disk in a file is no more readable by
+            // other local users than the volume it came from
+            return Channels.newOutputStream(Files.newByteChannel(target,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         } catch (FileAlreadyExistsException e) {
             throw StorageException.badInput("file '%s' already exists", target);
         } catch (IOException e) {

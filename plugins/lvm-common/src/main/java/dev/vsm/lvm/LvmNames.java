@@ -2,6 +2,8 @@ package dev.vsm.lvm;
 
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -48,5 +50,29 @@ public final class LvmNames {
             throw StorageException.badInput("lvm name '%s' is too long for volume group '%s' (%d + %d characters, "
                     + "lvm2 takes at most %d together)", VolumeId.printable(lv), vg, vg.length(), lv.length(), MAX_GROUP_AND_LV_LENGTH);
         }
+    }
+
+    /**
+     * The name of the LV of volume group {@code vg} that a host path names: {@code /dev/<vg>/<lv>},
+     * or device-mapper's {@code /dev/mapper/<vg>-<lv>} (where each {@code -} inside either name is
+     * doubled). Only the path is looked at; whether the LV exists is not asked.
+     */
+    public static Optional<String> lvAtPath(String vg, Path path) {
+        Path p = path.toAbsolutePath().normalize();
+        if (p.getNameCount() != 3 || !p.getName(0).toString().equals("dev")) {
+            return Optional.empty();
+        }
+        String dir = p.getName(1).toString();
+        String last = p.getName(2).toString();
+        String lv = null;
+        if (dir.equals(vg)) {
+            lv = last;
+        } else if (dir.equals("mapper") && last.startsWith(vg.replace("-", "--") + "-")) {
+            String escaped = last.substring(vg.replace("-", "--").length() + 1);
+            if (!escaped.replace("--", "").contains("-")) { // a single '-' left ends another group's name
+                lv = escaped.replace("--", "-");
+            }
+        }
+        return Optional.ofNullable(lv).filter(LvmNames::isValid);
     }
 }

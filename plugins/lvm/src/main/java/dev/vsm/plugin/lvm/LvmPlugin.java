@@ -11,6 +11,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.ZeroOut;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -41,7 +42,7 @@ public final class LvmPlugin implements StoragePlugin {
                     .withAllowed(List.of("1", "2", "4", "8", "16", "32")).withDefault(32L),
             PropertySpec.string(SAFEREMOVE_THROUGHPUT,
                     "zero-out throughput for devices that cannot write zeroes (cstream -t; default -10485760)")
-                    .withPattern("^-?[0-9]+[kKmMgG]?$"),
+                    .withPattern("^" + ZeroOut.THROUGHPUT_REGEX + "$"),
             PropertySpec.bool(TAGGED_ONLY, "list only volumes tagged pve-vm-<vmid>").withDefault(false),
             PropertySpec.bool(SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
                     .withDefault(false),

@@ -74,6 +74,21 @@ final class LvmStorage implements Storage {
         return lvPath(volume.name());
     }
 
+    /**
+     * The volume at {@code /dev/<vg>/<lv>} or {@code /dev/mapper/<vg>-<lv>}, so that a volume named
+     * by its path is read in its own format, never by what a guest wrote into it.
+     */
+    @Override
+    public Optional<String> volnameForPath(Path path) {
+        Optional<String> lv = LvmNames.lvAtPath(options.vgname(), path);
+        try {
+            lv.ifPresent(this::parseVolname);
+        } catch (StorageException e) {
+            return Optional.empty(); // another LV of the group: not a volume
+        }
+        return lv;
+    }
+
     private Path lvPath(String lvName) {
         return Path.of("/dev", options.vgname(), lvName);
     }

@@ -78,6 +78,21 @@ final class LvmThinStorage implements Storage {
         return lvPath(volume.name());
     }
 
+    /**
+     * The volume at {@code /dev/<vg>/<lv>} or {@code /dev/mapper/<vg>-<lv>}, so that a volume named
+     * by its path is read in its own format, never by what a guest wrote into it.
+     */
+    @Override
+    public Optional<String> volnameForPath(Path path) {
+        Optional<String> lv = LvmNames.lvAtPath(vg(), path);
+        try {
+            lv.ifPresent(this::parseVolname);
+        } catch (StorageException e) {
+            return Optional.empty(); // another LV of the group: not a volume
+        }
+        return lv;
+    }
+
     private Path lvPath(String lv) {
         return Path.of("/dev", vg(), lv);
     }

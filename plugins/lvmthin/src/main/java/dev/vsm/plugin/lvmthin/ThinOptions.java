@@ -16,24 +16,16 @@ record ThinOptions(String vgname, String thinpool, Double maxOverprovision) {
     ThinOptions {
         requireNonNull(vgname, "vgname");
         requireNonNull(thinpool, "thinpool");
-        if (maxOverprovision != null && !(maxOverprovision > 0 && Double.isFinite(maxOverprovision))) {
-            throw new IllegalArgumentException("max-overprovision must be positive: " + maxOverprovision);
-        }
     }
 
-    /** Reads a section; bad input when a required value is missing or the ratio is not a positive number. */
+    /**
+     * Reads a section; bad input when a required value is missing. The ratio is positive: the
+     * schema's pattern refuses any other value when the configuration is read or the option given.
+     */
     static ThinOptions of(StorageConfig config) {
         String vg = required(config, LvmThinPlugin.VGNAME);
         String pool = required(config, LvmThinPlugin.THINPOOL);
-        Double ratio = null;
-        Object value = config.get(LvmThinPlugin.MAX_OVERPROVISION).orElse(null);
-        if (value != null) {
-            ratio = value instanceof Number n ? n.doubleValue() : Double.NaN;
-            if (!(ratio > 0 && Double.isFinite(ratio))) {
-                throw StorageException.badInput("storage '%s': %s must be a positive ratio such as 1.5 or 4 (got '%s')",
-                        config.id(), LvmThinPlugin.MAX_OVERPROVISION, value);
-            }
-        }
+        Double ratio = config.get(LvmThinPlugin.MAX_OVERPROVISION).map(v -> ((Number) v).doubleValue()).orElse(null);
         return new ThinOptions(vg, pool, ratio);
     }
 

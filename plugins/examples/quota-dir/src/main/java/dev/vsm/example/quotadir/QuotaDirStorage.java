@@ -89,7 +89,15 @@ final class QuotaDirStorage implements Storage {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
         context.files().createDirectories(layout.imageDir(vmid));
-        context.qemuImg().create(path, request.format(), request.sizeKib(), imageOptions());
+        // qemu-img keeps the mode of a file that exists: made through the context first (mode
+        // 0640, nothing under --dry-run), the disk is never readable by other local users
+        context.files().createFile(path);
+        try {
+            context.qemuImg().create(path, request.format(), request.sizeKib(), imageOptions());
+        } catch (RuntimeException e) {
+            context.files().delete(path);
+            throw e;
+        }
         return vmid + "/" + name;
     }
 
