@@ -11,8 +11,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,12 +27,14 @@ import org.junit.jupiter.api.io.TempDir;
  * device's {@code queue/write_zeroes_max_bytes} says. {@code /dev/vda} takes qemu's default WRITE
  * ZEROES limit (2 GiB), {@code /dev/vdb} only 4 MiB, less than the storage's 32 MiB step. The
  * metadata-only tests ({@link LvmSafeRemoveTest}) cover the renames, the dry runs and cleanup.
+ * Also here, to share the boot: a free killed while zeroing, and import, export, streams and copy
+ * onto real thick and thin LVs.
  */
 class LvmRealKernelTest {
     private static final int MIB = 1024 * 1024;
 
     @RegisterExtension
-    static final InGuest GUEST = InGuest.withDisks(Guest.Disk.mib(128), Guest.Disk.mib(128).maxWriteZeroesMiB(4));
+    static final InGuest GUEST = InGuest.withDisks(Guest.Disk.mib(128), Guest.Disk.mib(320).maxWriteZeroesMiB(4));
 
     @TempDir
     Path sandbox;
@@ -118,6 +123,113 @@ class LvmRealKernelTest {
         }
         assertThat(nonZeroBytes(dev("vm-100-disk-0"))).as("non-zero bytes on the wiped LV").isZero();
         assertThat(occurrences(Path.of("/dev/vda"), marker)).as("the pattern on the PV after the wipe").isZero();
+    }
+
+    /**
+     * {@code kill -9} of a {@code vsm free} (a cli/vsm process of its own) and of its blkdiscard
+     * while the blkdiscard zeroes the renamed LV, three times: each leaves a {@code del-} LV and
+     * nothing else, and {@code vsm cleanup} zeroes and removes them all: the pattern is nowhere
+     * on the PV. A 1 MiB step on {@code /dev/vdb} makes the zeroing many requests long.
+     */
+    @Test
+    void killedWhileZeroingLeavesADelLvThatCleanupFinishesZeroed() throws Exception {
+        Vsm vsm = vsm("/dev/vdb", "saferemove: true", "saferemove-stepsize: 1");
+        byte[] marker = ("vsm-killed-zeroing-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        List<String> pending = new ArrayList<>();
+        int finishedFirst = 0;
+        for (int round = 0; round < 6 && pending.size() < 3; round++) {
+            String lv = vsm.run("alloc", "san", "100", "", "96M").ok().out().replaceAll("(?s).*'san:(.*)'.*", "$1");
+            writeRepeated(dev(lv), marker, 96 * MIB);
+            Vsm.Started started = vsm.start("free", "san:" + lv);
+            ProcessHandle free = started.process().toHandle();
+            boolean zeroing = false;
+            while (free.isAlive() && !(zeroing = free.descendants().anyMatch(LvmRealKernelTest::isBlkdiscard))) {
+                Thread.sleep(1);
+            }
+            List<ProcessHandle> children = free.descendants().toList();
+            free.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
+            Vsm.Result r = started.finish(300);
+            for (ProcessHandle child : children) {
+                child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
+            }
+            List<String> lvs = vg.lvNames();
+            if (r.exit() == 0) {
+                finishedFirst++; // the zeroing ended between seeing blkdiscard and the kill
+                assertThat(lvs).as("round %d: a free that finished", round).doesNotContain(lv, "del-" + lv);
+                continue;
+            }
+            assertThat(zeroing).as("round %d: vsm free ended with %d before it zeroed: %s", round, r.exit(), r.err()).isTrue();
+            pending.add("del-" + lv);
+            assertThat(lvs).as("round %d: killed while zeroing", round).containsExactlyInAnyOrderElementsOf(pending);
+        }
+        System.out.printf("LvmRealKernelTest: %d frees killed while zeroing, %d finished first%n", pending.size(), finishedFirst);
+        assertThat(pending).as("frees killed while zeroing (%d finished first)", finishedFirst).hasSize(3);
+        assertThat(occurrences(Path.of("/dev/vdb"), marker)).as("the pattern on the PV after the kills").isGreaterThan(1000);
+
+        Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
+        assertThat(vg.lvNames()).as("after %s", cleanup.out().strip()).isEmpty();
+        assertThat(occurrences(Path.of("/dev/vdb"), marker)).as("the pattern on the PV after vsm cleanup").isZero();
+    }
+
+    private static boolean isBlkdiscard(ProcessHandle process) {
+        return process.info().command().map(c -> c.endsWith("/blkdiscard")).orElse(false);
+    }
+
+    /**
+     * A qcow2 with a known pattern, imported onto a real LV and a real thin volume, exported from
+     * each as a raw+size stream imported onto the other storage, and copied: every result equals
+     * the source ({@code qemu-img compare}).
+     */
+    @Test
+    void importExportStreamAndCopyOntoRealLvsAndThinVolumes() throws IOException {
+        vg = DiskVolumeGroup.create("/dev/vda");
+        vg.lvm("lvcreate", "-q", "--yes", "--type", "thin-pool", "-L", "40m", "-n", "pool", vg.name());
+        Vsm vsm = new Vsm(sandbox).writeConfig("""
+                storages:
+                  san:
+                    type: lvm
+                    vgname: %1$s
+                  thin:
+                    type: lvmthin
+                    vgname: %1$s
+                    thinpool: pool
+                """.formatted(vg.name()));
+        Path source = sandbox.resolve("source.qcow2");
+        HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", source.toString(), "8M");
+        HostTools.mustRun(Map.of(), "qemu-io", "-f", "qcow2", "-c", "write -q -P 0x5a 0 1M", "-c", "write -q -P 0xc3 5M 2M",
+                "-c", "write -q -P 0x11 8191k 1k", source.toString());
+
+        // one VG holds both storages' LVs: the thick ones are VM 100's and 101's, the thin ones 200's and 201's
+        assertThat(vsm.run("import", "san", "100", source.toString()).ok().out()).endsWith("successfully imported 'san:vm-100-disk-0'\n");
+        assertThat(vsm.run("import", "thin", "200", source.toString()).ok().out()).endsWith("successfully imported 'thin:vm-200-disk-0'\n");
+        assertThat(vg.field("vm-100-disk-0", "segtype")).isEqualTo("linear");
+        assertThat(vg.field("vm-200-disk-0", "segtype")).isEqualTo("thin");
+        assertEqualsSource(source, "vm-100-disk-0", "the import onto the thick LV");
+        assertEqualsSource(source, "vm-200-disk-0", "the import onto the thin volume");
+
+        Path fromThick = sandbox.resolve("thick.raw+size");
+        Path fromThin = sandbox.resolve("thin.raw+size");
+        vsm.run("export", "san:vm-100-disk-0", "raw+size", fromThick.toString()).ok();
+        vsm.run("export", "thin:vm-200-disk-0", "raw+size", fromThin.toString()).ok();
+        assertThat(Files.size(fromThick)).as("8-byte size, then the data").isEqualTo(8 + 8L * MIB);
+        vsm.run("import-stream", "thin:vm-201-disk-0", "raw+size", fromThick.toString()).ok();
+        vsm.run("import-stream", "san:vm-101-disk-0", "raw+size", fromThin.toString()).ok();
+        assertEqualsSource(source, "vm-201-disk-0", "the thick LV's stream imported onto the thin storage");
+        assertEqualsSource(source, "vm-101-disk-0", "the thin volume's stream imported onto the thick storage");
+
+        assertThat(vsm.run("copy", "thin:vm-200-disk-0", "san", "--vmid", "102").ok().out()).contains("san:vm-102-disk-0");
+        assertEqualsSource(source, "vm-102-disk-0", "the copy of the thin volume onto the thick storage");
+    }
+
+    private void assertEqualsSource(Path source, String lv, String what) {
+        Path device = dev(lv);
+        if (!Files.exists(device)) {
+            vg.lvm("lvchange", "-ay", "-K", vg.name() + "/" + lv);
+        }
+        HostTools.Result r = HostTools.run(Map.of(), "qemu-img", "compare", "-f", "qcow2", "-F", "raw", source.toString(), device.toString());
+        assertThat(r.exit()).as("%s: qemu-img compare: %s", what, r.out() + r.err()).isZero();
     }
 
     /**

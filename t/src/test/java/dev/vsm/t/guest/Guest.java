@@ -81,7 +81,8 @@ public final class Guest {
 
         /**
          * Boots, runs {@code scenario} (a shell script run by {@code /bin/sh} as root in the guest,
-         * with {@code /tmp} and {@code /run} on tmpfs and {@code LVM_SYSTEM_DIR} pointing at an
+         * with {@code /run} on tmpfs (and {@code /tmp} the host's under the overlay, as a
+         * checkout may live there) and {@code LVM_SYSTEM_DIR} pointing at an
          * lvm.conf that activates LVs without udev and sees only the virtio disks) and waits for the
          * power-off, at most {@code timeout}.
          *
@@ -227,7 +228,7 @@ public final class Guest {
     private static final String INIT = """
             #!/bin/sh
             export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
-            mount -t tmpfs -o mode=1777 tmpfs /tmp
+            # /tmp stays the host's, under the overlay: the checkout (and its build) may live there
             mount -t tmpfs tmpfs /run
             mkdir -p /run/lock /run/lvm /run/vsm-lvm /run/vsm-locks
             cat > /run/vsm-lvm/lvm.conf <<'LVM'

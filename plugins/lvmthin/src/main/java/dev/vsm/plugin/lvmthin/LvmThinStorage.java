@@ -194,6 +194,8 @@ final class LvmThinStorage implements Storage {
             throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
         }
         guard.check(lvs, "allocate " + name, Math.multiplyExact(request.sizeKib(), 1024L));
+        String what = "allocate " + name;
+        lvs.find(vg(), options.thinpool()).ifPresent(pool -> new ThinPoolUsage(config.id(), pool).refuseWhenFull(what));
         lvm.thinLvcreate(vg(), options.thinpool(), name, request.sizeKib(), tags);
         return name;
     }

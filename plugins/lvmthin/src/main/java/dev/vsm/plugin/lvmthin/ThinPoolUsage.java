@@ -3,6 +3,7 @@ package dev.vsm.plugin.lvmthin;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StorageStatus.MetadataUsage;
 import java.util.ArrayList;
@@ -56,6 +57,21 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
             warnings.add(warning("metadata", pool.metadataPercent()));
         }
         return warnings;
+    }
+
+    /**
+     * Refuses (failed) to make a thin volume in a pool whose data or metadata is full, saying what
+     * to do; lvm2's own refusal names only a threshold.
+     *
+     * @param what what is being made, for the message ({@code allocate vm-100-disk-0})
+     */
+    void refuseWhenFull(String what) {
+        if (pool.dataPercent() >= 100 || pool.metadataPercent() >= 100) {
+            throw StorageException.failed("%s", String.format(Locale.ROOT, "storage '%s': cannot %s: thin pool %s/%s is full (data "
+                    + "%.2f%%, metadata %.2f%%) - extend the pool (lvextend -L +<size> %s/%s, or --poolmetadatasize for "
+                    + "metadata) or free volumes", storageId, what, pool.vg(), pool.name(), pool.dataPercent(),
+                    pool.metadataPercent(), pool.vg(), pool.name()));
+        }
     }
 
     private String warning(String what, double percent) {

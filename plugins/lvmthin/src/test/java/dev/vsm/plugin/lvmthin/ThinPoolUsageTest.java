@@ -1,8 +1,10 @@
 package dev.vsm.plugin.lvmthin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.lvm.LogicalVolume;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StorageStatus.MetadataUsage;
 import java.util.List;
@@ -47,5 +49,16 @@ class ThinPoolUsageTest {
         assertThat(new ThinPoolUsage("local-lvm", notZeroing).warnings()).containsExactly(
                 "storage 'local-lvm': thin pool pve/data does not zero new blocks (lvs -o zero) - a new volume may read what a "
                         + "freed or wiped one held; turn it on with lvchange -Zy pve/data");
+    }
+
+    @Test
+    void aFullPoolRefusesNewVolumesSayingWhatToDo() {
+        new ThinPoolUsage("local-lvm", pool(99.99, 99.99)).refuseWhenFull("allocate vm-100-disk-1");
+        assertThatThrownBy(() -> new ThinPoolUsage("local-lvm", pool(100, 12.5)).refuseWhenFull("allocate vm-100-disk-1"))
+                .isInstanceOf(StorageException.class).hasMessage("storage 'local-lvm': cannot allocate vm-100-disk-1: thin pool "
+                        + "pve/data is full (data 100.00%, metadata 12.50%) - extend the pool (lvextend -L +<size> pve/data, or "
+                        + "--poolmetadatasize for metadata) or free volumes");
+        assertThatThrownBy(() -> new ThinPoolUsage("local-lvm", pool(40, 100)).refuseWhenFull("allocate vm-100-disk-1"))
+                .isInstanceOf(StorageException.class).hasMessageContaining("is full (data 40.00%, metadata 100.00%)");
     }
 }
