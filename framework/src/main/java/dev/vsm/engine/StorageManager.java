@@ -116,7 +116,16 @@ public final class StorageManager {
 
     /** Whether a storage is enabled here: not disabled, and this node is among its {@code nodes} if it has any. */
     public boolean enabled(StorageConfig cfg) {
-        return !cfg.disabled() && availableOnThisNode(cfg);
+        return enabledOn(cfg, context.nodeName());
+    }
+
+    /**
+     * Whether {@code cfg} is enabled on the node named {@code node}: not disabled, and its
+     * {@code nodes} (if any) name that node or {@code localhost}. Needs no configuration loaded,
+     * so a storage being added can be checked before the file exists.
+     */
+    public static boolean enabledOn(StorageConfig cfg, String node) {
+        return !cfg.disabled() && (availableOn(cfg, node) || availableOn(cfg, "localhost"));
     }
 
     private boolean availableOnThisNode(StorageConfig cfg) {

@@ -238,7 +238,7 @@ public final class Session implements AutoCloseable {
                     return;
                 }
                 plugin.get().onAdd(added, context());
-                if (!manager().enabled(added)) {
+                if (!StorageManager.enabledOn(added, context().nodeName())) {
                     return;
                 }
                 try {
