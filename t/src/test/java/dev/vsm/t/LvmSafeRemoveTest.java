@@ -150,7 +150,7 @@ class LvmSafeRemoveTest {
             pb.environment().put("VSM_SYSFS", sysfs.toString());
             Process free = pb.start();
             try {
-                ProcessHandle cstream = awaitChild(free, "cstream");
+                ProcessHandle cstream = Children.await(free, "cstream");
                 free.destroy(); // SIGTERM to the JVM (the launcher execs java)
                 assertThat(free.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(free.exitValue()).isEqualTo(143);
@@ -160,8 +160,7 @@ class LvmSafeRemoveTest {
                 assertThat(message).startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 stopped, the volume "
                         + "stays until it is done (run 'vsm cleanup san') - ");
             } finally {
-                free.descendants().forEach(ProcessHandle::destroyForcibly);
-                free.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                Children.killTree(free);
             }
             assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
         }
@@ -171,16 +170,4 @@ class LvmSafeRemoveTest {
         assertThat(vg.lvNames()).isEmpty();
     }
 
-    private static ProcessHandle awaitChild(Process parent, String command) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            for (ProcessHandle child : parent.descendants().toList()) {
-                if (child.info().command().orElse("").endsWith("/" + command)) {
-                    return child;
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(command + " did not start under vsm within 60 s");
-    }
 }

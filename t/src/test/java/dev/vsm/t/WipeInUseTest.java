@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,24 +28,16 @@ class WipeInUseTest {
     @TempDir
     Path sandbox;
 
-    private final List<AutoCloseable> cleanup = new ArrayList<>();
+    @RegisterExtension
+    final Cleanup cleanup = new Cleanup();
 
     @BeforeEach
     void needs() {
         ScratchDisk.requireRootLoopAndTools("losetup", "blkdiscard", "wipefs", "sfdisk", "mkfs.ext4", "mount", "umount");
     }
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
-    }
-
     private ScratchDisk disk(long bytes) {
-        ScratchDisk disk = ScratchDisk.create(sandbox, bytes);
-        cleanup.add(disk);
-        return disk;
+        return cleanup.add(ScratchDisk.create(sandbox, bytes));
     }
 
     private static String sha256(Path file) {

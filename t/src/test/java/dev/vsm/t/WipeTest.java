@@ -6,12 +6,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,7 +23,8 @@ class WipeTest {
 
     @TempDir
     Path sandbox;
-    private final List<AutoCloseable> cleanup = new ArrayList<>();
+    @RegisterExtension
+    final Cleanup cleanup = new Cleanup();
     private Vsm vsm;
 
     @BeforeEach
@@ -33,17 +33,8 @@ class WipeTest {
         vsm = new Vsm(sandbox);
     }
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
-    }
-
     private ScratchDisk disk(long bytes) {
-        ScratchDisk disk = ScratchDisk.create(sandbox, bytes);
-        cleanup.add(disk);
-        return disk;
+        return cleanup.add(ScratchDisk.create(sandbox, bytes));
     }
 
     /** A fake sysfs for the disk: its write_zeroes_max_bytes, and its real size and write counter. */
@@ -55,7 +46,8 @@ class WipeTest {
         Path entry = Files.createDirectories(sys.resolve("class/block").resolve(name));
         Path real = Path.of("/sys/class/block").resolve(name);
         Files.copy(real.resolve("size"), entry.resolve("size"));
-        Files.createSymbolicLink(entry.resolve("stat"), real.resolve("stat"));
+        Path stat = Files.createSymbolicLink(entry.resolve("stat"), real.resolve("stat"));
+        cleanup.add(() -> Files.delete(stat)); // before @TempDir's clean-up, which warns about links out of the directory
         return sys;
     }
 
@@ -173,7 +165,7 @@ class WipeTest {
         pb.environment().put("VSM_SYSFS", sandbox.resolve("sys").toString());
         Process wipe = pb.start();
         try {
-            ProcessHandle cstream = awaitChild(wipe, "cstream");
+            ProcessHandle cstream = Children.await(wipe, "cstream");
             Thread.sleep(1500);
             wipe.destroy(); // SIGTERM to the JVM (the launcher execs java)
             assertThat(wipe.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -187,21 +179,8 @@ class WipeTest {
             assertThat(disk.zeroAt(0, 1 << 20)).as("the start was zeroed").isTrue();
             assertThat(disk.zeroAt(255 * MIB, 1 << 20)).as("the end was not reached").isFalse();
         } finally {
-            wipe.descendants().forEach(ProcessHandle::destroyForcibly);
-            wipe.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            Children.killTree(wipe);
         }
     }
 
-    private static ProcessHandle awaitChild(Process parent, String command) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            for (ProcessHandle child : parent.descendants().toList()) {
-                if (child.info().command().orElse("").endsWith("/" + command)) {
-                    return child;
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(command + " did not start under vsm within 60 s");
-    }
 }
