@@ -57,7 +57,8 @@ public final class ImageImports {
                 return volumeSource(volume.get(), sourceFormat);
             }
         }
-        return ImportSource.of(sources.probe(path, sourceFormat, yes));
+        ImportSource file = sources.open(path, sourceFormat, yes, path.toString(), () -> {});
+        return new ImportSource(file.image(), file.image().path().toString(), file.release(), file.state()); // shown absolute
     }
 
     /** The volume of a configured storage at {@code path}, if it is one. */
@@ -90,7 +91,7 @@ public final class ImageImports {
         storage.activateVolume(volume.name());
         SourceFile file = storage.sourceFile(volume.name());
         try {
-            return new ImportSource(sources.probe(file.path(), "raw", true, volid.toString()), volid.toString(), file::close);
+            return sources.open(file.path(), "raw", true, volid.toString(), file::close);
         } catch (RuntimeException e) {
             file.close();
             throw e;
@@ -114,10 +115,9 @@ public final class ImageImports {
             boolean guestImage = name.type() == ContentType.IMAGES || name.type() == ContentType.ROOTDIR;
             if (guestImage && file.path().equals(storage.path(name))) {
                 long size = storage.volumeSizeInfo(name).virtualSize();
-                return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close);
+                return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close, null);
             }
-            return new ImportSource(sources.probe(file.path(), file.format(), true, volid.toString()), volid.toString(),
-                    file::close);
+            return sources.open(file.path(), file.format(), true, volid.toString(), file::close);
         } catch (RuntimeException e) {
             file.close();
             throw e;
@@ -130,10 +130,31 @@ public final class ImageImports {
      * @param format the new volume's format, or null for the storage's default
      * @param name   the new volume's name, or null for the next free one
      */
-    public VolumeId importImage(String storageId, int vmid, SourceImage source, String format, String name) {
+    public VolumeId importImage(String storageId, int vmid, ImportSource source, String format, String name) {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
-        return new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source)));
+        VolumeId volid = new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source.image())));
+        checkUnchanged(source, volid);
+        return volid;
+    }
+
+    /**
+     * Undoes an import whose source changed while it was read ({@link ImportSource#checkUnchanged}):
+     * the new volume may hold another image than the one inspected.
+     */
+    void checkUnchanged(ImportSource source, VolumeId imported) {
+        try {
+            source.checkUnchanged();
+        } catch (StorageException changed) {
+            if (!manager.context().dryRun()) {
+                try {
+                    manager.free(imported);
+                } catch (RuntimeException e) {
+                    changed.addSuppressed(e);
+                }
+            }
+            throw changed;
+        }
     }
 
     /**

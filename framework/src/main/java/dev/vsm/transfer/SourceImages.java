@@ -8,6 +8,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.trust.PathState;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -48,6 +49,16 @@ public final class SourceImages {
 
     /** As {@link #probe(Path, String, boolean)}, with messages naming the source {@code as} (a volume id). */
     public SourceImage probe(Path path, String sourceFormat, boolean yes, String as) {
+        return open(path, sourceFormat, yes, as, () -> {}).image();
+    }
+
+    /**
+     * As {@link #probe(Path, String, boolean, String)}, for an import that reads the image next:
+     * the result remembers the path as it was inspected ({@link ImportSource#checkUnchanged}).
+     *
+     * @param release what closing the result does (removes a temporary copy)
+     */
+    ImportSource open(Path path, String sourceFormat, boolean yes, String as, Runnable release) {
         String shown = VolumeId.printable(as);
         if (!Files.exists(path)) {
             throw StorageException.badInput("source '%s' does not exist%s", shown,
@@ -65,6 +76,12 @@ public final class SourceImages {
                     + "while it is read)", shown);
         }
         checkReadable(path, shown);
+        PathState state;
+        try {
+            state = PathState.of(path);
+        } catch (IOException e) {
+            throw StorageException.badInput("source '%s' cannot be read: %s", shown, e.getMessage());
+        }
         String format = UntrustedImage.inspect(path, sourceFormat, as);
         ImageInfo info;
         try {
@@ -76,7 +93,9 @@ public final class SourceImages {
         if (sourceFormat == null && format.equals("raw") && !device) {
             checkLooksLikeRawDisk(path, shown, fileSize(path)); // qemu-img rounds a raw file's size up to whole sectors
         }
-        return new SourceImage(path.toAbsolutePath(), format, info.virtualSize());
+        ImportSource source = new ImportSource(new SourceImage(path.toAbsolutePath(), format, info.virtualSize()), as, release, state);
+        source.checkUnchanged(); // the inspection and qemu-img info read the same file
+        return source;
     }
 
     private static void checkReadable(Path path, String shown) {

@@ -67,8 +67,9 @@ public final class VolumeCopier {
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
-                String volname = to.importImage(new ImageImport(owner, null, fmt, image.image()));
-                return new Copy(new VolumeId(targetStorage, volname), Method.CONVERT, null);
+                VolumeId copied = new VolumeId(targetStorage, to.importImage(new ImageImport(owner, null, fmt, image.image())));
+                imports.checkUnchanged(image, copied);
+                return new Copy(copied, Method.CONVERT, null);
             }
         }
         StreamFormat stream = commonFormat(source, name, from, to, fmt, targetStorage);

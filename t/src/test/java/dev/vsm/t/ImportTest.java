@@ -231,7 +231,11 @@ class ImportTest {
             }
             Thread.sleep(1);
         }
-        assertThat(children).as("qemu-img convert runs").anyMatch(ImportTest::isConvert);
+        if (children.stream().noneMatch(ImportTest::isConvert)) {
+            p.destroyForcibly();
+            Vsm.Result r = started.finish();
+            throw new AssertionError("qemu-img convert was not seen running under vsm; vsm exited " + r.exit() + ": " + r.err());
+        }
         p.destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
         assertThat(started.finish().exit()).isNotZero();

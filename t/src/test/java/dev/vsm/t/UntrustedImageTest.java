@@ -12,9 +12,11 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -219,6 +221,60 @@ class UntrustedImageTest {
             Path volume = storage.resolve("images/102/vm-102-disk-" + disk + ".qcow2");
             assertThat(Images.same(image, f[0], volume, "qcow2")).as("%s %s", f[0], f[1]).isTrue();
             disk++;
+        }
+    }
+
+    /**
+     * A source swapped between vsm's inspection and qemu-img's read: another process flips the
+     * path between a clean qcow2 and one backed by the canary, as fast as it can, through twenty
+     * imports. Each import is refused with exit 2 and one line (the source changed while it was
+     * read, or the inspection saw the backed image), or imports the clean image; the canary's
+     * bytes never reach the storage, and no volume is left but those of the imports that
+     * succeeded (an import whose source changed under qemu-img is undone).
+     */
+    @Test
+    void aSourceSwappedWhileItIsReadIsRefusedAndUndone() throws Exception {
+        Path clean = sources.resolve("clean.qcow2");
+        Images.run("qemu-img", "create", "-q", "-f", "qcow2", clean.toString(), "1M");
+        Path backed = qcow2Backed("backed.qcow2", canary.toString(), "raw");
+        Path source = Files.createLink(sources.resolve("disk.qcow2"), clean);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger flips = new AtomicInteger();
+        Thread flipper = new Thread(() -> {
+            Path next = sources.resolve("next");
+            try {
+                while (!stop.get()) {
+                    Files.deleteIfExists(next);
+                    Files.createLink(next, flips.getAndIncrement() % 2 == 0 ? backed : clean);
+                    Files.move(next, source, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, "flipper");
+        flipper.start();
+        int imported = 0;
+        try {
+            for (int round = 0; round < 20; round++) {
+                Vsm.Result r = vsm.run("import", "local", "101", source.toString(), "--format", "raw", "-q");
+                if (r.exit() == 0) {
+                    imported++;
+                    continue;
+                }
+                assertThat(r.exit()).as("exit status of a refused import: %s", r.err()).isEqualTo(2);
+                assertThat(r.err().strip().lines()).hasSize(1);
+                assertThat(r.err()).containsAnyOf("changed while vsm read it", "names the backing file");
+            }
+        } finally {
+            stop.set(true);
+            flipper.join();
+        }
+        assertThat(flips.get()).as("the flips during the imports").isGreaterThan(100);
+        assertCanaryNowhere();
+        try (Stream<Path> volumes = Files.list(storage.resolve("images/101"))) {
+            assertThat(volumes.count()).as("volumes left by %d successful imports", imported).isEqualTo(imported);
+        } catch (java.nio.file.NoSuchFileException none) {
+            assertThat(imported).isZero();
         }
     }
 

@@ -61,7 +61,7 @@ public final class ImportCommand extends ChangingCommand {
         try (ImportSource opened = transfers.imports().source(source, sourceFormat, yes)) {
             image = opened.image();
             shownSource = opened.shown();
-            volid = transfers.imports().importImage(storage, owner, image, format, name);
+            volid = transfers.imports().importImage(storage, owner, opened, format, name);
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
