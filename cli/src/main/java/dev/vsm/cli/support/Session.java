@@ -27,7 +27,6 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * What one command run works with, each part made on first use so that a command pays only
@@ -213,14 +212,9 @@ public final class Session implements AutoCloseable {
         if (manager == null) {
             Map<String, String> unloaded = new LinkedHashMap<>();
             config().unloaded().forEach((id, section) -> unloaded.put(id, section.type()));
-            manager = new StorageManager(registry(), config().storages(), unloaded, context(), this::locked);
+            manager = new StorageManager(registry(), config().storages(), unloaded, context());
         }
         return manager;
-    }
-
-    /** The engine's storage lock: the same lock plugins take through the context. */
-    private <T> T locked(String storageId, Supplier<T> work) {
-        return context().locks().withStorageLock(storageId, work);
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */
