@@ -49,7 +49,7 @@ public final class ConfigStore {
     private final ConfigEditor editor;
 
     public ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks) {
-        this(location, schemas, locks, FileLocks.configuredTimeout());
+        this(location, schemas, locks, locks.timeout());
     }
 
     /** With a shorter wait for the lock than pve's 10 s, for tests. */

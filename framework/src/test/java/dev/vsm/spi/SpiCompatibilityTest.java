@@ -62,7 +62,7 @@ class SpiCompatibilityTest {
     }
 
     private StorageContext context() {
-        return new DefaultStorageContext(false, new Console() {
+        return DefaultStorageContext.builder(new Console() {
             @Override
             public void info(String line) {
                 console.add(line);
@@ -72,6 +72,6 @@ class SpiCompatibilityTest {
             public void warn(String line) {
                 console.add("warning: " + line);
             }
-        });
+        }).build();
     }
 }

@@ -10,6 +10,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -27,8 +28,8 @@ final class ClusterLoader {
 
     private ClusterLoader() {}
 
-    static Cluster open(ClusterSettings settings, Path cacheFile, boolean changing, Consumer<String> warn) {
-        return connector().open(settings, cacheFile, changing, warn);
+    static Cluster open(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
+        return connector().open(settings, cacheFile, lockTimeout, changing, warn);
     }
 
     private static ClusterConnector connector() {

@@ -14,6 +14,7 @@ import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StdConsole;
 import dev.vsm.engine.StorageManager;
+import dev.vsm.env.Environment;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.PluginSchema;
@@ -43,6 +44,7 @@ public final class Session implements AutoCloseable {
     private final boolean quiet;
     private final boolean stdoutIsData;
     private final boolean changing;
+    private final Environment environment = Environment.system();
     private PluginRegistry registry;
     private FileLocks locks;
     private ConfigStore configStore;
@@ -78,6 +80,11 @@ public final class Session implements AutoCloseable {
         this.changing = changing;
     }
 
+    /** The environment vsm runs in: this process's. */
+    public Environment environment() {
+        return environment;
+    }
+
     public boolean dryRun() {
         return dryRun;
     }
@@ -92,7 +99,7 @@ public final class Session implements AutoCloseable {
 
     /** {@code --plugin-dir}, {@code $VSM_PLUGIN_DIR}, the configuration's {@code plugin-dir}, or the default. */
     public PluginDirectory pluginDirectory() {
-        return PluginDirectory.resolve(vsm.pluginDirOption(), System.getenv(), () -> configStore().pluginDir());
+        return PluginDirectory.resolve(vsm.pluginDirOption(), environment.asMap(), () -> configStore().pluginDir());
     }
 
     private void warn(String message) {
@@ -106,7 +113,7 @@ public final class Session implements AutoCloseable {
 
     public FileLocks locks() {
         if (locks == null) {
-            locks = new FileLocks(dev.vsm.lock.LockDirectory.resolve(), vsm.err());
+            locks = new FileLocks(dev.vsm.lock.LockDirectory.resolve(environment), vsm.err(), FileLocks.configuredTimeout(environment));
         }
         return locks;
     }
@@ -121,7 +128,7 @@ public final class Session implements AutoCloseable {
 
     public ConfigLocation location() {
         if (location == null) {
-            location = ConfigLocation.resolve(vsm.configOption());
+            location = ConfigLocation.resolve(vsm.configOption(), environment);
         }
         return location;
     }
@@ -143,7 +150,7 @@ public final class Session implements AutoCloseable {
         if (cluster == null) {
             ClusterSettings settings = clusterSettings().orElseThrow(() ->
                     StorageException.badInput("not in cluster mode: no 'cluster' block in %s", location().file()));
-            cluster = ClusterLoader.open(settings, locks().directory().resolve("cluster-config.yaml"), changing, this::warn);
+            cluster = ClusterLoader.open(settings, locks().directory().resolve("cluster-config.yaml"), locks().timeout(), changing, this::warn);
             closeOnExit = new Thread(cluster::close, "vsm-cluster-close");
             Runtime.getRuntime().addShutdownHook(closeOnExit);
         }
@@ -182,7 +189,8 @@ public final class Session implements AutoCloseable {
             ProgressOutput progress = quiet ? ProgressOutput.none()
                     : terminal ? ProgressOutput.terminal(messages) : ProgressOutput.lines(console);
             String node = clusterSettings().map(ClusterSettings::node).orElse(null);
-            context = new DefaultStorageContext(dryRun, console, progress, storageLocks(), Map.of(), node);
+            context = DefaultStorageContext.builder(console).dryRun(dryRun).progress(progress).locks(storageLocks())
+                    .environment(environment).nodeName(node).build();
         }
         return context;
     }
