@@ -48,6 +48,11 @@ public final class LockDirectory {
                 Path.of(System.getProperty("java.io.tmpdir")), SYSTEM);
     }
 
+    /** {@code dir} as the lock directory (as if named by {@value #ENV}): created if needed, and checked. */
+    public static Path ensure(Path dir) {
+        return ensureDirectory(dir.toAbsolutePath().normalize(), callerName(), true);
+    }
+
     /**
      * Resolves the lock directory and creates it if needed.
      *
