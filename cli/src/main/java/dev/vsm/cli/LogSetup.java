@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import dev.vsm.env.Environment;
 
 /**
  * vsm's logging set-up, in code rather than {@code logback.xml}: parsing XML (Joran, the JDK's
@@ -52,6 +53,6 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     /** {@code VSM_LOG_LEVEL}: the system property (set by {@code --verbose}), else the environment. */
     private static String level() {
         String level = System.getProperty("VSM_LOG_LEVEL");
-        return level != null ? level : System.getenv("VSM_LOG_LEVEL");
+        return level != null ? level : Environment.system().get("VSM_LOG_LEVEL");
     }
 }

@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +9,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
+import dev.vsm.env.Environment;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The main code of every module on the CLI's class path (SPI, framework, LVM library, built-in
- * plugins, cluster mode, CLI): no package cycles, and each package in one module.
+ * plugins, cluster mode, CLI): no package cycles, each package in one module, and the process
+ * environment read in one place.
  */
 class PackagesTest {
     /** Main code only: Maven's test-classes directories and test jars are left out. */
@@ -40,6 +43,15 @@ class PackagesTest {
             modules.computeIfAbsent(c.getPackageName(), p -> new TreeSet<>()).add(where);
         }
         assertThat(modules).isNotEmpty().allSatisfy((pkg, where) -> assertThat(where).as(pkg).hasSize(1));
+    }
+
+    /** Settings come from an {@link Environment}, which tests and embedders can give: only it reads the process's. */
+    @Test
+    void onlyEnvironmentReadsTheProcessEnvironment() {
+        noClasses().that().doNotHaveFullyQualifiedName(Environment.class.getName())
+                .should().callMethod(System.class, "getenv")
+                .orShould().callMethod(System.class, "getenv", String.class)
+                .check(VSM);
     }
 
     /** A class's module: its jar, or the build directory its class file is under. */

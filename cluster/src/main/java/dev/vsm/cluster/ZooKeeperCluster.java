@@ -63,6 +63,7 @@ final class ZooKeeperCluster implements Cluster {
 
     private final ClusterSettings settings;
     private final Path cacheFile;
+    private final Duration lockTimeout;
     private final boolean changing;
     private final Consumer<String> warn;
     private final String holder;
@@ -73,9 +74,15 @@ final class ZooKeeperCluster implements Cluster {
     private volatile ConnectionState state;
     private volatile boolean lost;
 
+    /** With pve's lock wait ({@link FileLocks#DEFAULT_TIMEOUT}). */
     ZooKeeperCluster(ClusterSettings settings, Path cacheFile, boolean changing, Consumer<String> warn) {
+        this(settings, cacheFile, FileLocks.DEFAULT_TIMEOUT, changing, warn);
+    }
+
+    ZooKeeperCluster(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
         this.settings = requireNonNull(settings, "settings");
         this.cacheFile = requireNonNull(cacheFile, "cacheFile");
+        this.lockTimeout = requireNonNull(lockTimeout, "lockTimeout");
         this.changing = changing;
         this.warn = requireNonNull(warn, "warn");
         this.holder = settings.node() + " pid " + ProcessHandle.current().pid();
@@ -207,7 +214,7 @@ final class ZooKeeperCluster implements Cluster {
 
             @Override
             public <T> T locked(Supplier<T> work) {
-                return withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+                return withLock(CONFIG_LOCK, lockTimeout, work);
             }
 
             @Override
@@ -338,7 +345,7 @@ final class ZooKeeperCluster implements Cluster {
         if (dryRun) {
             work.get();
         } else {
-            withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+            withLock(CONFIG_LOCK, lockTimeout, work);
         }
     }
 
@@ -359,7 +366,7 @@ final class ZooKeeperCluster implements Cluster {
                 if (!shared.test(storageId)) {
                     return local.withStorageLock(storageId, work);
                 }
-                return withLock("storage-" + storageId, FileLocks.configuredTimeout(), work);
+                return withLock("storage-" + storageId, lockTimeout, work);
             }
 
             @Override

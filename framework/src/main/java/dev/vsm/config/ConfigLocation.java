@@ -2,6 +2,7 @@ package dev.vsm.config;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -37,9 +38,9 @@ public record ConfigLocation(Path file, boolean explicit, Path defaultLocalDir) 
         defaultLocalDir = requireNonNull(defaultLocalDir, "defaultLocalDir").toAbsolutePath().normalize();
     }
 
-    /** From {@code --config} (null when not given) and the process environment. */
-    public static ConfigLocation resolve(Path configOption) {
-        return resolve(configOption, System.getenv(), Path.of(System.getProperty("user.home")));
+    /** From {@code --config} (null when not given) and {@code env}. */
+    public static ConfigLocation resolve(Path configOption, Environment env) {
+        return resolve(configOption, env.asMap(), Path.of(System.getProperty("user.home")));
     }
 
     /**

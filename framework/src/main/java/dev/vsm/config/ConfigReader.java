@@ -108,7 +108,12 @@ final class ConfigReader {
      * @throws ConfigException when the file cannot be read as YAML, or the value is not a path
      */
     Optional<Path> pluginDir(ConfigLocation location) {
-        return fromShape(location, ConfigParser.PLUGIN_DIR, (label, doc, problems) -> pluginDir(label, location.file(), doc, problems));
+        return pluginDir(location.file(), location.file().toString(), readFile(location.file()));
+    }
+
+    /** {@link #pluginDir(ConfigLocation)} of {@code bytes}, a relative path taken from {@code file}'s directory. */
+    Optional<Path> pluginDir(Path file, String label, Optional<byte[]> bytes) {
+        return fromShape(label, bytes, ConfigParser.PLUGIN_DIR, (l, doc, problems) -> pluginDir(l, file, doc, problems));
     }
 
     /**
@@ -120,7 +125,12 @@ final class ConfigReader {
      *                         has both a block and {@code storages}
      */
     Optional<ClusterSettings> cluster(ConfigLocation location) {
-        return fromShape(location, ConfigParser.CLUSTER, ClusterBlock::read);
+        return cluster(location.file().toString(), readFile(location.file()));
+    }
+
+    /** {@link #cluster(ConfigLocation)} of {@code bytes}. */
+    Optional<ClusterSettings> cluster(String label, Optional<byte[]> bytes) {
+        return fromShape(label, bytes, ConfigParser.CLUSTER, ClusterBlock::read);
     }
 
     /** Reads one top-level entry from a file's parsed shape, adding what is wrong with it to {@code problems}. */
@@ -130,18 +140,16 @@ final class ConfigReader {
     }
 
     /**
-     * {@code entry} (top-level {@code key}) of the file at {@code location}, read from the file's
-     * shape only (no plugin needed); empty when the file is absent. A file whose text does not even
-     * mention {@code key} is not parsed (start-up time: most files have neither key).
+     * {@code entry} (top-level {@code key}) of a configuration's {@code bytes}, read from their
+     * shape only (no plugin needed); empty when there are none (a file that is absent). Text that
+     * does not even mention {@code key} is not parsed (start-up time: most files have neither key).
      *
-     * @throws ConfigException when the file is not YAML or the entry's value is bad
+     * @throws ConfigException when the text is not YAML or the entry's value is bad
      */
-    private static <T> Optional<T> fromShape(ConfigLocation location, String key, ShapeEntry<T> entry) {
-        Optional<byte[]> bytes = readFile(location.file());
+    private static <T> Optional<T> fromShape(String label, Optional<byte[]> bytes, String key, ShapeEntry<T> entry) {
         if (bytes.isEmpty() || !new String(bytes.get(), StandardCharsets.ISO_8859_1).contains(key)) {
             return Optional.empty();
         }
-        String label = location.file().toString();
         List<ConfigProblem> problems = new ArrayList<>();
         ConfigParser.Document doc = ConfigParser.parse(label, decode(label, bytes.get()), problems);
         List<ConfigProblem> own = new ArrayList<>();

@@ -49,7 +49,7 @@ public final class ConfigStore {
     private final ConfigEditor editor;
 
     public ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks) {
-        this(location, schemas, locks, FileLocks.configuredTimeout());
+        this(location, schemas, locks, locks.timeout());
     }
 
     /** With a shorter wait for the lock than pve's 10 s, for tests. */
@@ -73,6 +73,15 @@ public final class ConfigStore {
      */
     public static ConfigStore clustered(ConfigLocation location, ConfigSource source, Function<String, Optional<PluginSchema>> schemas) {
         return new ConfigStore(location, source, Origin.CLUSTER, schemas);
+    }
+
+    /**
+     * A configuration kept in memory, from YAML text: read like a file, edits change this store's
+     * copy only. {@code location} gives the base of a relative {@code plugin-dir} and the
+     * built-in default's directory; its file is not read.
+     */
+    public static ConfigStore inMemory(ConfigLocation location, String yaml, Function<String, Optional<PluginSchema>> schemas) {
+        return new ConfigStore(location, new MemoryConfigSource(yaml), Origin.FILE, schemas);
     }
 
     public ConfigLocation location() {
@@ -103,6 +112,9 @@ public final class ConfigStore {
      * @throws ConfigException when the file is not YAML or the value is not a path
      */
     public Optional<Path> pluginDir() {
+        if (source instanceof MemoryConfigSource) {
+            return reader.pluginDir(location.file(), source.label(), source.read().map(ConfigSource.Stored::bytes));
+        }
         return reader.pluginDir(location);
     }
 
@@ -113,6 +125,9 @@ public final class ConfigStore {
      * @throws ConfigException when a value of the block is bad, or the file also has storages
      */
     public Optional<ClusterSettings> cluster() {
+        if (source instanceof MemoryConfigSource) {
+            return reader.cluster(source.label(), source.read().map(ConfigSource.Stored::bytes));
+        }
         return reader.cluster(location);
     }
 

@@ -2,6 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import dev.vsm.exec.ProcessCommandRunner;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
@@ -16,16 +17,16 @@ import dev.vsm.zeroout.Sysfs;
 import dev.vsm.zeroout.ZeroOutEngine;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.Map;
 
 /**
  * The real {@link StorageContext}: processes through commons-exec, local files, the installed
  * qemu-img, the zero-out engine on the real block devices (sysfs at {@code $VSM_SYSFS}, else
- * {@code /sys}) and the host's storage locks.
+ * {@code /sys}) and the host's storage locks. Made with {@link #builder}.
  */
 public final class DefaultStorageContext implements StorageContext {
     private final boolean dryRun;
     private final Console console;
+    private final Environment environment;
     private final ProcessCommandRunner commands;
     private final LocalHostFiles files;
     private QemuImgRunner qemuImg;
@@ -34,47 +35,80 @@ public final class DefaultStorageContext implements StorageContext {
     private final StorageLocks locks;
     private String nodeName;
 
-    /** A context without storage locks whose long jobs (zero-out) print one summary line each: for tests and single-process use. */
-    public DefaultStorageContext(boolean dryRun, Console console) {
-        this(dryRun, console, ProgressOutput.lines(console), StorageLocks.NONE, Map.of());
-    }
-
-    /** A context without storage locks, with the given progress output. */
-    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress) {
-        this(dryRun, console, progress, StorageLocks.NONE, Map.of());
-    }
-
-    /** A context with storage locks and extra command environment, printing progress as summary lines. */
-    public DefaultStorageContext(boolean dryRun, Console console, StorageLocks locks, Map<String, String> environment) {
-        this(dryRun, console, ProgressOutput.lines(console), locks, environment);
-    }
-
-    /**
-     * @param progress    where long jobs show their progress: {@link ProgressOutput#terminal} redraws a
-     *                    line while they run, {@link ProgressOutput#lines} prints a summary at the end
-     * @param locks       the storage locks plugins take after the engine released its own
-     * @param environment variables set for every command run, over vsm's own environment (tests
-     *                    point {@code LVM_SYSTEM_DIR} at their own lvm.conf this way)
-     */
-    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress, StorageLocks locks,
-                                 Map<String, String> environment) {
-        this(dryRun, console, progress, locks, environment, null);
-    }
-
-    /**
-     * @param nodeName this node's name (cluster mode's {@code cluster.node}); null for
-     *                 {@code $VSM_NODE}, else the short host name
-     */
-    public DefaultStorageContext(boolean dryRun, Console console, ProgressOutput progress, StorageLocks locks,
-                                 Map<String, String> environment, String nodeName) {
-        this.nodeName = nodeName;
-        this.dryRun = dryRun;
-        this.console = requireNonNull(console, "console");
-        this.locks = requireNonNull(locks, "locks");
+    private DefaultStorageContext(Builder b) {
+        this.dryRun = b.dryRun;
+        this.console = b.console;
+        this.environment = b.environment;
+        this.locks = b.locks;
+        this.progress = b.progress != null ? b.progress : ProgressOutput.lines(console);
+        this.nodeName = b.nodeName;
         this.commands = new ProcessCommandRunner(dryRun, console, environment, locks::checkHeld);
         this.files = new LocalHostFiles(dryRun, console, locks::checkHeld);
-        this.progress = requireNonNull(progress, "progress");
-        this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(), dryRun);
+        this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(environment), dryRun);
+    }
+
+    /**
+     * A context that writes to {@code console}; by default it changes things (no dry-run), takes
+     * no storage locks ({@link StorageLocks#NONE}: for tests and single-process use), prints the
+     * progress of long jobs as one summary line each and runs in this process's environment.
+     */
+    public static Builder builder(Console console) {
+        return new Builder(console);
+    }
+
+    /** How a {@link DefaultStorageContext} is made: {@link DefaultStorageContext#builder}. */
+    public static final class Builder {
+        private final Console console;
+        private boolean dryRun;
+        private ProgressOutput progress;
+        private StorageLocks locks = StorageLocks.NONE;
+        private Environment environment = Environment.system();
+        private String nodeName;
+
+        private Builder(Console console) {
+            this.console = requireNonNull(console, "console");
+        }
+
+        /** Under dry-run changing commands are printed ({@code + argv}), not run. */
+        public Builder dryRun(boolean dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        /**
+         * Where long jobs show their progress: {@link ProgressOutput#terminal} redraws a line while
+         * they run, {@link ProgressOutput#lines} (the default) prints a summary at the end.
+         */
+        public Builder progress(ProgressOutput progress) {
+            this.progress = requireNonNull(progress, "progress");
+            return this;
+        }
+
+        /** The storage locks plugins take after the engine released its own, and the engine's own. */
+        public Builder locks(StorageLocks locks) {
+            this.locks = requireNonNull(locks, "locks");
+            return this;
+        }
+
+        /**
+         * The environment: vsm's settings ({@code VSM_QEMU_IMG}, {@code VSM_SYSFS}, {@code VSM_NODE},
+         * ...) and the variables of every command run (tests point {@code LVM_SYSTEM_DIR} at their
+         * own lvm.conf with {@code Environment.system().with(...)}).
+         */
+        public Builder environment(Environment environment) {
+            this.environment = requireNonNull(environment, "environment");
+            return this;
+        }
+
+        /** This node's name (cluster mode's {@code cluster.node}); unset or null: {@code $VSM_NODE}, else the short host name. */
+        public Builder nodeName(String nodeName) {
+            this.nodeName = nodeName;
+            return this;
+        }
+
+        public DefaultStorageContext build() {
+            return new DefaultStorageContext(this);
+        }
     }
 
     @Override
@@ -99,7 +133,7 @@ public final class DefaultStorageContext implements StorageContext {
      */
     public synchronized QemuImgRunner qemuImgRunner() {
         if (qemuImg == null) {
-            qemuImg = new QemuImgRunner(commands, console, progress);
+            qemuImg = new QemuImgRunner(commands, console, progress, QemuImgRunner.Settings.from(environment));
         }
         return qemuImg;
     }
@@ -132,7 +166,7 @@ public final class DefaultStorageContext implements StorageContext {
     @Override
     public synchronized String nodeName() {
         if (nodeName == null) {
-            String env = System.getenv("VSM_NODE");
+            String env = environment.get("VSM_NODE");
             if (env != null && !env.isBlank()) {
                 nodeName = env;
             } else {

@@ -25,7 +25,7 @@ public final class FileStorageLocks implements StorageLocks {
 
     @Override
     public <T> T withStorageLock(String storageId, Supplier<T> work) {
-        return locks.withLock(storageLockName(storageId), FileLocks.configuredTimeout(), work);
+        return locks.withLock(storageLockName(storageId), locks.timeout(), work);
     }
 
     @Override

@@ -42,14 +42,15 @@ import java.util.stream.Collectors;
 /**
  * The facade every command goes through (pve's {@code PVE::Storage}): resolves volume ids to
  * storages, checks that a storage is enabled on this node, activates it, takes the storage lock
- * around every change and calls the plugin.
+ * around every change and calls the plugin. The lock is the context's
+ * {@link StorageContext#locks()}, the same one plugins take for work they do after the engine
+ * released it.
  */
 public final class StorageManager {
     private final PluginRegistry registry;
     private final Map<String, StorageConfig> storages;
     private final Map<String, String> unloaded;
     private final StorageContext context;
-    private final StorageLocker locker;
     private final Map<String, Storage> opened = new HashMap<>();
     private final Set<String> activated = new java.util.HashSet<>();
 
@@ -61,9 +62,8 @@ public final class StorageManager {
     public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
                                 Set<Feature> features, List<String> snapshots) {}
 
-    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context,
-                          StorageLocker locker) {
-        this(registry, storages, Map.of(), context, locker);
+    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context) {
+        this(registry, storages, Map.of(), context);
     }
 
     /**
@@ -71,12 +71,11 @@ public final class StorageManager {
      *                 (not as missing) when a command asks for one
      */
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
-                          StorageContext context, StorageLocker locker) {
+                          StorageContext context) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
         this.unloaded = Map.copyOf(unloaded);
         this.context = requireNonNull(context, "context");
-        this.locker = requireNonNull(locker, "locker");
     }
 
     public StorageContext context() {
@@ -209,7 +208,7 @@ public final class StorageManager {
         }
         activate(storageId);
         AllocRequest request = new AllocRequest(vmid, name, fmt, sizeKib);
-        String volname = locker.withStorageLock(storageId, () -> storage.allocImage(request));
+        String volname = context.locks().withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
     }
 
@@ -243,7 +242,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        Optional<Runnable> cleanup = locker.withStorageLock(volid.storage(), () -> {
+        Optional<Runnable> cleanup = context.locks().withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
             }
@@ -265,7 +264,7 @@ public final class StorageManager {
     public List<String> cleanup(String storageId) {
         checkEnabled(storageId);
         Storage storage = activate(storageId);
-        Optional<PendingCleanup> pending = locker.withStorageLock(storageId, storage::pendingCleanup);
+        Optional<PendingCleanup> pending = context.locks().withStorageLock(storageId, storage::pendingCleanup);
         pending.ifPresent(p -> p.task().run());
         return pending.map(PendingCleanup::items).orElse(List.of());
     }
@@ -431,7 +430,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        return locker.withStorageLock(volid.storage(), () -> {
+        return context.locks().withStorageLock(volid.storage(), () -> {
             long current = storage.volumeSizeInfo(name).virtualSize();
             long wanted = relative ? Math.addExact(current, bytes) : bytes;
             long padded = (wanted + 1023) / 1024 * 1024;
@@ -454,7 +453,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        String renamed = locker.withStorageLock(volid.storage(), () -> {
+        String renamed = context.locks().withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
             }
@@ -483,7 +482,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        String newName = locker.withStorageLock(volid.storage(), () -> storage.createBase(name));
+        String newName = context.locks().withStorageLock(volid.storage(), () -> storage.createBase(name));
         return new VolumeId(volid.storage(), newName);
     }
 
@@ -503,7 +502,7 @@ public final class StorageManager {
         Volume volume = volume(source);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        String newName = locker.withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
+        String newName = context.locks().withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
         return new VolumeId(source.storage(), newName);
     }
 
@@ -539,7 +538,7 @@ public final class StorageManager {
         SnapshotNames.check(snapshot);
         Volume volume = volume(volid);
         Runnable work = change.apply(volume.storage(), volume.name());
-        locker.withStorageLock(volid.storage(), () -> {
+        context.locks().withStorageLock(volid.storage(), () -> {
             work.run();
             return null;
         });

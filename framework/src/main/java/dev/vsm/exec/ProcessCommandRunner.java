@@ -2,6 +2,7 @@ package dev.vsm.exec;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
@@ -46,26 +47,28 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     private final boolean dryRun;
     private final Console console;
-    private final Map<String, String> environment;
+    private final Environment environment;
     private final Runnable beforeChange;
 
+    /** Commands in this process's environment. */
     public ProcessCommandRunner(boolean dryRun, Console console) {
-        this(dryRun, console, Map.of());
+        this(dryRun, console, Environment.system(), () -> { });
     }
 
-    /** @param environment variables set for every command, over this process's environment */
-    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment) {
-        this(dryRun, console, environment, () -> { });
+    /** @param extra variables set for every command, over this process's environment */
+    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> extra) {
+        this(dryRun, console, Environment.system().with(extra), () -> { });
     }
 
     /**
+     * @param environment  the commands' environment (vsm adds its {@code PATH} entries and {@code LC_ALL=C})
      * @param beforeChange runs before every changing command ({@link #run}, {@link #stream}), not
      *                     before queries; it throws to stop the change (a lost cluster lock)
      */
-    public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> environment, Runnable beforeChange) {
+    public ProcessCommandRunner(boolean dryRun, Console console, Environment environment, Runnable beforeChange) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
-        this.environment = Map.copyOf(environment);
+        this.environment = requireNonNull(environment, "environment");
         this.beforeChange = requireNonNull(beforeChange, "beforeChange");
     }
 
@@ -187,8 +190,7 @@ public final class ProcessCommandRunner implements CommandRunner {
     }
 
     private Map<String, String> environment() {
-        Map<String, String> env = new HashMap<>(System.getenv());
-        env.putAll(environment);
+        Map<String, String> env = new HashMap<>(environment.asMap());
         String path = env.getOrDefault("PATH", "");
         env.put("PATH", path.isEmpty() ? SYSTEM_PATH : path + ":" + SYSTEM_PATH);
         env.put("LC_ALL", "C");

@@ -2,6 +2,7 @@ package dev.vsm.lock;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import dev.vsm.spi.StorageException;
 import dev.vsm.trust.FileTrust;
 import java.io.IOException;
@@ -61,8 +62,8 @@ public final class FileLocks {
      * number, else pve's 10 s. Raise it on a host where many vsm processes start at once on few
      * cores (the tests of 16 parallel edits do, so that a loaded machine cannot fail them).
      */
-    public static Duration configuredTimeout() {
-        return configuredTimeout(System.getenv("VSM_LOCK_TIMEOUT"));
+    public static Duration configuredTimeout(Environment env) {
+        return configuredTimeout(env.get("VSM_LOCK_TIMEOUT"));
     }
 
     static Duration configuredTimeout(String value) {
@@ -81,19 +82,26 @@ public final class FileLocks {
 
     private final Path directory;
     private final PrintStream progress;
+    private final Duration timeout;
 
     /**
      * @param directory where the lock files live; must exist and be writable
      * @param progress  where {@code trying to acquire lock...} goes (pve: stderr)
      */
     public FileLocks(Path directory, PrintStream progress) {
-        this.directory = requireNonNull(directory, "directory").toAbsolutePath().normalize();
-        this.progress = requireNonNull(progress, "progress");
+        this(directory, progress, DEFAULT_TIMEOUT);
     }
 
-    /** Locks in {@link LockDirectory#resolve()}, printing progress to stderr. */
-    public static FileLocks atDefaultLocation() {
-        return new FileLocks(LockDirectory.resolve(), System.err);
+    /** @param timeout how long the storage and configuration locks are waited for ({@link #configuredTimeout}) */
+    public FileLocks(Path directory, PrintStream progress, Duration timeout) {
+        this.directory = requireNonNull(directory, "directory").toAbsolutePath().normalize();
+        this.progress = requireNonNull(progress, "progress");
+        this.timeout = requireNonNull(timeout, "timeout");
+    }
+
+    /** How long the storage and configuration locks are waited for. */
+    public Duration timeout() {
+        return timeout;
     }
 
     public Path directory() {

@@ -2,6 +2,7 @@ package dev.vsm.lock;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import dev.vsm.spi.StorageException;
 import dev.vsm.trust.FileTrust;
 import java.io.IOException;
@@ -41,10 +42,15 @@ public final class LockDirectory {
 
     private LockDirectory() {}
 
-    /** Resolves the lock directory from the process environment and creates it if needed. */
-    public static Path resolve() {
-        return resolve(System.getenv(), isRoot(), callerName(),
+    /** Resolves the lock directory from {@code env} and creates it if needed. */
+    public static Path resolve(Environment env) {
+        return resolve(env.asMap(), isRoot(), callerName(),
                 Path.of(System.getProperty("java.io.tmpdir")), SYSTEM);
+    }
+
+    /** {@code dir} as the lock directory (as if named by {@value #ENV}): created if needed, and checked. */
+    public static Path ensure(Path dir) {
+        return ensureDirectory(dir.toAbsolutePath().normalize(), callerName(), true);
     }
 
     /**

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.env.Environment;
 import dev.vsm.exec.ProcessCommandRunner;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
@@ -51,50 +52,51 @@ public final class QemuImgRunner implements QemuImg {
     private final CommandRunner commands;
     private final Console console;
     private final QemuImgCommands argv;
-    /** Runs a convert line by line for its progress; null: converts run without progress. */
+    /** Runs a convert line by line for its progress, and the commands whose exit status is the answer (compare, check). */
     private final ProcessCommandRunner streaming;
     private final ProgressOutput progress;
     private final NativeImageReader reader;
     private final AllocatedBytes allocated;
+    private final String timeoutOverride;
     private Boolean extendedL2;
 
-    public QemuImgRunner(CommandRunner commands, Console console) {
-        this(defaultProgram(), commands, console, null, ProgressOutput.none(), readHeadersByDefault());
+    /**
+     * How the runner is set up from the environment.
+     *
+     * @param program         the qemu-img to run ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on the PATH)
+     * @param readHeaders     whether to read qcow2 headers and raw sizes in Java; false
+     *                        ({@code VSM_IMAGE_INFO=qemu-img}): {@code qemu-img info} for every image, as pve does
+     * @param timeoutOverride {@code $VSM_QEMU_IMG_TIMEOUT}, or null ({@link #changeTimeout(List, long, String)})
+     */
+    public record Settings(String program, boolean readHeaders, String timeoutOverride) {
+        public Settings {
+            requireNonNull(program, "program");
+        }
+
+        public static Settings from(Environment env) {
+            String program = env.get("VSM_QEMU_IMG");
+            return new Settings(program != null ? program : "qemu-img", !"qemu-img".equals(env.get("VSM_IMAGE_INFO")),
+                    env.get("VSM_QEMU_IMG_TIMEOUT"));
+        }
     }
 
-    public QemuImgRunner(String program, CommandRunner commands, Console console) {
-        this(program, commands, console, null, ProgressOutput.none(), readHeadersByDefault());
+    /** @param progress where converts show their progress */
+    public QemuImgRunner(ProcessCommandRunner commands, Console console, ProgressOutput progress, Settings settings) {
+        this(commands, commands, console, progress, settings);
     }
 
-    /** @param readHeaders whether to read qcow2 headers and raw sizes in Java (else: qemu-img info for every image) */
-    public QemuImgRunner(String program, CommandRunner commands, Console console, boolean readHeaders) {
-        this(program, commands, console, null, ProgressOutput.none(), readHeaders);
-    }
-
-    /** A runner whose converts show their progress on {@code progress} ({@code $VSM_QEMU_IMG}, else {@code qemu-img}). */
-    public QemuImgRunner(ProcessCommandRunner commands, Console console, ProgressOutput progress) {
-        this(defaultProgram(), commands, console, commands, progress, readHeadersByDefault());
-    }
-
-    private QemuImgRunner(String program, CommandRunner commands, Console console, ProcessCommandRunner streaming,
-                          ProgressOutput progress, boolean readHeaders) {
-        this.program = requireNonNull(program, "program");
-        this.commands = requireNonNull(commands, "commands");
+    /** With {@code queries} for the commands whose output is the answer (tests record them this way). */
+    QemuImgRunner(CommandRunner queries, ProcessCommandRunner streaming, Console console, ProgressOutput progress,
+                  Settings settings) {
+        this.program = settings.program();
+        this.commands = requireNonNull(queries, "queries");
         this.console = requireNonNull(console, "console");
-        this.streaming = streaming;
+        this.streaming = requireNonNull(streaming, "streaming");
         this.progress = requireNonNull(progress, "progress");
         this.argv = new QemuImgCommands(program, this::extendedL2Supported);
-        this.reader = readHeaders ? new NativeImageReader() : null;
-        this.allocated = new AllocatedBytes(commands);
-    }
-
-    private static String defaultProgram() {
-        return System.getenv().getOrDefault("VSM_QEMU_IMG", "qemu-img");
-    }
-
-    /** {@code VSM_IMAGE_INFO=qemu-img} asks for one {@code qemu-img info} per image, as pve does. */
-    private static boolean readHeadersByDefault() {
-        return !"qemu-img".equals(System.getenv("VSM_IMAGE_INFO"));
+        this.reader = settings.readHeaders() ? new NativeImageReader() : null;
+        this.allocated = new AllocatedBytes(queries);
+        this.timeoutOverride = settings.timeoutOverride();
     }
 
     /** The argv builder. */
@@ -185,12 +187,12 @@ public final class QemuImgRunner implements QemuImg {
      * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
      * ({@code got timeout}) instead of holding the storage lock forever.
      */
-    static Duration changeTimeout(List<String> argv, long sizeBytes) {
-        return changeTimeout(argv, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
+    private Duration changeTimeout(List<String> argv, long sizeBytes) {
+        return changeTimeout(argv, sizeBytes, timeoutOverride);
     }
 
     /** The watchdog of {@code qemu-img convert}, which writes every byte: as {@code preallocation=full}. */
-    static Duration copyTimeout(long sizeBytes) {
+    private Duration copyTimeout(long sizeBytes) {
         return changeTimeout(List.of("preallocation=full"), sizeBytes);
     }
 
@@ -297,10 +299,6 @@ public final class QemuImgRunner implements QemuImg {
         List<String> argv = commands().convert(conversion);
         Command cmd = limited(Command.of(argv), copyTimeout(conversion.sizeBytes()))
                 .withErrorPrefix("unable to convert '" + conversion.source() + "' to '" + conversion.target() + "'");
-        if (streaming == null) {
-            commands.run(cmd);
-            return;
-        }
         ProgressMeter meter = ProgressMeter.start("convert " + conversion.source().getFileName(), conversion.sizeBytes(), progress);
         try {
             streaming.stream(cmd, (channel, line) -> QemuImgProgress.percent(line)
@@ -352,9 +350,6 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     private CommandRunner.Result statusOf(Command command) {
-        if (streaming == null) {
-            throw new IllegalStateException("this qemu-img runner cannot read exit statuses");
-        }
         return streaming.queryStatus(command);
     }
 

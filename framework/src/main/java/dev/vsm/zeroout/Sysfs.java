@@ -2,6 +2,7 @@ package dev.vsm.zeroout;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.Environment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +23,8 @@ public record Sysfs(Path root) {
     }
 
     /** {@code $VSM_SYSFS} when set and not blank, else {@code /sys}. */
-    public static Sysfs fromEnvironment() {
-        String env = System.getenv("VSM_SYSFS");
-        return new Sysfs(Path.of(env == null || env.isBlank() ? "/sys" : env));
+    public static Sysfs fromEnvironment(Environment env) {
+        return new Sysfs(Path.of(env.nonBlank("VSM_SYSFS").orElse("/sys")));
     }
 
     /**

@@ -40,7 +40,7 @@ class ThreadContextClassLoaderTest {
         assertThat(warnings).isEmpty();
         StoragePlugin plugin = registry.require("ctx");
         assertThat(plugin.schema().defaultFormat()).isEqualTo("raw");
-        Storage storage = plugin.open(new StorageConfig("c", "ctx", Map.of()), new DefaultStorageContext(false, new RecordingConsole()));
+        Storage storage = plugin.open(new StorageConfig("c", "ctx", Map.of()), DefaultStorageContext.builder(new RecordingConsole()).build());
         storage.activate();
         assertThat(storage.status().active()).isTrue();
         Optional<Runnable> cleanup = storage.freeImage(null);

@@ -3,6 +3,7 @@ package dev.vsm.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.env.Environment;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.StorageException;
@@ -99,5 +100,13 @@ class ProcessCommandRunnerTest {
     void extraEnvironmentReachesTheCommand() {
         var runner = new ProcessCommandRunner(false, console, java.util.Map.of("LVM_SYSTEM_DIR", "/tmp/vsm-test-lvm"));
         assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $LVM_SYSTEM_DIR")).stdout()).isEqualTo("/tmp/vsm-test-lvm\n");
+    }
+
+    /** An environment given by an embedder is the commands' whole environment (with vsm's PATH and LC_ALL). */
+    @Test
+    void aGivenEnvironmentIsTheCommandsWholeEnvironment() {
+        var runner = new ProcessCommandRunner(false, console, Environment.of(java.util.Map.of("ONLY", "this")), () -> { });
+        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $ONLY ${HOME:-no-home} $LC_ALL")).stdout())
+                .isEqualTo("this no-home C\n");
     }
 }

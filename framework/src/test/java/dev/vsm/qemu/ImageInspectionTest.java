@@ -3,6 +3,7 @@ package dev.vsm.qemu;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.exec.ProcessCommandRunner;
+import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
@@ -58,8 +59,10 @@ class ImageInspectionTest {
 
     @BeforeEach
     void setUp() {
-        reading = new QemuImgRunner("qemu-img", new Recording(), SILENT, true);
-        qemuImgOnly = new QemuImgRunner("qemu-img", new ProcessCommandRunner(false, SILENT), SILENT, false);
+        ProcessCommandRunner real = new ProcessCommandRunner(false, SILENT);
+        reading = new QemuImgRunner(new Recording(), real, SILENT, ProgressOutput.none(),
+                new QemuImgRunner.Settings("qemu-img", true, null));
+        qemuImgOnly = new QemuImgRunner(real, SILENT, ProgressOutput.none(), new QemuImgRunner.Settings("qemu-img", false, null));
     }
 
     @Test

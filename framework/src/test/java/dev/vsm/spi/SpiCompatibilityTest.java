@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.vsm.engine.DefaultStorageContext;
 import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
-import dev.vsm.engine.StorageLocker;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.testing.TestPlugins;
 import java.nio.file.Path;
@@ -42,7 +41,7 @@ class SpiCompatibilityTest {
 
         StorageConfig config = new StorageConfig("mem", "memory", Map.of("path", "/srv/mem", "volume-limit", 3L));
         plugin.onAdd(config, context());
-        StorageManager manager = new StorageManager(registry, Map.of("mem", config), context(), StorageLocker.NONE);
+        StorageManager manager = new StorageManager(registry, Map.of("mem", config), context());
 
         VolumeId disk = manager.alloc("mem", 100, null, null, 1024, null);
         assertThat(disk).hasToString("mem:100/vm-100-disk-0.raw");
@@ -63,7 +62,7 @@ class SpiCompatibilityTest {
     }
 
     private StorageContext context() {
-        return new DefaultStorageContext(false, new Console() {
+        return DefaultStorageContext.builder(new Console() {
             @Override
             public void info(String line) {
                 console.add(line);
@@ -73,6 +72,6 @@ class SpiCompatibilityTest {
             public void warn(String line) {
                 console.add("warning: " + line);
             }
-        });
+        }).build();
     }
 }

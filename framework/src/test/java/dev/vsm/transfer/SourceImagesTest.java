@@ -20,7 +20,7 @@ class SourceImagesTest {
     @TempDir
     Path dir;
 
-    private final SourceImages sources = new SourceImages(new DefaultStorageContext(false, new RecordingConsole()).qemuImg());
+    private final SourceImages sources = new SourceImages(DefaultStorageContext.builder(new RecordingConsole()).build().qemuImg());
 
     private static void qemuImg(String... args) throws IOException, InterruptedException {
         String[] argv = Stream.concat(Stream.of("qemu-img"), Stream.of(args)).toArray(String[]::new);

@@ -101,7 +101,7 @@ public final class WipeCommand extends ChangingCommand {
     }
 
     private void wipeDevice() {
-        Sysfs sysfs = Sysfs.fromEnvironment();
+        Sysfs sysfs = Sysfs.fromEnvironment(session().environment());
         BlockDevice target = BlockDevice.resolve(device, sysfs);
         DeviceUse.ofThisHost(sysfs).why(target).ifPresent(why -> {
             throw StorageException.badInput("%s; not zeroing it (--force does not override this: it would corrupt "

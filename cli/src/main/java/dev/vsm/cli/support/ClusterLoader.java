@@ -10,6 +10,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -22,13 +23,13 @@ import java.util.stream.Stream;
  * jar on the class path when a service is looked up, which cost every command start-up time, cluster
  * mode or not. On a class path that has them (tests, an IDE) they are found there.
  */
-final class ClusterLoader {
+final class ClusterLoader implements ClusterConnector {
     static final String DIRECTORY = "lib/cluster";
 
-    private ClusterLoader() {}
-
-    static Cluster open(ClusterSettings settings, Path cacheFile, boolean changing, Consumer<String> warn) {
-        return connector().open(settings, cacheFile, changing, warn);
+    /** Looks for the implementation only when a connection is opened (a {@code cluster:} block was seen). */
+    @Override
+    public Cluster open(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
+        return connector().open(settings, cacheFile, lockTimeout, changing, warn);
     }
 
     private static ClusterConnector connector() {

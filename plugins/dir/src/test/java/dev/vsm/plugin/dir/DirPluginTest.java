@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class DirPluginTest {
     private final RecordingConsole console = new RecordingConsole();
-    private final DefaultStorageContext context = new DefaultStorageContext(true, console);
+    private final DefaultStorageContext context = DefaultStorageContext.builder(console).dryRun(true).build();
 
     @Test
     void isFoundByTheServiceLoader() {

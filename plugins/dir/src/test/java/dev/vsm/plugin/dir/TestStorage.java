@@ -28,7 +28,7 @@ final class TestStorage {
 
     private TestStorage(Path root, Map<String, Object> properties, boolean dryRun, Path mounts) {
         this.root = root;
-        this.context = new DefaultStorageContext(dryRun, console);
+        this.context = DefaultStorageContext.builder(console).dryRun(dryRun).build();
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("path", root.toString());
         props.putAll(properties);

@@ -15,7 +15,7 @@ import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 class LvmPluginTest {
-    private final DefaultStorageContext context = new DefaultStorageContext(true, new RecordingConsole());
+    private final DefaultStorageContext context = DefaultStorageContext.builder(new RecordingConsole()).dryRun(true).build();
 
     @Test
     void isFoundByTheServiceLoader() {

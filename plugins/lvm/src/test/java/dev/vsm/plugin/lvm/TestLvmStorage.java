@@ -2,6 +2,7 @@ package dev.vsm.plugin.lvm;
 
 import dev.vsm.engine.DefaultStorageContext;
 import dev.vsm.engine.FileStorageLocks;
+import dev.vsm.env.Environment;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
@@ -35,7 +36,8 @@ final class TestLvmStorage {
     private TestLvmStorage(LoopVolumeGroup vg, Path lockDir, Map<String, Object> properties, boolean dryRun, ZeroOut zeroOut) {
         StorageLocks locks = lockDir == null ? StorageLocks.NONE
                 : new FileStorageLocks(new FileLocks(lockDir, new PrintStream(PrintStream.nullOutputStream())));
-        DefaultStorageContext real = new DefaultStorageContext(dryRun, console, locks, vg.environment());
+        DefaultStorageContext real = DefaultStorageContext.builder(console).dryRun(dryRun).locks(locks)
+                .environment(Environment.system().with(vg.environment())).build();
         this.context = new Recording(real, commands, zeroOut == null ? real.zeroOut() : zeroOut);
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("vgname", vg.name());

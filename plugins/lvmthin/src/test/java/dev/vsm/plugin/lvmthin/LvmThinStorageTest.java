@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.env.Environment;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageException.Kind;
-import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -54,7 +54,8 @@ class LvmThinStorageTest {
         Map<String, Object> p = new LinkedHashMap<>(Map.of("vgname", vg.name(), "thinpool", "data"));
         p.putAll(extra);
         return new LvmThinStorage(new StorageConfig("thin", "lvmthin", p),
-                new DefaultStorageContext(dryRun, console, StorageLocks.NONE, vg.environment()));
+                DefaultStorageContext.builder(console).dryRun(dryRun)
+                        .environment(Environment.system().with(vg.environment())).build());
     }
 
     private String lv(String name) {

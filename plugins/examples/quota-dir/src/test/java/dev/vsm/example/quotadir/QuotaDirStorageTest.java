@@ -35,7 +35,7 @@ class QuotaDirStorageTest {
     @BeforeEach
     void setUp() {
         StorageConfig config = new StorageConfig("qd", QuotaDirPlugin.TYPE, Map.of("path", root.toString(), "vm-quota", "100M"));
-        storage = new QuotaDirPlugin().open(config, new DefaultStorageContext(false, QUIET));
+        storage = new QuotaDirPlugin().open(config, DefaultStorageContext.builder(QUIET).build());
         storage.activate();
     }
 

@@ -1,0 +1,104 @@
+package dev.vsm.example.embedding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.env.Environment;
+import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.spi.VolumeId;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The embedding example, in-process on real qemu-img: its volumes are real qcow2 files, the
+ * clone is backed by the base, and nothing is left after the frees.
+ */
+class EmbeddingExampleTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void allocatesListsClonesAndFreesRealVolumes() throws Exception {
+        ByteArrayOutputStream messages = new ByteArrayOutputStream();
+        AtomicReference<String> cloneInfo = new AtomicReference<>();
+        EmbeddingExample.Result r = EmbeddingExample.run(dir, new PrintStream(messages, true, StandardCharsets.UTF_8),
+                clone -> cloneInfo.set(qemuImg("info", "--output=json", clone.toString())));
+
+        assertThat(r.listed()).singleElement().satisfies(v -> {
+            assertThat(v.volid()).isEqualTo("images:100/vm-100-disk-0.qcow2");
+            assertThat(v.format()).isEqualTo("qcow2");
+            assertThat(v.size()).isEqualTo(1L << 30);
+        });
+        assertThat(r.base()).hasToString("images:100/base-100-disk-0.qcow2");
+        assertThat(r.basePath()).isEqualTo(dir.resolve("images/images/100/base-100-disk-0.qcow2"));
+        assertThat(r.linkedClone()).hasToString("images:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2");
+        assertThat(r.clonePath().getParent()).isEqualTo(dir.resolve("images/images/101"));
+        // qemu-img itself: the clone is a qcow2 whose backing file is the base, named relative to the clone
+        assertThat(cloneInfo.get())
+                .contains("\"format\": \"qcow2\"")
+                .contains("\"backing-filename\": \"../100/base-100-disk-0.qcow2\"")
+                .contains("\"full-backing-filename\": \"" + r.clonePath().getParent().resolve("../100/base-100-disk-0.qcow2") + "\"");
+        assertThat(messages.toString(StandardCharsets.UTF_8)).contains("clone 100/base-100-disk-0.qcow2: images, vm-101-disk-0.qcow2, 101");
+
+        assertThat(r.listedAfterFree()).isEmpty();
+        assertThat(r.basePath()).doesNotExist();
+        assertThat(r.clonePath()).doesNotExist();
+    }
+
+    /** A configuration given as text is used as the file would be, and no file is written for it. */
+    @Test
+    void aConfigurationKeptInMemory() {
+        Path store = dir.resolve("store");
+        try (VsmRuntime vsm = VsmRuntime.builder()
+                .configText("storages:\n  mem:\n    type: dir\n    path: " + store + "\n    content: [images]\n")
+                .lockDirectory(dir.resolve("locks"))
+                .environment(Environment.system().with("VSM_NODE", "embedded"))
+                .build()) {
+            assertThat(vsm.config().storages()).containsOnlyKeys("mem");
+            assertThat(vsm.context().nodeName()).isEqualTo("embedded");
+            VolumeId raw = vsm.manager().alloc("mem", 7, null, "raw", 4096, null);
+            assertThat(vsm.manager().path(raw)).isEqualTo(store.resolve("images/7/vm-7-disk-0.raw")).hasSize(4 << 20);
+            vsm.manager().free(raw);
+            assertThat(store.resolve("images/7/vm-7-disk-0.raw")).doesNotExist();
+            assertThat(vsm.location().file()).doesNotExist();
+        }
+    }
+
+    private static String qemuImg(String... args) {
+        List<String> argv = new ArrayList<>(List.of("qemu-img"));
+        argv.addAll(List.of(args));
+        try {
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor()).as("%s: %s", argv, out).isZero();
+            return out;
+        } catch (IOException e) {
+            throw new AssertionError("cannot run qemu-img (install qemu-utils): " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void theDocQuotesTheExample() throws IOException {
+        Path root = Path.of("").toAbsolutePath().getParent().getParent();
+        String source = Files.readString(Path.of("src/main/java/dev/vsm/example/embedding/EmbeddingExample.java"));
+        String doc = Files.readString(root.resolve("docs/embedding.md"));
+        String marker = "// [runtime]";
+        int from = source.indexOf(marker);
+        int to = source.indexOf(marker, from + marker.length());
+        assertThat(from).as("the example's first %s marker", marker).isPositive();
+        assertThat(to).as("the example's second %s marker", marker).isGreaterThan(from);
+        String excerpt = source.substring(source.indexOf('\n', from) + 1, source.lastIndexOf('\n', to)).stripIndent();
+        assertThat(doc).as("docs/embedding.md quotes EmbeddingExample.java between its %s markers", marker).contains(excerpt);
+    }
+}
