@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `vsm alloc` against the bare qemu-img command it runs, side by side in one run: a 100 GiB qcow2
 # with each preallocation mode and a 100 GiB raw with falloc (full writes every byte: it is timed
-# at a smaller size, given as the second argument). vsm's overhead = vsm - bare (medians).
+# at a smaller size, given as the second argument); and `vsm clone` of a 100 GiB qcow2 base
+# against its bare qemu-img create of the overlay. vsm's overhead = vsm - bare (medians).
 #   t/bench/alloc.sh [rounds] [full-size]
 # Runs on a sparse loop-mounted ext4 (root), so falloc'ed gigabytes cost no real disk space.
 # Writes t/bench/results/alloc.md.
@@ -41,6 +42,24 @@ case_run() {
   }
   if ((round % 2)); then run_vsm; run_bare; else run_bare; run_vsm; fi
 }
+# clone NAME ROUND: one round of vsm clone of the base and of the bare qemu-img command it runs
+clone_run() {
+  local name=$1 round=$2
+  run_vsm() {
+    sync; echo "$name vsm $(timed "$vsm" clone st:100/base-100-disk-9.qcow2 101)"
+    "$vsm" free st:100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2 >/dev/null
+  }
+  run_bare() {
+    mkdir -p "$store/images/101"
+    sync; echo "$name bare $(cd "$store/images/101" && timed qemu-img create -F qcow2 -b ../100/base-100-disk-9.qcow2 \
+      -f qcow2 "$store/images/101/x.qcow2" -o extended_l2=on,cluster_size=128k,preallocation=metadata)"
+    rm -f "$store/images/101/x.qcow2"
+  }
+  if ((round % 2)); then run_vsm; run_bare; else run_bare; run_vsm; fi
+}
+"$vsm" alloc st 100 vm-100-disk-9.qcow2 100G --format qcow2 >/dev/null
+"$vsm" create-base st:100/vm-100-disk-9.qcow2 >/dev/null
+echo "clone: vsm runs $("$vsm" clone --dry-run st:100/base-100-disk-9.qcow2 101 | grep 'qemu-img create')" >&2
 cases=("qcow2-off qcow2 off 100G" "qcow2-metadata qcow2 metadata 100G" "qcow2-falloc qcow2 falloc 100G"
        "qcow2-full qcow2 full $full" "raw-falloc raw falloc 100G")
 for c in "${cases[@]}"; do   # what vsm runs is what the bare side runs
@@ -50,11 +69,12 @@ done
 for ((r = 1; r <= rounds; r++)); do
   echo "round $r of $rounds" >&2
   for c in "${cases[@]}"; do case_run $c "$r"; done >> "$sb/runs"
+  clone_run clone "$r" >> "$sb/runs"
 done
 med() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | median; }
 spread() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f–%.2f", lo, hi}'; }
 {
-  echo "\`vsm alloc\` against the bare \`qemu-img create\` it runs, medians (and ranges) of $rounds runs each, alternating which side goes first, on a sparse loop-mounted ext4; load average $(cut -d' ' -f1 /proc/loadavg) at the end."
+  echo "\`vsm alloc\` and \`vsm clone\` against the bare \`qemu-img create\` they run, medians (and ranges) of $rounds runs each, alternating which side goes first, on a sparse loop-mounted ext4; load average $(cut -d' ' -f1 /proc/loadavg) at the end."
   echo
   echo "| image | vsm | bare qemu-img | vsm overhead |"
   echo "|---|---|---|---|"
@@ -64,4 +84,7 @@ spread() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | 
     printf '| %s %s, preallocation=%s | %.3f s (%s) | %.3f s (%s) | %.3f s |\n' "$size" "$format" "$mode" \
       "$v" "$(spread "$name" vsm)" "$b" "$(spread "$name" bare)" "$(echo "$v - $b" | bc -l)"
   done
+  v=$(med clone vsm); b=$(med clone bare)
+  printf '| linked clone of a 100G qcow2 base | %.3f s (%s) | %.3f s (%s) | %.3f s |\n' \
+    "$v" "$(spread clone vsm)" "$b" "$(spread clone bare)" "$(echo "$v - $b" | bc -l)"
 } | tee "$out/alloc.md"

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Wall time of `cli/vsm status` and `cli/vsm path` on the built-in default configuration, before
-# and after the start-up work, side by side in one run (rounds interleaved: every round runs each
-# command once, so the drift of a shared machine reaches all of them alike):
-#   before   the tree at BASELINE (default: the commit before the start-up work), built here
-#   after    this tree's cli/vsm (class-data sharing archive, logging set up in code, lazy parts)
+# Wall time of `cli/vsm status` and `cli/vsm path` on the built-in default configuration, and of
+# `vsm status` on 50 dir storages against one, before and after the start-up work, side by side
+# in one run (rounds interleaved: every round runs each command once, so the drift of a shared
+# machine reaches all of them alike):
+#   before   the tree at BASELINE (default: the commit before the latest start-up work), built here
+#   after    this tree's cli/vsm (CDS archive, or on JDK 25+ the AOT cache)
 #   no-cds   this tree's jar without the archive (what the archive alone is worth)
-#   jvm      java -version with the same flags (the floor: a JVM that runs nothing)
+#   java     java -version with the launcher's flags (the floor: a JVM that runs nothing)
+#   jdk25    the same with JDK 25 first on PATH (when $JDK25, default Temurin 25's directory, exists)
 #   t/bench/startup.sh [runs] [baseline-commit]
 # Writes t/bench/results/startup.md.
 set -euo pipefail
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
-runs=${1:-40}
-baseline=${2:-af745b8}
+runs=${1:-20}
+baseline=${2:-8cbaa97}
+jdk25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 [[ -x /usr/bin/time ]] || need /usr/bin/time time
 out="$root/t/bench/results"; mkdir -p "$out"
 
@@ -24,29 +27,54 @@ echo "building $baseline in $sb/before ..." >&2
 [[ ! -e /etc/vsm/storage.yaml ]] || { echo "startup.sh measures the built-in default: /etc/vsm/storage.yaml exists" >&2; exit 1; }
 unset VSM_CONFIG
 export XDG_DATA_HOME="$sb/data" VSM_LOCK_DIR="$sb/locks"
+# 1 and 50 dir storages, each with every content type (so activation makes its directories)
+for n in 1 50; do
+  { echo "storages:"
+    for ((i = 1; i <= n; i++)); do
+      printf '  s%02d:\n    type: dir\n    path: %s/dirs/s%02d\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n' "$i" "$sb" "$i"
+    done; } >"$sb/$n.yaml"
+done
 "$vsm" status >/dev/null
-flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto"
+"$vsm" status --config "$sb/50.yaml" >/dev/null
+flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -Xmx1g -XX:-UsePerfData"
 vol=local:100/vm-100-disk-0.qcow2
+names=("cli/vsm status, before ($baseline)" "cli/vsm status, after" "vsm status without the CDS archive"
+       "cli/vsm path, before" "cli/vsm path, after" "java -version (JVM floor)"
+       "status of 1 dir storage, before" "status of 50 dir storages, before"
+       "status of 1 dir storage, after" "status of 50 dir storages, after")
 commands=("$sb/before/cli/vsm status" "$vsm status" "java $flags -jar $root/cli/target/vsm-cli.jar status"
-          "$sb/before/cli/vsm path $vol" "$vsm path $vol" "java $flags -version")
+          "$sb/before/cli/vsm path $vol" "$vsm path $vol" "java $flags -version"
+          "$sb/before/cli/vsm status --config $sb/1.yaml" "$sb/before/cli/vsm status --config $sb/50.yaml"
+          "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml")
+if [[ -x $jdk25/bin/java ]]; then
+  PATH="$jdk25/bin:$PATH" "$vsm" status >/dev/null 2>&1   # makes the AOT cache (first run after a build)
+  names+=("cli/vsm status, after, JDK 25 (AOT cache)" "cli/vsm path, after, JDK 25" "java -version, JDK 25")
+  commands+=("env PATH=$jdk25/bin:$PATH $vsm status" "env PATH=$jdk25/bin:$PATH $vsm path $vol"
+             "env PATH=$jdk25/bin:$PATH java $flags -version")
+fi
 for ((r = 0; r < runs + 2; r++)); do   # the first two rounds warm the page cache and are dropped
   for i in "${!commands[@]}"; do
     /usr/bin/time -f "$i %e %U" -a -o "$sb/times" ${commands[$i]} >/dev/null 2>&1
   done
   ((r == 1)) && : > "$sb/times"
 done
-med=(); usr=()
+med=(); usr=(); rng=()
 for i in "${!commands[@]}"; do
   med+=("$(awk -v c="$i" '$1 == c {print $2}' "$sb/times" | median)")
   usr+=("$(awk -v c="$i" '$1 == c {print $3}' "$sb/times" | median)")
+  rng+=("$(awk -v c="$i" '$1 == c {print $2}' "$sb/times" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f–%.2f", lo, hi}')")
 done
 {
-  echo "Wall time on the built-in default configuration, medians of $runs runs ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the end); user CPU is a median too (less sensitive to the load than wall time)."
+  echo "Wall time, medians (and ranges) of $runs interleaved runs ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end); user CPU is a median too (less sensitive to the load than wall time)."
   echo
-  echo "| command | median wall | user CPU |"
-  echo "|---|---|---|"
-  names=("cli/vsm status, before ($baseline)" "cli/vsm status, after" "vsm status without the CDS archive"
-         "cli/vsm path, before" "cli/vsm path, after" "java -version (JVM floor)")
-  for i in "${!names[@]}"; do printf '| %s | %.3f s | %.3f s |\n' "${names[$i]}" "${med[$i]}" "${usr[$i]}"; done
-  printf '\nstatus: %.2fx faster than before; path: %.2fx.\n' "$(ratio "${med[0]}" "${med[1]}")" "$(ratio "${med[3]}" "${med[4]}")"
+  echo "| command | median wall | range | user CPU |"
+  echo "|---|---|---|---|"
+  for i in "${!names[@]}"; do printf '| %s | %.3f s | %s s | %.3f s |\n' "${names[$i]}" "${med[$i]}" "${rng[$i]}" "${usr[$i]}"; done
+  echo
+  printf 'status: %.2fx faster than before, %.2fx java -version; path: %.2fx faster, %.2fx java -version.\n' \
+    "$(ratio "${med[0]}" "${med[1]}")" "$(ratio "${med[1]}" "${med[5]}")" "$(ratio "${med[3]}" "${med[4]}")" "$(ratio "${med[4]}" "${med[5]}")"
+  printf '50 dir storages against 1: %.2fx before, %.2fx after.\n' "$(ratio "${med[7]}" "${med[6]}")" "$(ratio "${med[9]}" "${med[8]}")"
+  if ((${#commands[@]} > 10)); then
+    printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[10]}" "${med[12]}")" "$(ratio "${med[11]}" "${med[12]}")"
+  fi
 } | tee "$out/startup.md"

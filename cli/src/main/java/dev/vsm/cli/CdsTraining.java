@@ -13,9 +13,11 @@ import java.util.stream.Stream;
 /**
  * The training run behind vsm's class-data sharing archive: the build runs it once with
  * {@code -XX:ArchiveClassesAtExit}, and the JVM writes every class it loaded, parsed and
- * verified, to the archive that {@code cli/vsm} maps at start-up. It runs the read-only commands
- * scripts call in loops (and their machine formats, help and a dry run) against a throw-away
- * configuration, so it needs nothing from the machine and changes nothing on it.
+ * verified, to the archive that {@code cli/vsm} maps at start-up; {@code cli/vsm} runs it with
+ * {@code -XX:AOTCacheOutput} on a java that has ahead-of-time caches. It runs the read-only
+ * commands scripts call in loops (and their machine formats, help, the version, and dry runs of
+ * alloc, clone and free) against a throw-away configuration, so it needs nothing from the
+ * machine and changes nothing on it.
  */
 public final class CdsTraining {
     private CdsTraining() {}
@@ -27,6 +29,7 @@ public final class CdsTraining {
             Files.writeString(config, "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("store")
                     + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
             Files.createDirectories(sandbox.resolve("store/images/100"));
+            Files.createFile(sandbox.resolve("store/images/100/base-100-disk-0.qcow2"));
             String cfg = "--config=" + config;
             List<List<String>> commands = List.of(
                     List.of("status", cfg),
@@ -37,9 +40,15 @@ public final class CdsTraining {
                     List.of("volid", sandbox.resolve("store/images/100/vm-100-disk-0.raw").toString(), cfg),
                     List.of("info", "local:100/vm-100-disk-0.qcow2", cfg),
                     List.of("free", "--dry-run", "local:100/vm-100-disk-0.raw", cfg),
+                    List.of("alloc", "--dry-run", "local", "100", "vm-100-disk-0.qcow2", "1G", cfg),
+                    List.of("alloc", "--dry-run", "local", "100", "", "1G", "--format", "raw", cfg),
+                    List.of("clone", "--dry-run", "local:100/base-100-disk-0.qcow2", "101", cfg),
                     List.of("plugins", cfg),
                     List.of("apiinfo", "--output-format", "json-pretty"),
                     List.of("--help"),
+                    List.of("help"),
+                    List.of("help", "status"),
+                    List.of("--version"),
                     List.of("status", "--bad-option"));
             PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), true);
             for (List<String> command : commands) {

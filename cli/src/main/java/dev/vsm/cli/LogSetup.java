@@ -3,12 +3,20 @@ package dev.vsm.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.pattern.TargetLengthBasedClassNameAbbreviator;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.CoreConstants;
+import ch.qos.logback.core.LayoutBase;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import dev.vsm.env.Environment;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 
 /**
  * vsm's logging set-up, in code rather than {@code logback.xml}: parsing XML (Joran, the JDK's
@@ -16,7 +24,10 @@ import dev.vsm.env.Environment;
  * is what {@code etc/logback.xml} says: WARN to stderr, {@code dev.vsm} at
  * {@code $VSM_LOG_LEVEL} (DEBUG with {@code --verbose}), ZooKeeper and Curator
  * silent unless {@code $VSM_LOG_LEVEL} is set. A file named with
- * {@code -Dlogback.configurationFile=...} (in {@code VSM_JAVA_OPTS}) still wins.
+ * {@code -Dlogback.configurationFile=...} (in {@code VSM_JAVA_OPTS}) still wins. Its lines are
+ * laid out by {@link Line}, not logback's {@code PatternLayout}, whose pattern parser and
+ * converters were 150 of the 220 logback classes every command loaded (each command makes a
+ * logger, few of them log).
  *
  * <p>Found by logback through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}.
  */
@@ -28,9 +39,12 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         if (System.getProperty("logback.configurationFile") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        Line layout = new Line();
+        layout.setContext(context);
+        layout.start();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setPattern(PATTERN);
+        encoder.setLayout(layout);
         encoder.start();
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setContext(context);
@@ -54,5 +68,27 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     private static String level() {
         String level = System.getProperty("VSM_LOG_LEVEL");
         return level != null ? level : Environment.system().get("VSM_LOG_LEVEL");
+    }
+
+    /** {@link #PATTERN}'s line, and the stack trace of an event's exception after it, as PatternLayout writes them. */
+    static final class Line extends LayoutBase<ILoggingEvent> {
+        private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+        private final TargetLengthBasedClassNameAbbreviator logger = new TargetLengthBasedClassNameAbbreviator(20);
+        private final ZoneId zone = ZoneId.systemDefault();
+
+        @Override
+        public String doLayout(ILoggingEvent event) {
+            StringBuilder line = new StringBuilder(128);
+            TIME.formatTo(Instant.ofEpochMilli(event.getTimeStamp()).atZone(zone), line);
+            String level = event.getLevel().toString();
+            line.append(' ').append(level).append(" ".repeat(Math.max(0, 5 - level.length()))).append(' ')
+                    .append(logger.abbreviate(event.getLoggerName())).append(" - ").append(event.getFormattedMessage())
+                    .append(CoreConstants.LINE_SEPARATOR);
+            IThrowableProxy thrown = event.getThrowableProxy();
+            if (thrown != null) {
+                line.append(ThrowableProxyUtil.asString(thrown));
+            }
+            return line.toString();
+        }
     }
 }
