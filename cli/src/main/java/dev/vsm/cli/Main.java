@@ -50,7 +50,12 @@ public final class Main {
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
-        args = PveSyntax.translate(cli, args);
+        try {
+            args = PveSyntax.translate(cli, args);
+        } catch (StorageException e) {
+            err.println(oneLine(e.getMessage()));
+            return ExitCode.BAD_INPUT;
+        }
         if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }

@@ -10,6 +10,7 @@ import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
@@ -18,6 +19,7 @@ import dev.vsm.spi.VolumeName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -80,6 +82,33 @@ public final class StreamImporter {
     }
 
     /**
+     * What {@code pvesm import} says besides the format: whether the stream carries snapshots,
+     * the current-state snapshot ({@code --snapshot}: accepted and not used, as by pve's dir, lvm and
+     * lvmthin), the base of an incremental stream ({@code --base}: refused, none of them imports one),
+     * a snapshot to delete once imported ({@code --delete-snapshot}: only a stream with snapshots
+     * carries one) and whether a taken name may be replaced by a free one ({@code --allow-rename}).
+     */
+    public record Options(boolean withSnapshots, String snapshot, String base, String deleteSnapshot, boolean allowRename) {
+        public static Options of(boolean withSnapshots) {
+            return new Options(withSnapshots, null, null, null, false);
+        }
+    }
+
+    /** Refuses, before anything is read, what the target's storage cannot do with {@code options}. */
+    public void checkOptions(Target target, StreamFormat format, Options options) {
+        checkFormat(target, format, options.withSnapshots());
+        String type = manager.config(target.storage()).type();
+        if (options.base() != null) {
+            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                    + "whole volumes only", target.storage(), type);
+        }
+        if (options.deleteSnapshot() != null && !options.withSnapshots()) {
+            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                    + "without them leaves the new volume no snapshot to delete", format);
+        }
+    }
+
+    /**
      * Imports from a file or standard input.
      *
      * @param input  the file, or null for standard input
@@ -88,18 +117,57 @@ public final class StreamImporter {
      */
     public VolumeId importStream(Target target, StreamFormat format, boolean withSnapshots, Path input, BandwidthLimit limit,
                                  boolean dryRun) {
-        checkFormat(target, format, withSnapshots);
+        return importStream(target, format, Options.of(withSnapshots), input, limit, dryRun);
+    }
+
+    /** Imports from a file or standard input with {@code pvesm import}'s options. */
+    public VolumeId importStream(Target target, StreamFormat format, Options options, Path input, BandwidthLimit limit,
+                                 boolean dryRun) {
+        checkOptions(target, format, options);
         try (StreamInput in = StreamInput.open(input, limit)) {
-            if (dryRun) {
-                long size = readHeader(in.in());
-                VolumeId volid = allocate(target, size);
-                manager.context().console().info("+ write " + format + " data (" + size + " bytes) from "
-                        + (input == null ? "standard input" : ShellQuote.quote(input.toString())) + " to "
-                        + manager.path(volid));
-                return volid;
-            }
-            return importFrom(target, format, in.in());
+            return importStream(target, format, options, in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
         }
+    }
+
+    /**
+     * Imports from {@code in} (a socket the caller accepted; not closed), the options checked
+     * with {@link #checkOptions} first.
+     *
+     * @param from what {@code in} is, for the dry run's line
+     */
+    public VolumeId importStream(Target target, StreamFormat format, Options options, InputStream in, String from,
+                                 boolean dryRun) {
+        checkOptions(target, format, options);
+        Target to = renamedIfTaken(target, options.allowRename());
+        if (dryRun) {
+            long size = readHeader(in);
+            VolumeId volid = allocate(to, size);
+            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to "
+                    + manager.path(volid));
+            return volid;
+        }
+        return importFrom(to, format, in, options.deleteSnapshot());
+    }
+
+    /**
+     * With {@code --allow-rename 1} a target whose name is taken becomes a new volume of the same
+     * owner and format with the next free name (pve warns and imports with a different name);
+     * without it the allocation refuses the taken name.
+     */
+    private Target renamedIfTaken(Target target, boolean allowRename) {
+        if (!allowRename || target.name() == null) {
+            return target;
+        }
+        Storage storage = manager.activate(target.storage());
+        boolean taken = storage.listImages(target.vmid()).stream()
+                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname()).name().equals(target.name()));
+        if (!taken) {
+            return target;
+        }
+        manager.context().console().warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
+                + "' - importing with a different name");
+        return new Target(target.storage(), target.vmid(), null, target.volumeFormat());
     }
 
     /**
@@ -109,6 +177,11 @@ public final class StreamImporter {
      * written, and freed again when writing fails.
      */
     VolumeId importFrom(Target target, StreamFormat format, InputStream in) {
+        return importFrom(target, format, in, null);
+    }
+
+    /** As {@link #importFrom(Target, StreamFormat, InputStream)}, deleting snapshot {@code deleteSnapshot} (if not null) before the volume counts as one. */
+    private VolumeId importFrom(Target target, StreamFormat format, InputStream in, String deleteSnapshot) {
         long size = readHeader(in);
         String label = target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
         Optional<String> made;
@@ -116,7 +189,10 @@ public final class StreamImporter {
             Storage storage = checkedForAlloc(target);
             AllocRequest request = new AllocRequest(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
-                made = storage.allocWritten(request, path -> write(label, path, storage.newVolumesReadZeros(), format, size, in, stop));
+                made = storage.allocWritten(request, path -> {
+                    write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
+                    deleteSnapshot(path, target.volumeFormat(), deleteSnapshot);
+                });
             } catch (RuntimeException e) {
                 throw nothingKept(e);
             }
@@ -131,6 +207,7 @@ public final class StreamImporter {
                 VolumeName name = storage.parseVolname(volid.volname());
                 storage.activateVolume(name);
                 write(volid.toString(), storage.path(name), storage.newVolumesReadZeros(), format, size, in, stop);
+                deleteSnapshot(storage.path(name), name.format(), deleteSnapshot);
             } catch (RuntimeException e) {
                 throw FailureCleanup.free(manager, volid, e);
             }
@@ -196,6 +273,19 @@ public final class StreamImporter {
             checkQcow2(path, size);
         }
         meter.finish();
+    }
+
+    /** {@code --delete-snapshot}: the snapshot the stream carried is deleted from the image just written. */
+    private void deleteSnapshot(Path path, String format, String snapshot) {
+        if (snapshot == null) {
+            return;
+        }
+        List<String> present = qemuImg.snapshots(path, format);
+        if (!present.contains(snapshot)) {
+            throw StorageException.badInput("import: the stream carries no snapshot '%s' to delete (--delete-snapshot; it carries: %s)",
+                    snapshot, present.isEmpty() ? "none" : String.join(", ", present));
+        }
+        qemuImg.snapshot(path, format, QemuImg.SnapshotAction.DELETE, snapshot);
     }
 
     private static boolean readsMore(InputStream in, Interruption stop) {
