@@ -18,6 +18,8 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -148,6 +150,70 @@ public final class StreamImporter {
             return volid;
         }
         return importFrom(to, format, in, options.deleteSnapshot());
+    }
+
+    /**
+     * Makes a file of other content than images (iso, vztmpl, snippets, import) from a
+     * {@code raw+size} stream, as pve's path-based plugins do: the data is the file. A file of that
+     * name is never replaced, with {@code --allow-rename} or without (pve renames only images).
+     *
+     * @param in   the stream, not closed
+     * @param from what {@code in} is, for the dry run's line
+     */
+    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, InputStream in, String from,
+                                  boolean dryRun) {
+        checkContent(volid, format, options);
+        Storage storage = manager.activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        Path path = storage.path(name);
+        long size = readHeader(in);
+        if (dryRun) {
+            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to " + path);
+            return volid;
+        }
+        try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
+            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, in, stop));
+        } catch (RuntimeException e) {
+            throw nothingKept(e);
+        }
+        return volid;
+    }
+
+    /** As {@link #importContent(VolumeId, StreamFormat, Options, InputStream, String, boolean)}, from a file or standard input. */
+    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, Path input, BandwidthLimit limit,
+                                  boolean dryRun) {
+        checkContent(volid, format, options);
+        try (StreamInput in = StreamInput.open(input, limit)) {
+            return importContent(volid, format, options, in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
+        }
+    }
+
+    /** Refuses, before anything is read, a content file the storage does not take in {@code format} with {@code options}. */
+    public void checkContent(VolumeId volid, StreamFormat format, Options options) {
+        manager.checkEnabled(volid.storage());
+        Storage storage = manager.storage(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String type = storage.config().type();
+        Set<StreamFormat> formats = storage.contentImportFormats(name, options.withSnapshots());
+        if (!formats.contains(format)) {
+            Set<StreamFormat> plain = storage.contentImportFormats(name, false);
+            throw StorageException.badInput("cannot import format %s%s into %s file '%s' on storage '%s' (type %s takes %s)", format,
+                    options.withSnapshots() ? " with snapshots" : "", name.type().id(), volid, volid.storage(), type,
+                    plain.isEmpty() ? "no such file from a stream" : VolumeExporter.names(plain) + " without snapshots");
+        }
+        if (options.base() != null) {
+            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                    + "whole volumes only", volid.storage(), type);
+        }
+        if (options.deleteSnapshot() != null) {
+            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                    + "without them leaves the new volume no snapshot to delete", format);
+        }
+        Path path = storage.path(name);
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("file '%s' already exists", path);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageOptions;
@@ -26,7 +27,9 @@ import java.util.stream.Collectors;
  * Writes a volume as a pve stream (pve's {@code volume_export} in Plugin.pm): the 8-byte size
  * header (the virtual size), then for {@code raw+size} the guest-visible data (a raw volume read
  * as it is, any other format first converted to a raw file beside it), for {@code qcow2+size}
- * the qcow2 file to its end. With a bandwidth limit the data passes through cstream.
+ * the qcow2 file to its end. A file of other content (iso, vztmpl, snippets, import) is sent as
+ * {@code raw+size} byte for byte (pve converts an import directory's qcow2 or vmdk file to raw
+ * data, which the receiver then writes under the {@code .qcow2} or {@code .vmdk} name). With a bandwidth limit the data passes through cstream.
  */
 public final class VolumeExporter {
     private final StorageManager manager;
@@ -142,6 +145,11 @@ public final class VolumeExporter {
         Path path = storage.path(name);
         if (format == StreamFormat.QCOW2_SIZE) {
             checkListed(volid, path, name, snapshots);
+        }
+        if (name.type() != ContentType.IMAGES && name.type() != ContentType.ROOTDIR) {
+            // an iso, template, snippet or import file: its bytes as they are, so that the copy is the same file
+            long length = sizeOf(path);
+            return send(volid, path, length, length, out, limit);
         }
         long size = storage.volumeSizeInfo(name).virtualSize();
         Path temp = null;

@@ -1,9 +1,11 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.ProgressOption;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeName;
 import dev.vsm.transfer.StreamImporter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,21 +68,29 @@ public final class ImportStreamCommand extends ChangingCommand {
                 StreamOptions.bool("allow-rename", allowRename));
         var limit = stream.limit();
         StreamImporter importer = session().transfers().streamImporter();
-        StreamImporter.Target to = StreamImporter.Target.of(session().manager(), target);
+        VolumeName name = session().manager().parse(target);
+        boolean image = name.type() == ContentType.IMAGES || name.type() == ContentType.ROOTDIR;
+        StreamImporter.Target to = image ? StreamImporter.Target.of(session().manager(), target) : null;
         VolumeId volid;
         if (StreamSource.isSocket(file)) {
             if (limit != null) {
                 throw StorageException.badInput("--bwlimit reads a file or standard input; limit the sender instead "
                         + "(vsm export --bwlimit)");
             }
-            importer.checkOptions(to, fmt, options);
+            if (image) {
+                importer.checkOptions(to, fmt, options);
+            } else {
+                importer.checkContent(target, fmt, options);
+            }
             try (InputStream in = StreamSource.accept(file, out())) {
-                volid = importer.importStream(to, fmt, options, in, file, dryRun());
+                volid = image ? importer.importStream(to, fmt, options, in, file, dryRun())
+                        : importer.importContent(target, fmt, options, in, file, dryRun());
             } catch (IOException e) {
                 throw StorageException.failed(e, "closing the connection failed: %s", e.getMessage());
             }
         } else {
-            volid = importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun());
+            volid = image ? importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun())
+                    : importer.importContent(target, fmt, options, StreamOptions.file(file), limit, dryRun());
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
