@@ -124,7 +124,9 @@ final class PveSyntax {
      * that name in any case, else the one option of the command that starts with it
      * ({@code --with} is {@code --with-snapshots}). More than one such option is bad input, as in
      * pvesm ({@code Option snap is ambiguous (snapshot, snapshot-list)}). A name no option starts
-     * with is left for picocli (or, for {@code add} and {@code set}, the storage properties) to judge.
+     * with is left for picocli to judge. {@code add} and {@code set} take their own options by their
+     * full names only: there a name may also start a storage property's, which only the type's
+     * schema knows (the properties' abbreviations are resolved against it, in PropertyArgs).
      */
     static String abbreviation(String arg, Map<String, OptionSpec> options, CommandLine current) {
         if (!arg.startsWith("--") || arg.length() < 3) {
@@ -135,6 +137,9 @@ final class PveSyntax {
         String rest = eq < 0 ? "" : arg.substring(eq);
         if (options.containsKey(name) || HOISTED.contains(name)) {
             return arg;
+        }
+        if (!current.getCommandSpec().unmatchedArgsBindings().isEmpty()) {
+            return arg; // add and set: a storage property may start with it too (PropertyArgs resolves those)
         }
         String lower = name.toLowerCase(Locale.ROOT);
         java.util.TreeSet<String> longNames = new java.util.TreeSet<>();
