@@ -91,9 +91,6 @@ public final class StreamImporter {
      * carries one) and whether a taken name may be replaced by a free one ({@code --allow-rename}).
      */
     public record Options(boolean withSnapshots, String snapshot, String base, String deleteSnapshot, boolean allowRename) {
-        public static Options of(boolean withSnapshots) {
-            return new Options(withSnapshots, null, null, null, false);
-        }
     }
 
     /** Refuses, before anything is read, what the target's storage cannot do with {@code options}. */
@@ -111,18 +108,12 @@ public final class StreamImporter {
     }
 
     /**
-     * Imports from a file or standard input.
+     * Imports from a file or standard input with {@code pvesm import}'s options.
      *
      * @param input  the file, or null for standard input
      * @param limit  a bandwidth limit, or null
      * @param dryRun read the header and print what would be done; write nothing
      */
-    public VolumeId importStream(Target target, StreamFormat format, boolean withSnapshots, Path input, BandwidthLimit limit,
-                                 boolean dryRun) {
-        return importStream(target, format, Options.of(withSnapshots), input, limit, dryRun);
-    }
-
-    /** Imports from a file or standard input with {@code pvesm import}'s options. */
     public VolumeId importStream(Target target, StreamFormat format, Options options, Path input, BandwidthLimit limit,
                                  boolean dryRun) {
         checkOptions(target, format, options);
@@ -335,8 +326,8 @@ public final class StreamImporter {
             meter.abandon();
             throw e;
         }
-        if (format == StreamFormat.QCOW2_SIZE) {
-            checkQcow2(path, size);
+        if (format != StreamFormat.RAW_SIZE) {
+            checkImage(path, format.dataFormat(), size);
         }
         meter.finish();
     }
@@ -364,25 +355,25 @@ public final class StreamImporter {
     }
 
     /**
-     * A qcow2 stream must be a self-contained ({@link UntrustedImage}: no backing or data file,
+     * A qcow2 or vmdk stream must be a self-contained ({@link UntrustedImage}: no backing or data file,
      * inspected before qemu-img opens it) and consistent image of the virtual size its header
      * announces.
      */
-    private void checkQcow2(Path path, long size) {
+    private void checkImage(Path path, String fmt, long size) {
         try {
-            UntrustedImage.inspect(path, "qcow2", "the stream");
+            UntrustedImage.inspect(path, fmt, "the stream");
         } catch (StorageException e) {
-            throw StorageException.badInput("import: the stream is not a consistent qcow2 image, or names data outside itself: %s",
-                    e.getMessage());
+            throw StorageException.badInput("import: the stream is not a consistent %s image, or names data outside itself: %s",
+                    fmt, e.getMessage());
         }
-        qemuImg.check(path, "qcow2").ifPresent(problem -> {
-            throw StorageException.badInput("import: the stream is not a consistent qcow2 image (truncated or corrupt?): %s",
-                    problem);
+        qemuImg.check(path, fmt).ifPresent(problem -> {
+            throw StorageException.badInput("import: the stream is not a consistent %s image (truncated or corrupt?): %s",
+                    fmt, problem);
         });
-        long virtual = qemuImg.info(path, "qcow2").virtualSize();
+        long virtual = qemuImg.info(path, fmt).virtualSize();
         if (virtual != size) {
-            throw StorageException.badInput("import: the size header says %d bytes but the qcow2 image's virtual size is %d",
-                    size, virtual);
+            throw StorageException.badInput("import: the size header says %d bytes but the %s image's virtual size is %d",
+                    size, fmt, virtual);
         }
     }
 }

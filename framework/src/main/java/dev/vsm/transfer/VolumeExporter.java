@@ -116,7 +116,7 @@ public final class VolumeExporter {
                 + (with.isEmpty() ? "" : ", " + names(with) + " with --with-snapshots 1");
     }
 
-    /** Every snapshot {@code --snapshot-list} names must be in the qcow2 image (which carries all of its snapshots). */
+    /** Every snapshot {@code --snapshot-list} names must be in the image (a qcow2 or vmdk file carries all of its snapshots). */
     private void checkListed(VolumeId volid, Path path, VolumeName name, Snapshots snapshots) {
         if (snapshots.list() == null || snapshots.list().isEmpty()) {
             return;
@@ -143,7 +143,7 @@ public final class VolumeExporter {
         checkRequest(volid, name, format, snapshots);
         storage.activateVolume(name);
         Path path = storage.path(name);
-        if (format == StreamFormat.QCOW2_SIZE) {
+        if (format != StreamFormat.RAW_SIZE) {
             checkListed(volid, path, name, snapshots);
         }
         if (name.type() != ContentType.IMAGES && name.type() != ContentType.ROOTDIR) {

@@ -100,6 +100,22 @@ class StreamOptionsTest {
     }
 
     @Test
+    void vmdkWithSnapshotsCopiesTheFileAsItIsAsPveDoes() throws Exception {
+        vsm.run("import", "aa", "101", raw.toString(), "--format", "vmdk", "-q").ok();
+        Path stream = sandbox.resolve("v.stream");
+        vsm.run("export", "aa:101/vm-101-disk-0.vmdk", "vmdk+size", stream.toString())
+                .badInput("volume export format vmdk+size needs --with-snapshots 1");
+        Vsm.Result r = shell("vsm export aa:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q"
+                + " | vsm import-stream bb:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q");
+        assertThat(r.exit()).as(r.err()).isZero();
+        Path copy = b.resolve("images/101/vm-101-disk-0.vmdk");
+        assertThat(Files.mismatch(a.resolve("images/101/vm-101-disk-0.vmdk"), copy)).isEqualTo(-1L);
+        assertThat(Images.same(raw, "raw", copy, "vmdk")).isTrue();
+        vsm.run("import-stream", "bb:101/vm-101-disk-1.qcow2", "vmdk+size", stream.toString(), "-with-snapshots", "1")
+                .badInput("cannot import format vmdk+size into a volume of format qcow2 on storage 'bb' (type dir, which takes qcow2+size)");
+    }
+
+    @Test
     void tcpSourceListensPrintsAddressAndPortAndTakesOneConnection() throws Exception {
         Path stream = sandbox.resolve("r.stream");
         vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
@@ -239,7 +255,7 @@ class StreamOptionsTest {
         vsm.run("export", "aa:100/vm-100-disk-0.raw", "qcow2+size", out.toString(), "-with-snapshots", "1")
                 .badInput("volume export format qcow2+size not available for 'aa:100/vm-100-disk-0.raw' (storage type dir, "
                         + "which exports none)");
-        vsm.run("export", qcow2, "vmdk+size", out.toString()).badInput("unknown stream format 'vmdk+size'");
+        vsm.run("export", qcow2, "tar+size", out.toString()).badInput("unknown stream format 'tar+size'");
         vsm.run("export", qcow2, "raw+size", out.toString(), "-with-snapshots", "maybe")
                 .badInput("with-snapshots: 'maybe' is not 0 or 1");
         vsm.run("export", qcow2, "raw+size", out.toString(), "-snapshot", "a.b")

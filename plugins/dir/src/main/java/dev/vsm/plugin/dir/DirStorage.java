@@ -648,7 +648,8 @@ final class DirStorage implements Storage {
 
     /**
      * pve's path-based {@code volume_export_formats} for images: {@code raw+size} without
-     * snapshots, {@code qcow2+size} (the file as it is, internal snapshots and all) only with them.
+     * snapshots, {@code qcow2+size} and {@code vmdk+size} (the file as it is, internal snapshots and
+     * all) only with them.
      */
     @Override
     public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
@@ -659,16 +660,25 @@ final class DirStorage implements Storage {
             return Set.of();
         }
         if (withSnapshots) {
-            return volume.format().equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+            return withSnapshots(volume.format());
         }
         return Set.of(StreamFormat.RAW_SIZE);
     }
 
-    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 only with snapshots. */
+    /** pve's {@code <format>+size} of a qcow2 or vmdk image: the file as it is, its internal snapshots in it. */
+    private static Set<StreamFormat> withSnapshots(String format) {
+        return switch (format) {
+            case "qcow2" -> Set.of(StreamFormat.QCOW2_SIZE);
+            case "vmdk" -> Set.of(StreamFormat.VMDK_SIZE);
+            default -> Set.of();
+        };
+    }
+
+    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 and vmdk only with snapshots. */
     @Override
     public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
-            return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+            return withSnapshots(volumeFormat);
         }
         return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
     }
