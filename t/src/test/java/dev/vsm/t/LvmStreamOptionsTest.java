@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,28 +28,11 @@ class LvmStreamOptionsTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);
 
+    @RegisterExtension
+    final StandInNodes nodes = new StandInNodes(vg);
+
     @TempDir
     Path sandbox;
-
-    private Path nodeDir;
-
-    @AfterEach
-    void removeStandInNodes() throws IOException {
-        if (nodeDir != null && Files.isDirectory(nodeDir)) {
-            try (var links = Files.list(nodeDir)) {
-                for (Path link : links.toList()) {
-                    Files.delete(link);
-                }
-            }
-            Files.delete(nodeDir);
-        }
-    }
-
-    private void standInNode(String lv, LoopDevice device) throws IOException {
-        nodeDir = Path.of("/dev", vg.name());
-        Files.createDirectories(nodeDir);
-        Files.createSymbolicLink(nodeDir.resolve(lv), device.path());
-    }
 
     @Test
     void lvmAllowRenameImportsUnderTheNextFreeNameFromAUnixSocket() throws Exception {
@@ -61,8 +40,8 @@ class LvmStreamOptionsTest {
         vg.createLv("vm-100-disk-0", 8);
         try (LoopDevice from = LoopDevice.create(8 * MIB); LoopDevice to = LoopDevice.create(8 * MIB)) {
             from.fillRandom(3);
-            standInNode("vm-100-disk-0", from);
-            standInNode("vm-100-disk-1", to);
+            nodes.link("vm-100-disk-0", from);
+            nodes.link("vm-100-disk-1", to);
             Path stream = sandbox.resolve("lv.stream");
             vsm.run("export", "san:vm-100-disk-0", "raw+size", stream.toString(), "-with-snapshots", "0", "-q").ok();
 
@@ -70,13 +49,7 @@ class LvmStreamOptionsTest {
             Vsm.Started importer = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", "unix://" + socket,
                     "-with-snapshots", "0", "-snapshot", "ignored", "-allow-rename", "1", "-q");
             waitForSocket(importer, socket);
-            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                ch.connect(UnixDomainSocketAddress.of(socket));
-                ByteBuffer data = ByteBuffer.wrap(Files.readAllBytes(stream));
-                while (data.hasRemaining()) {
-                    ch.write(data);
-                }
-            }
+            StreamOptionsTest.sendTo(socket, stream);
             Vsm.Result r = importer.finish();
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.lines()).containsExactly("ready", "successfully imported 'san:vm-100-disk-1'");
@@ -161,7 +134,7 @@ class LvmStreamOptionsTest {
         Vsm vsm = ThinSandbox.vsm(sandbox, vg);
         try (LoopDevice device = LoopDevice.create(8 * MIB)) {
             device.fillRandom(6);
-            standInNode("vm-101-disk-0", device);
+            nodes.link("vm-101-disk-0", device);
             Path out = sandbox.resolve("out.stream");
             vsm.run("export", "thin:vm-101-disk-0", "raw+size", out.toString(), "--with-snapshots=0", "-q").ok();
             byte[] exported = Files.readAllBytes(out);

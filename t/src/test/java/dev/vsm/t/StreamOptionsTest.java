@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,17 +50,6 @@ class StreamOptionsTest {
         vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q").ok();  // aa:100/vm-100-disk-1.qcow2
     }
 
-    /** Runs a shell line in the sandbox with vsm's environment; {@code vsm} in it is the launcher. */
-    private Vsm.Result shell(String line) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", Vsm.LAUNCHER + " "))
-                .directory(sandbox.toFile()).redirectOutput(sandbox.resolve("sh.out").toFile())
-                .redirectError(sandbox.resolve("sh.err").toFile());
-        pb.environment().putAll(vsm.environment());
-        Process p = pb.start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        return new Vsm.Result(p.exitValue(), Files.readString(sandbox.resolve("sh.out")), Files.readString(sandbox.resolve("sh.err")));
-    }
-
     private List<String> snapshots(Path qcow2) {
         return QemuImg.info(qcow2).path("snapshots").findValuesAsText("name");
     }
@@ -74,7 +62,7 @@ class StreamOptionsTest {
         byte[] taken = Files.readAllBytes(b.resolve("images/100/vm-100-disk-0.qcow2"));
 
         // the command line pve's storage_migrate runs, one-dash options and all
-        Vsm.Result r = shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with-snapshots 1 -snapshot-list s1,migration -q"
+        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with-snapshots 1 -snapshot-list s1,migration -q"
                 + " | vsm import-stream bb:100/vm-100-disk-0.qcow2 qcow2+size - -with-snapshots 1 -snapshot migration"
                 + " -delete-snapshot migration -allow-rename 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
@@ -105,7 +93,7 @@ class StreamOptionsTest {
         Path stream = sandbox.resolve("v.stream");
         vsm.run("export", "aa:101/vm-101-disk-0.vmdk", "vmdk+size", stream.toString())
                 .badInput("volume export format vmdk+size needs --with-snapshots 1");
-        Vsm.Result r = shell("vsm export aa:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q"
+        Vsm.Result r = vsm.shell("vsm export aa:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q"
                 + " | vsm import-stream bb:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
         Path copy = b.resolve("images/101/vm-101-disk-0.vmdk");
@@ -152,13 +140,7 @@ class StreamOptionsTest {
         Vsm.Started importer = vsm.start("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", "unix://" + socket,
                 "-with-snapshots", "1", "-q");
         assertThat(firstLines(importer, 1)).containsExactly("ready");
-        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            ch.connect(UnixDomainSocketAddress.of(socket));
-            ByteBuffer data = ByteBuffer.wrap(Files.readAllBytes(stream));
-            while (data.hasRemaining()) {
-                ch.write(data);
-            }
-        }
+        sendTo(socket, stream);
         Vsm.Result r = importer.finish();
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.lines()).containsExactly("ready", "successfully imported 'bb:100/vm-100-disk-0.qcow2'");
@@ -177,6 +159,17 @@ class StreamOptionsTest {
         assertThat(r.err().strip()).isEqualTo("timed out waiting for client");
         assertThat(socket).doesNotExist();
         assertThat(Tree.snapshot(b)).isEqualTo(before);
+    }
+
+    /** Connects to the unix socket {@code socket} and writes {@code stream}'s bytes to it. */
+    static void sendTo(Path socket, Path stream) throws IOException {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(socket));
+            ByteBuffer data = ByteBuffer.wrap(Files.readAllBytes(stream));
+            while (data.hasRemaining()) {
+                ch.write(data);
+            }
+        }
     }
 
     /** The first {@code n} lines the started vsm printed, once it has printed them (it flushes them before it waits). */
@@ -206,7 +199,7 @@ class StreamOptionsTest {
         Images.convert(raw, "qcow2", a.resolve("import/disk.qcow2"));
         for (String v : List.of("iso/install.iso", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", "snippets/user.yaml",
                 "import/disk.qcow2")) {
-            Vsm.Result r = shell("vsm export aa:" + v + " raw+size - -q | vsm import-stream bb:" + v + " raw+size - -q");
+            Vsm.Result r = vsm.shell("vsm export aa:" + v + " raw+size - -q | vsm import-stream bb:" + v + " raw+size - -q");
             assertThat(r.exit()).as(v + ": " + r.err()).isZero();
             assertThat(r.out()).isEqualTo("successfully imported 'bb:" + v + "'\n");
         }
@@ -297,7 +290,7 @@ class StreamOptionsTest {
     @Test
     void optionsMayBeAbbreviatedAsPvesmTakesThem() throws Exception {
         vsm.run("snapshot", "aa:100/vm-100-disk-1.qcow2", "s1").ok();
-        Vsm.Result r = shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with 1 -snapshot-l s1 -q"
+        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with 1 -snapshot-l s1 -q"
                 + " | vsm import-stream bb:100/vm-100-disk-0.qcow2 qcow2+size - --WITH-SNAPSHOTS=1 -snap s1 -del s1 -allow 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("successfully imported 'bb:100/vm-100-disk-0.qcow2'\n");

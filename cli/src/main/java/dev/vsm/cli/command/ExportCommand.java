@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
  * {@code -} the stream goes to standard output and every message to standard error; a file must
  * not exist yet, is created with mode 0600 and is removed again when the export fails.
  */
-@Command(name = "export", description = "Write a volume as a stream: raw+size or qcow2+size (pvesm export).",
+@Command(name = "export", description = "Write a volume as a stream: raw+size, qcow2+size or vmdk+size (pvesm export).",
         footer = {"", "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
             + "size, then the data.", "Example: vsm export local:100/vm-100-disk-0.raw raw+size - | vsm import-stream "
             + "other:100/vm-100-disk-0.raw raw+size -"})
@@ -38,7 +38,7 @@ public final class ExportCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size or qcow2+size")
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size or vmdk+size")
     String format;
 
     @Parameters(index = "2", paramLabel = "FILE")

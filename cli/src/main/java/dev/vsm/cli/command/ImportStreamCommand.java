@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
  * {@code vsm import-stream <volid> <format> <file|->}: a new volume from a pve stream (pvesm
  * import). A truncated or corrupt stream, or one whose size header lies, leaves no volume behind.
  */
-@Command(name = "import-stream", description = "Make a new volume from a raw+size or qcow2+size stream (pvesm import).",
+@Command(name = "import-stream", description = "Make a new volume (or iso, vztmpl, snippets or import file) from a raw+size, "
+        + "qcow2+size or vmdk+size stream (pvesm import).",
         footer = {"", "FILE - is standard input; tcp://<ip or cidr> listens on that address (or this host's one address in "
             + "that network) at the first free port of 60000-60050, prints the address and the port, one a line, and takes one "
             + "connection within 30 s; unix://<path> listens on a new socket there, prints 'ready' and takes one connection "
@@ -33,7 +34,7 @@ public final class ImportStreamCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size or qcow2+size")
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size or vmdk+size")
     String format;
 
     @Parameters(index = "2", paramLabel = "FILE")

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.InterfaceAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
@@ -68,14 +69,12 @@ final class StreamSource {
         InetAddress ip = subnet != null ? localAddressIn(cidr, host, Integer.parseInt(subnet.substring(1))) : address(host);
         ServerSocketChannel server = null;
         try {
-            server = ServerSocketChannel.open(ip instanceof Inet6Address ? java.net.StandardProtocolFamily.INET6
-                    : java.net.StandardProtocolFamily.INET);
+            server = ServerSocketChannel.open(ip instanceof Inet6Address ? StandardProtocolFamily.INET6
+                    : StandardProtocolFamily.INET);
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             int port = bindFirstFree(server, ip);
             String shown = subnet != null ? ip.getHostAddress() : host;
-            out.print(shown + "\n" + port + "\n"); // tell the sender where to connect
-            out.flush();
-            return connection(server);
+            return connection(server, out, shown + "\n" + port + "\n"); // tell the sender where to connect
         } catch (IOException e) {
             throw StorageException.failed(e, "failed to open socket: %s", e.getMessage());
         } finally {
@@ -155,12 +154,10 @@ final class StreamSource {
         ServerSocketChannel server = null;
         boolean bound = false;
         try {
-            server = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socket), 1);
             bound = true;
-            out.print("ready\n");
-            out.flush();
-            return connection(server);
+            return connection(server, out, "ready\n");
         } catch (IOException e) {
             throw StorageException.failed(e, "failed to open socket: %s", e.getMessage());
         } finally {
@@ -175,8 +172,10 @@ final class StreamSource {
         }
     }
 
-    /** The one client that connects within the timeout, as an input stream. */
-    private static InputStream connection(ServerSocketChannel server) throws IOException {
+    /** Prints {@code told} to {@code out}, then waits for the one client that connects within the timeout. */
+    private static InputStream connection(ServerSocketChannel server, PrintStream out, String told) throws IOException {
+        out.print(told);
+        out.flush();
         server.configureBlocking(false);
         try (Selector selector = Selector.open()) {
             server.register(selector, SelectionKey.OP_ACCEPT);
