@@ -52,6 +52,26 @@ final class PveSyntax {
         return rewritten.toArray(String[]::new);
     }
 
+    /** The stream formats pvesm knows ({@code $KNOWN_EXPORT_FORMATS} in pve's Storage.pm). */
+    private static final Set<String> STREAM_FORMATS = Set.of("raw+size", "tar+size", "qcow2+size", "vmdk+size", "zfs", "btrfs");
+
+    /**
+     * {@code import <volid> <format> <file>} is pvesm's stream import, vsm's {@code import-stream}:
+     * vsm's own {@code import <storage> <vmid> <source>} never has a colon in its first argument
+     * nor a stream format as its second, so a script's {@code pvesm import vol raw+size -} (as
+     * pve's storage_migrate runs it) reaches the stream import.
+     */
+    static String[] streamImport(String[] args) {
+        int at = Subcommands.namedIndex(args);
+        if (at < 0 || at + 2 >= args.length || !args[at].equals("import") || !args[at + 1].contains(":")
+                || !STREAM_FORMATS.contains(args[at + 2])) {
+            return args;
+        }
+        String[] rewritten = args.clone();
+        rewritten[at] = "import-stream";
+        return rewritten;
+    }
+
     static String[] translate(CommandLine root, String[] args) {
         List<String> out = new ArrayList<>();
         List<String> hoisted = new ArrayList<>();

@@ -15,7 +15,7 @@ class PveSyntaxTest {
     private static String[] translate(String... args) {
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
         CommandLine cli = new CommandLine(new Vsm(nowhere, nowhere));
-        String[] helped = PveSyntax.help(args);
+        String[] helped = PveSyntax.streamImport(PveSyntax.help(args));
         Subcommands.register(cli, helped);
         return PveSyntax.translate(cli, helped);
     }
@@ -79,5 +79,15 @@ class PveSyntaxTest {
         assertThatThrownBy(() -> translate("export", "local:100/x.raw", "raw+size", "-", "-snap", "s"))
                 .isInstanceOf(StorageException.class).hasMessage("Option snap is ambiguous (snapshot, snapshot-list)");
         assertThat(translate("list", "local", "-nosuch")).containsExactly("list", "local", "-nosuch");
+    }
+
+    @Test
+    void pvesmImportOfAVolumeIdAndAStreamFormatIsTheStreamImport() {
+        assertThat(translate("import", "local:100/vm-100-disk-0.raw", "raw+size", "-", "-with-snapshots", "0", "-allow-rename", "1"))
+                .containsExactly("import-stream", "local:100/vm-100-disk-0.raw", "raw+size", "-", "--with-snapshots", "0",
+                        "--allow-rename", "1");
+        assertThat(translate("import", "local", "100", "/srv/disk.qcow2")).as("vsm's own import")
+                .containsExactly("import", "local", "100", "/srv/disk.qcow2");
+        assertThat(translate("import", "local", "100", "local:import/disk.qcow2")).startsWith("import");
     }
 }

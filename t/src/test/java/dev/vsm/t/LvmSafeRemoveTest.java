@@ -91,7 +91,7 @@ class LvmSafeRemoveTest {
             assertThat(vsm.run("alloc", "san", "100", "", "4M").ok().out())
                     .as("its number stays taken").isEqualTo("successfully created 'san:vm-100-disk-1'\n");
         }
-        removeStandInNodes();
+        nodes.remove();
 
         assertThat(vsm.run("cleanup", "san", "--dry-run").ok().lines()).last()
                 .isEqualTo("cleanup of storage 'san' would be done (1 pending removal: del-vm-100-disk-0)");
@@ -146,7 +146,7 @@ class LvmSafeRemoveTest {
             }
             assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
         }
-        removeStandInNodes();
+        nodes.remove();
         assertThat(vsm.run("cleanup", "san").ok().lines()).last()
                 .isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
         assertThat(vg.lvNames()).isEmpty();

@@ -34,6 +34,11 @@ final class StandInNodes implements AfterEachCallback {
 
     @Override
     public void afterEach(ExtensionContext context) throws IOException {
+        remove();
+    }
+
+    /** Removes the links and their directory (a test that needs the nodes gone before it ends). */
+    void remove() throws IOException {
         if (nodeDir != null && Files.isDirectory(nodeDir)) {
             try (var links = Files.list(nodeDir)) {
                 for (Path link : links.toList()) {

@@ -61,9 +61,9 @@ class StreamOptionsTest {
         vsm.run("import", "bb", "100", raw.toString(), "--format", "qcow2", "-q").ok(); // the name the import asks for is taken
         byte[] taken = Files.readAllBytes(b.resolve("images/100/vm-100-disk-0.qcow2"));
 
-        // the command line pve's storage_migrate runs, one-dash options and all
+        // the command lines pve's storage_migrate runs, pvesm's "import" and one-dash options and all
         Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with-snapshots 1 -snapshot-list s1,migration -q"
-                + " | vsm import-stream bb:100/vm-100-disk-0.qcow2 qcow2+size - -with-snapshots 1 -snapshot migration"
+                + " | vsm import bb:100/vm-100-disk-0.qcow2 qcow2+size - -with-snapshots 1 -snapshot migration"
                 + " -delete-snapshot migration -allow-rename 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).as("stdout names the volume made").isEqualTo("successfully imported 'bb:100/vm-100-disk-1.qcow2'\n");
