@@ -45,12 +45,17 @@ public final class Main {
     }
 
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        String[] args = PveSyntax.help(argv);
+        String[] args = PveSyntax.streamImport(PveSyntax.help(argv));
         Vsm vsm = new Vsm(out, err);
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
-        args = PveSyntax.translate(cli, args);
+        try {
+            args = PveSyntax.translate(cli, args);
+        } catch (StorageException e) {
+            err.println(oneLine(e.getMessage()));
+            return ExitCode.BAD_INPUT;
+        }
         if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }

@@ -52,6 +52,26 @@ final class PveSyntax {
         return rewritten.toArray(String[]::new);
     }
 
+    /** The stream formats pvesm knows ({@code $KNOWN_EXPORT_FORMATS} in pve's Storage.pm). */
+    private static final Set<String> STREAM_FORMATS = Set.of("raw+size", "tar+size", "qcow2+size", "vmdk+size", "zfs", "btrfs");
+
+    /**
+     * {@code import <volid> <format> <file>} is pvesm's stream import, vsm's {@code import-stream}:
+     * vsm's own {@code import <storage> <vmid> <source>} never has a colon in its first argument
+     * nor a stream format as its second, so a script's {@code pvesm import vol raw+size -} (as
+     * pve's storage_migrate runs it) reaches the stream import.
+     */
+    static String[] streamImport(String[] args) {
+        int at = Subcommands.namedIndex(args);
+        if (at < 0 || at + 2 >= args.length || !args[at].equals("import") || !args[at + 1].contains(":")
+                || !STREAM_FORMATS.contains(args[at + 2])) {
+            return args;
+        }
+        String[] rewritten = args.clone();
+        rewritten[at] = "import-stream";
+        return rewritten;
+    }
+
     static String[] translate(CommandLine root, String[] args) {
         List<String> out = new ArrayList<>();
         List<String> hoisted = new ArrayList<>();
@@ -74,7 +94,7 @@ final class PveSyntax {
                 continue;
             }
             Map<String, OptionSpec> options = options(current.getCommandSpec());
-            String arg = longForm(a, options, current.getCommandSpec());
+            String arg = abbreviation(longForm(a, options, current.getCommandSpec()), options, current);
             int eq = arg.indexOf('=');
             String name = eq < 0 ? arg : arg.substring(0, eq);
             OptionSpec option = options.get(name);
@@ -100,13 +120,76 @@ final class PveSyntax {
             }
             target.add(arg);
             boolean takesValue = option != null ? option.arity().max() > 0 : target == hoisted;
-            if (takesValue && eq < 0 && i + 1 < args.length) {
+            boolean optionalValue = option != null && option.arity().min() == 0;
+            if (takesValue && eq < 0 && i + 1 < args.length && !(optionalValue && looksLikeOption(args[i + 1]))) {
                 target.add(args[++i]);
             }
         }
         int end = out.indexOf("--");
         out.addAll(end < 0 ? out.size() : end, hoisted);
         return out.toArray(String[]::new);
+    }
+
+    /**
+     * Getopt::Long's test for an option whose value is optional ({@code :s}): the next argument is
+     * its value unless it is {@code --} or starts with a dash and has more after it.
+     */
+    private static boolean looksLikeOption(String next) {
+        return next.equals("--") || next.startsWith("-") && next.length() > 1;
+    }
+
+    /**
+     * {@code --name[=value]} with {@code name} spelled as Getopt::Long (which pvesm's CLIHandler
+     * uses with its defaults, {@code auto_abbrev} and {@code ignore_case}) takes it: the option of
+     * that name in any case, else the one option of the command that starts with it
+     * ({@code --with} is {@code --with-snapshots}). More than one such option is bad input, as in
+     * pvesm ({@code Option snap is ambiguous (snapshot, snapshot-list)}). A name no option starts
+     * with is left for picocli to judge. {@code add} and {@code set} take their own options by their
+     * full names only: there a name may also start a storage property's, which only the type's
+     * schema knows (the properties' abbreviations are resolved against it, in PropertyArgs).
+     */
+    static String abbreviation(String arg, Map<String, OptionSpec> options, CommandLine current) {
+        if (!arg.startsWith("--") || arg.length() < 3) {
+            return arg;
+        }
+        int eq = arg.indexOf('=');
+        String name = eq < 0 ? arg : arg.substring(0, eq);
+        String rest = eq < 0 ? "" : arg.substring(eq);
+        if (options.containsKey(name) || HOISTED.contains(name)) {
+            return arg;
+        }
+        if (!current.getCommandSpec().unmatchedArgsBindings().isEmpty()) {
+            return arg; // add and set: a storage property may start with it too (PropertyArgs resolves those)
+        }
+        String lower = name.toLowerCase(Locale.ROOT);
+        java.util.TreeSet<String> longNames = new java.util.TreeSet<>();
+        for (String n : options.keySet()) {
+            if (n.startsWith("--")) {
+                longNames.add(n);
+            }
+        }
+        if (!current.getSubcommands().isEmpty()) {
+            longNames.addAll(HOISTED);
+        }
+        for (String n : longNames) {
+            if (n.toLowerCase(Locale.ROOT).equals(lower)) {
+                return n + rest;
+            }
+        }
+        List<String> matches = new ArrayList<>();
+        for (String n : longNames) {
+            if (n.toLowerCase(Locale.ROOT).startsWith(lower)) {
+                matches.add(n);
+            }
+        }
+        if (matches.size() == 1) {
+            return matches.get(0) + rest;
+        }
+        if (matches.size() > 1) {
+            throw dev.vsm.spi.StorageException.badInput("Option %s is ambiguous (%s)", name.substring(2),
+                    String.join(", ", matches.stream().map(m -> m.substring(2)).toList()));
+        }
+        return arg;
     }
 
     /** {@code -name[=value]} as {@code --name[=value]} when that is what the command means by it. */
@@ -121,7 +204,9 @@ final class PveSyntax {
         }
         String dashed = "-" + a;
         String dashedName = "-" + name;
-        boolean known = options.containsKey(dashedName) || HOISTED.contains(dashedName);
+        String lower = dashedName.toLowerCase(Locale.ROOT);
+        boolean known = options.containsKey(dashedName) || HOISTED.contains(dashedName)
+                || options.keySet().stream().anyMatch(n -> n.startsWith("--") && n.toLowerCase(Locale.ROOT).startsWith(lower));
         boolean property = !spec.unmatchedArgsBindings().isEmpty();
         return known || property ? dashed : a;
     }

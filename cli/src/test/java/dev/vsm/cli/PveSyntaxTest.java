@@ -1,8 +1,10 @@
 package dev.vsm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.cli.support.Vsm;
+import dev.vsm.spi.StorageException;
 import java.io.PrintStream;
 import java.io.OutputStream;
 import picocli.CommandLine;
@@ -13,7 +15,7 @@ class PveSyntaxTest {
     private static String[] translate(String... args) {
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
         CommandLine cli = new CommandLine(new Vsm(nowhere, nowhere));
-        String[] helped = PveSyntax.help(args);
+        String[] helped = PveSyntax.streamImport(PveSyntax.help(args));
         Subcommands.register(cli, helped);
         return PveSyntax.translate(cli, helped);
     }
@@ -55,5 +57,37 @@ class PveSyntaxTest {
         assertThat(translate("help", "list")).containsExactly("list", "--help");
         assertThat(translate("--verbose", "help", "scan", "lvm")).containsExactly("--verbose", "scan", "lvm", "--help");
         assertThat(translate("help")).containsExactly("--help");
+    }
+
+    /**
+     * Getopt::Long's defaults, which pvesm's CLIHandler parses with: a unique abbreviation of a
+     * long option, in any case; an ambiguous one refused (pvesm export's {@code -snap}: snapshot
+     * or snapshot-list); an option whose value is optional takes the next argument unless it is
+     * an option.
+     */
+    @Test
+    void uniqueAbbreviationsInAnyCaseAreTheOptionAmbiguousOnesAreRefused() {
+        assertThat(translate("export", "local:100/x.qcow2", "qcow2+size", "-", "-with", "1", "-snapshot-l", "a,b"))
+                .containsExactly("export", "local:100/x.qcow2", "qcow2+size", "-", "--with-snapshots", "1", "--snapshot-list", "a,b");
+        assertThat(translate("import-stream", "local:100/x.raw", "raw+size", "-", "--WITH-SNAPSHOTS=0", "-snap", "s", "-allow"))
+                .containsExactly("import-stream", "local:100/x.raw", "raw+size", "-", "--with-snapshots=0", "--snapshot", "s",
+                        "--allow-rename");
+        assertThat(translate("import-stream", "local:100/x.raw", "raw+size", "-", "-allow-rename", "-q"))
+                .as("an optional value is not taken from the next option").endsWith("--allow-rename", "-q");
+        assertThat(translate("export", "local:100/x.raw", "raw+size", "-", "-snapshot", "s"))
+                .as("an exact name wins over the longer one it starts").contains("--snapshot");
+        assertThatThrownBy(() -> translate("export", "local:100/x.raw", "raw+size", "-", "-snap", "s"))
+                .isInstanceOf(StorageException.class).hasMessage("Option snap is ambiguous (snapshot, snapshot-list)");
+        assertThat(translate("list", "local", "-nosuch")).containsExactly("list", "local", "-nosuch");
+    }
+
+    @Test
+    void pvesmImportOfAVolumeIdAndAStreamFormatIsTheStreamImport() {
+        assertThat(translate("import", "local:100/vm-100-disk-0.raw", "raw+size", "-", "-with-snapshots", "0", "-allow-rename", "1"))
+                .containsExactly("import-stream", "local:100/vm-100-disk-0.raw", "raw+size", "-", "--with-snapshots", "0",
+                        "--allow-rename", "1");
+        assertThat(translate("import", "local", "100", "/srv/disk.qcow2")).as("vsm's own import")
+                .containsExactly("import", "local", "100", "/srv/disk.qcow2");
+        assertThat(translate("import", "local", "100", "local:import/disk.qcow2")).startsWith("import");
     }
 }

@@ -10,6 +10,7 @@ import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
@@ -17,7 +18,10 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -80,26 +84,147 @@ public final class StreamImporter {
     }
 
     /**
-     * Imports from a file or standard input.
+     * What {@code pvesm import} says besides the format: whether the stream carries snapshots,
+     * the current-state snapshot ({@code --snapshot}: accepted and not used, as by pve's dir, lvm and
+     * lvmthin), the base of an incremental stream ({@code --base}: refused, none of them imports one),
+     * a snapshot to delete once imported ({@code --delete-snapshot}: only a stream with snapshots
+     * carries one) and whether a taken name may be replaced by a free one ({@code --allow-rename}).
+     */
+    public record Options(boolean withSnapshots, String snapshot, String base, String deleteSnapshot, boolean allowRename) {
+    }
+
+    /** Refuses, before anything is read, what the target's storage cannot do with {@code options}. */
+    public void checkOptions(Target target, StreamFormat format, Options options) {
+        checkFormat(target, format, options.withSnapshots());
+        String type = manager.config(target.storage()).type();
+        if (options.base() != null) {
+            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                    + "whole volumes only", target.storage(), type);
+        }
+        if (options.deleteSnapshot() != null && !options.withSnapshots()) {
+            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                    + "without them leaves the new volume no snapshot to delete", format);
+        }
+    }
+
+    /**
+     * Imports from a file or standard input with {@code pvesm import}'s options.
      *
      * @param input  the file, or null for standard input
      * @param limit  a bandwidth limit, or null
      * @param dryRun read the header and print what would be done; write nothing
      */
-    public VolumeId importStream(Target target, StreamFormat format, boolean withSnapshots, Path input, BandwidthLimit limit,
+    public VolumeId importStream(Target target, StreamFormat format, Options options, Path input, BandwidthLimit limit,
                                  boolean dryRun) {
-        checkFormat(target, format, withSnapshots);
+        checkOptions(target, format, options);
         try (StreamInput in = StreamInput.open(input, limit)) {
-            if (dryRun) {
-                long size = readHeader(in.in());
-                VolumeId volid = allocate(target, size);
-                manager.context().console().info("+ write " + format + " data (" + size + " bytes) from "
-                        + (input == null ? "standard input" : ShellQuote.quote(input.toString())) + " to "
-                        + manager.path(volid));
-                return volid;
-            }
-            return importFrom(target, format, in.in());
+            return importStream(target, format, options, in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
         }
+    }
+
+    /**
+     * Imports from {@code in} (a socket the caller accepted; not closed), the options checked
+     * with {@link #checkOptions} first.
+     *
+     * @param from what {@code in} is, for the dry run's line
+     */
+    public VolumeId importStream(Target target, StreamFormat format, Options options, InputStream in, String from,
+                                 boolean dryRun) {
+        checkOptions(target, format, options);
+        Target to = renamedIfTaken(target, options.allowRename());
+        if (dryRun) {
+            long size = readHeader(in);
+            VolumeId volid = allocate(to, size);
+            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to "
+                    + manager.path(volid));
+            return volid;
+        }
+        return importFrom(to, format, in, options.deleteSnapshot());
+    }
+
+    /**
+     * Makes a file of other content than images (iso, vztmpl, snippets, import) from a
+     * {@code raw+size} stream, as pve's path-based plugins do: the data is the file. A file of that
+     * name is never replaced, with {@code --allow-rename} or without (pve renames only images).
+     *
+     * @param in   the stream, not closed
+     * @param from what {@code in} is, for the dry run's line
+     */
+    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, InputStream in, String from,
+                                  boolean dryRun) {
+        checkContent(volid, format, options);
+        Storage storage = manager.activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        Path path = storage.path(name);
+        long size = readHeader(in);
+        if (dryRun) {
+            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to " + path);
+            return volid;
+        }
+        try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
+            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, in, stop));
+        } catch (RuntimeException e) {
+            throw nothingKept(e);
+        }
+        return volid;
+    }
+
+    /** As {@link #importContent(VolumeId, StreamFormat, Options, InputStream, String, boolean)}, from a file or standard input. */
+    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, Path input, BandwidthLimit limit,
+                                  boolean dryRun) {
+        checkContent(volid, format, options);
+        try (StreamInput in = StreamInput.open(input, limit)) {
+            return importContent(volid, format, options, in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
+        }
+    }
+
+    /** Refuses, before anything is read, a content file the storage does not take in {@code format} with {@code options}. */
+    public void checkContent(VolumeId volid, StreamFormat format, Options options) {
+        manager.checkEnabled(volid.storage());
+        Storage storage = manager.storage(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        String type = storage.config().type();
+        Set<StreamFormat> formats = storage.contentImportFormats(name, options.withSnapshots());
+        if (!formats.contains(format)) {
+            Set<StreamFormat> plain = storage.contentImportFormats(name, false);
+            throw StorageException.badInput("cannot import format %s%s into %s file '%s' on storage '%s' (type %s takes %s)", format,
+                    options.withSnapshots() ? " with snapshots" : "", name.type().id(), volid, volid.storage(), type,
+                    plain.isEmpty() ? "no such file from a stream" : VolumeExporter.names(plain) + " without snapshots");
+        }
+        if (options.base() != null) {
+            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                    + "whole volumes only", volid.storage(), type);
+        }
+        if (options.deleteSnapshot() != null) {
+            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                    + "without them leaves the new volume no snapshot to delete", format);
+        }
+        Path path = storage.path(name);
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("file '%s' already exists", path);
+        }
+    }
+
+    /**
+     * With {@code --allow-rename 1} a target whose name is taken becomes a new volume of the same
+     * owner and format with the next free name (pve warns and imports with a different name);
+     * without it the allocation refuses the taken name.
+     */
+    private Target renamedIfTaken(Target target, boolean allowRename) {
+        if (!allowRename || target.name() == null) {
+            return target;
+        }
+        Storage storage = manager.activate(target.storage());
+        boolean taken = storage.listImages(target.vmid()).stream()
+                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname()).name().equals(target.name()));
+        if (!taken) {
+            return target;
+        }
+        manager.context().console().warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
+                + "' - importing with a different name");
+        return new Target(target.storage(), target.vmid(), null, target.volumeFormat());
     }
 
     /**
@@ -109,6 +234,11 @@ public final class StreamImporter {
      * written, and freed again when writing fails.
      */
     VolumeId importFrom(Target target, StreamFormat format, InputStream in) {
+        return importFrom(target, format, in, null);
+    }
+
+    /** As {@link #importFrom(Target, StreamFormat, InputStream)}, deleting snapshot {@code deleteSnapshot} (if not null) before the volume counts as one. */
+    private VolumeId importFrom(Target target, StreamFormat format, InputStream in, String deleteSnapshot) {
         long size = readHeader(in);
         String label = target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
         Optional<String> made;
@@ -116,7 +246,10 @@ public final class StreamImporter {
             Storage storage = checkedForAlloc(target);
             AllocRequest request = new AllocRequest(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
-                made = storage.allocWritten(request, path -> write(label, path, storage.newVolumesReadZeros(), format, size, in, stop));
+                made = storage.allocWritten(request, path -> {
+                    write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
+                    deleteSnapshot(path, target.volumeFormat(), deleteSnapshot);
+                });
             } catch (RuntimeException e) {
                 throw nothingKept(e);
             }
@@ -131,6 +264,7 @@ public final class StreamImporter {
                 VolumeName name = storage.parseVolname(volid.volname());
                 storage.activateVolume(name);
                 write(volid.toString(), storage.path(name), storage.newVolumesReadZeros(), format, size, in, stop);
+                deleteSnapshot(storage.path(name), name.format(), deleteSnapshot);
             } catch (RuntimeException e) {
                 throw FailureCleanup.free(manager, volid, e);
             }
@@ -192,10 +326,23 @@ public final class StreamImporter {
             meter.abandon();
             throw e;
         }
-        if (format == StreamFormat.QCOW2_SIZE) {
-            checkQcow2(path, size);
+        if (format != StreamFormat.RAW_SIZE) {
+            checkImage(path, format.dataFormat(), size);
         }
         meter.finish();
+    }
+
+    /** {@code --delete-snapshot}: the snapshot the stream carried is deleted from the image just written. */
+    private void deleteSnapshot(Path path, String format, String snapshot) {
+        if (snapshot == null) {
+            return;
+        }
+        List<String> present = qemuImg.snapshots(path, format);
+        if (!present.contains(snapshot)) {
+            throw StorageException.badInput("import: the stream carries no snapshot '%s' to delete (--delete-snapshot; it carries: %s)",
+                    snapshot, present.isEmpty() ? "none" : String.join(", ", present));
+        }
+        qemuImg.snapshot(path, format, QemuImg.SnapshotAction.DELETE, snapshot);
     }
 
     private static boolean readsMore(InputStream in, Interruption stop) {
@@ -208,25 +355,25 @@ public final class StreamImporter {
     }
 
     /**
-     * A qcow2 stream must be a self-contained ({@link UntrustedImage}: no backing or data file,
+     * A qcow2 or vmdk stream must be a self-contained ({@link UntrustedImage}: no backing or data file,
      * inspected before qemu-img opens it) and consistent image of the virtual size its header
      * announces.
      */
-    private void checkQcow2(Path path, long size) {
+    private void checkImage(Path path, String fmt, long size) {
         try {
-            UntrustedImage.inspect(path, "qcow2", "the stream");
+            UntrustedImage.inspect(path, fmt, "the stream");
         } catch (StorageException e) {
-            throw StorageException.badInput("import: the stream is not a consistent qcow2 image, or names data outside itself: %s",
-                    e.getMessage());
+            throw StorageException.badInput("import: the stream is not a consistent %s image, or names data outside itself: %s",
+                    fmt, e.getMessage());
         }
-        qemuImg.check(path, "qcow2").ifPresent(problem -> {
-            throw StorageException.badInput("import: the stream is not a consistent qcow2 image (truncated or corrupt?): %s",
-                    problem);
+        qemuImg.check(path, fmt).ifPresent(problem -> {
+            throw StorageException.badInput("import: the stream is not a consistent %s image (truncated or corrupt?): %s",
+                    fmt, problem);
         });
-        long virtual = qemuImg.info(path, "qcow2").virtualSize();
+        long virtual = qemuImg.info(path, fmt).virtualSize();
         if (virtual != size) {
-            throw StorageException.badInput("import: the size header says %d bytes but the qcow2 image's virtual size is %d",
-                    size, virtual);
+            throw StorageException.badInput("import: the size header says %d bytes but the %s image's virtual size is %d",
+                    size, fmt, virtual);
         }
     }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageOptions;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -25,7 +27,9 @@ import java.util.stream.Collectors;
  * Writes a volume as a pve stream (pve's {@code volume_export} in Plugin.pm): the 8-byte size
  * header (the virtual size), then for {@code raw+size} the guest-visible data (a raw volume read
  * as it is, any other format first converted to a raw file beside it), for {@code qcow2+size}
- * the qcow2 file to its end. With a bandwidth limit the data passes through cstream.
+ * the qcow2 file to its end. A file of other content (iso, vztmpl, snippets, import) is sent as
+ * {@code raw+size} byte for byte (pve converts an import directory's qcow2 or vmdk file to raw
+ * data, which the receiver then writes under the {@code .qcow2} or {@code .vmdk} name). With a bandwidth limit the data passes through cstream.
  */
 public final class VolumeExporter {
     private final StorageManager manager;
@@ -63,12 +67,90 @@ public final class VolumeExporter {
      * @return the data bytes written after the header
      */
     public long export(VolumeId volid, StreamFormat format, boolean withSnapshots, OutputStream out, BandwidthLimit limit) {
+        return export(volid, format, Snapshots.of(withSnapshots), out, limit);
+    }
+
+    /**
+     * What {@code pvesm export} says about snapshots: {@code withSnapshots}, the snapshot to export
+     * ({@code --snapshot}), the base of an incremental stream ({@code --base}) and the snapshots to
+     * transfer ({@code --snapshot-list}, which implies {@code withSnapshots}, as in pve).
+     */
+    public record Snapshots(boolean withSnapshots, String snapshot, String base, List<String> list) {
+        public Snapshots {
+            list = list == null ? null : List.copyOf(list);
+            withSnapshots = withSnapshots || list != null;
+        }
+
+        public static Snapshots of(boolean withSnapshots) {
+            return new Snapshots(withSnapshots, null, null, null);
+        }
+    }
+
+    /**
+     * Refuses what no storage type vsm knows can export, before anything is read or written: a
+     * snapshot instead of the current state and an incremental stream (pve's dir, lvm and lvmthin
+     * refuse both), and a format the volume is not exported in.
+     */
+    private void checkRequest(VolumeId volid, VolumeName name, StreamFormat format, Snapshots snapshots) {
+        Storage storage = manager.storage(volid.storage());
+        String type = storage.config().type();
+        if (snapshots.snapshot() != null) {
+            throw StorageException.badInput("cannot export a snapshot (--snapshot) of '%s': storage type %s exports a volume's "
+                    + "current state only (%s)", volid, type, offered(storage, name));
+        }
+        if (snapshots.base() != null) {
+            throw StorageException.badInput("cannot export an incremental stream (--base) of '%s': storage type %s exports whole "
+                    + "volumes only (%s)", volid, type, offered(storage, name));
+        }
+        checkExportable(volid, name, format, snapshots.withSnapshots());
+    }
+
+    /** The formats a volume is exported in, for a message: {@code raw+size; with snapshots: qcow2+size}. */
+    private static String offered(Storage storage, VolumeName name) {
+        Set<StreamFormat> plain = storage.exportFormats(name, false);
+        Set<StreamFormat> with = storage.exportFormats(name, true);
+        if (plain.isEmpty() && with.isEmpty()) {
+            return "this volume: none";
+        }
+        return "this volume: " + (plain.isEmpty() ? "none" : names(plain)) + " with --with-snapshots 0"
+                + (with.isEmpty() ? "" : ", " + names(with) + " with --with-snapshots 1");
+    }
+
+    /** Every snapshot {@code --snapshot-list} names must be in the image (a qcow2 or vmdk file carries all of its snapshots). */
+    private void checkListed(VolumeId volid, Path path, VolumeName name, Snapshots snapshots) {
+        if (snapshots.list() == null || snapshots.list().isEmpty()) {
+            return;
+        }
+        List<String> present = qemuImg.snapshots(path, name.format());
+        for (String s : snapshots.list()) {
+            if (!present.contains(s)) {
+                throw StorageException.badInput("snapshot '%s' (--snapshot-list) does not exist on '%s' (it has: %s)", s, volid,
+                        present.isEmpty() ? "none" : String.join(", ", present));
+            }
+        }
+    }
+
+    /**
+     * Writes the stream to {@code out} (not closed).
+     *
+     * @param limit a bandwidth limit, or null
+     * @return the data bytes written after the header
+     */
+    public long export(VolumeId volid, StreamFormat format, Snapshots snapshots, OutputStream out, BandwidthLimit limit) {
         StorageManager.Volume volume = manager.volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        checkExportable(volid, name, format, withSnapshots);
+        checkRequest(volid, name, format, snapshots);
         storage.activateVolume(name);
         Path path = storage.path(name);
+        if (format != StreamFormat.RAW_SIZE) {
+            checkListed(volid, path, name, snapshots);
+        }
+        if (name.type() != ContentType.IMAGES && name.type() != ContentType.ROOTDIR) {
+            // an iso, template, snippet or import file: its bytes as they are, so that the copy is the same file
+            long length = sizeOf(path);
+            return send(volid, path, length, length, out, limit);
+        }
         long size = storage.volumeSizeInfo(name).virtualSize();
         Path temp = null;
         try {

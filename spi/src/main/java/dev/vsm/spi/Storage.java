@@ -245,6 +245,27 @@ public interface Storage {
     }
 
     /**
+     * The stream formats a file of other content than images ({@code iso}, {@code vztmpl},
+     * {@code snippets}, {@code import}) can be written from (pve's {@code volume_import_formats}
+     * for those types); the data is the file's bytes. Empty (the default): such files cannot be
+     * imported from a stream, and {@link #writeContent} is never called.
+     */
+    default Set<StreamFormat> contentImportFormats(VolumeName volume, boolean withSnapshots) {
+        return Set.of();
+    }
+
+    /**
+     * Makes the file {@code volume} names (not an image; see {@link #contentImportFormats}) with
+     * {@code writer}, which is given a temporary file to fill: it gets its name only when complete
+     * and never replaces a file of that name, so a failure or a crash leaves nothing listed. Called
+     * without the storage lock; takes it where needed.
+     */
+    default void writeContent(VolumeName volume, java.util.function.Consumer<Path> writer) {
+        throw StorageException.badInput("storage '%s' (type %s) cannot import %s files from a stream", config().id(), config().type(),
+                volume.type().id());
+    }
+
+    /**
      * Allocates a volume for {@code request} and lets {@code writer} fill it (given the path to
      * write, activated) before it counts as a volume, so that a crash while writing leaves nothing
      * that is listed and {@link #pendingCleanup} removes what it left ({@code vsm import-stream},

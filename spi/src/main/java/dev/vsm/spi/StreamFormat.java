@@ -10,7 +10,9 @@ public enum StreamFormat {
     /** The guest-visible data of the image, {@code size} bytes of it (the size is the virtual size). */
     RAW_SIZE("raw+size", "raw"),
     /** The qcow2 file as it is on disk, to its end (the size is the virtual size); only with snapshots, as in pve. */
-    QCOW2_SIZE("qcow2+size", "qcow2");
+    QCOW2_SIZE("qcow2+size", "qcow2"),
+    /** The vmdk file as it is, to its end (the size is the virtual size); only with snapshots, as in pve. */
+    VMDK_SIZE("vmdk+size", "vmdk");
 
     private final String id;
     private final String dataFormat;
@@ -20,12 +22,12 @@ public enum StreamFormat {
         this.dataFormat = dataFormat;
     }
 
-    /** The name on the command line: {@code raw+size}, {@code qcow2+size}. */
+    /** The name on the command line: {@code raw+size}, {@code qcow2+size}, {@code vmdk+size}. */
     public String id() {
         return id;
     }
 
-    /** The image format the data is in: {@code raw}, {@code qcow2}. */
+    /** The image format the data is in: {@code raw}, {@code qcow2}, {@code vmdk}. */
     public String dataFormat() {
         return dataFormat;
     }
@@ -33,7 +35,7 @@ public enum StreamFormat {
     /** Parses a stream format name; bad input naming the known ones otherwise. */
     public static StreamFormat parse(String id) {
         return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst()
-                .orElseThrow(() -> StorageException.badInput("unknown stream format '%s' (use raw+size or qcow2+size)",
+                .orElseThrow(() -> StorageException.badInput("unknown stream format '%s' (use raw+size, qcow2+size or vmdk+size)",
                         VolumeId.printable(String.valueOf(id))));
     }
 

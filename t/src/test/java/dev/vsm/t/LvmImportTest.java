@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,34 +30,17 @@ class LvmImportTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
 
+    @RegisterExtension
+    final StandInNodes nodes = new StandInNodes(vg);
+
     @TempDir
     Path sandbox;
 
     private Path source;
-    private Path nodeDir;
 
     @BeforeEach
     void source() throws IOException {
         source = Images.raw(Files.createDirectories(sandbox.resolve("sources")), "disk.raw", 10, 11);
-    }
-
-    @AfterEach
-    void removeStandInNodes() throws IOException {
-        if (nodeDir != null && Files.isDirectory(nodeDir)) {
-            try (var links = Files.list(nodeDir)) {
-                for (Path link : links.toList()) {
-                    Files.delete(link);
-                }
-            }
-            Files.delete(nodeDir);
-        }
-    }
-
-    /** {@code /dev/<vg>/<lv>} pointing at a real block device, as device-mapper would make it. */
-    private void standInNode(String lv, LoopDevice device) throws IOException {
-        nodeDir = Path.of("/dev", vg.name());
-        Files.createDirectories(nodeDir);
-        Files.createSymbolicLink(nodeDir.resolve(lv), device.path());
     }
 
     private String lv(String name) {
@@ -169,7 +151,7 @@ class LvmImportTest {
         Path fifo = sandbox.resolve("stream.fifo");
         Images.run("mkfifo", fifo.toString());
         try (LoopDevice device = LoopDevice.create(12 * MIB)) {
-            standInNode("vm-100-disk-0", device);
+            nodes.link("vm-100-disk-0", device);
             Vsm.Started started = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", fifo.toString());
             try (var feed = Files.newOutputStream(fifo)) {
                 feed.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
@@ -227,7 +209,7 @@ class LvmImportTest {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         try (LoopDevice device = LoopDevice.create(12 * MIB)) {
             device.fillRandom(5); // a previous owner's data
-            standInNode("vm-100-disk-0", device);
+            nodes.link("vm-100-disk-0", device);
             Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
             Vsm.Result r = vsm.run("import", "san", "100", qcow2.toString(), "-q").ok();
             assertThat(r.out()).isEqualTo("successfully imported 'san:vm-100-disk-0'\n");
@@ -245,7 +227,7 @@ class LvmImportTest {
         try (LoopDevice device = LoopDevice.create(4 * MIB)) {
             // the guest writes a self-contained qcow2 header over its raw disk
             HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", device.path().toString(), "8M");
-            standInNode("vm-100-disk-0", device);
+            nodes.link("vm-100-disk-0", device);
             Path mapper = Path.of("/dev/mapper", vg.name().replace("-", "--") + "-vm--100--disk--0");
             Files.createSymbolicLink(mapper, device.path());
             try {
@@ -293,7 +275,7 @@ class LvmImportTest {
                         + "--addtag pve-vm-100 " + vg.name());
         try (LoopDevice device = LoopDevice.create(12 * MIB)) {
             device.fillRandom(9);
-            standInNode("vm-100-disk-0", device);
+            nodes.link("vm-100-disk-0", device);
             vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "-q").ok();
             assertThat(Arrays.copyOf(Files.readAllBytes(device.path()), data.length)).isEqualTo(data);
 

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,32 +22,14 @@ class LvmSafeRemoveTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);
 
+    @RegisterExtension
+    final StandInNodes nodes = new StandInNodes(vg);
+
     @TempDir
     Path sandbox;
 
-    private Path nodeDir;
-
-    @AfterEach
-    void removeStandInNodes() throws IOException {
-        if (nodeDir != null && Files.isDirectory(nodeDir)) {
-            try (var links = Files.list(nodeDir)) {
-                for (Path link : links.toList()) {
-                    Files.delete(link);
-                }
-            }
-            Files.delete(nodeDir);
-        }
-    }
-
     private Vsm vsm() {
         return LvmSandbox.vsm(sandbox, vg, "saferemove: true", "saferemove-stepsize: 1");
-    }
-
-    /** {@code /dev/<vg>/<lv>} pointing at a real block device, as device-mapper would make it. */
-    private void standInNode(String lv, Path device) throws IOException {
-        nodeDir = Path.of("/dev", vg.name());
-        Files.createDirectories(nodeDir);
-        Files.createSymbolicLink(nodeDir.resolve(lv), device);
     }
 
     @Test
@@ -86,7 +67,7 @@ class LvmSafeRemoveTest {
         vsm.run("alloc", "san", "100", "", "4M").ok();
         try (LoopDevice disk = LoopDevice.create(16L << 20)) {
             disk.fillRandom(7);
-            standInNode("del-vm-100-disk-0", disk.path());
+            nodes.link("del-vm-100-disk-0", disk.path());
             Vsm.Result r = vsm.run("free", "san:vm-100-disk-0").ok();
             assertThat(r.err()).isEmpty();
             assertThat(r.lines()).first().isEqualTo("zero-out data on image vm-100-disk-0 (/dev/" + vg.name() + "/del-vm-100-disk-0)");
@@ -101,7 +82,7 @@ class LvmSafeRemoveTest {
         Vsm vsm = vsm();
         vsm.run("alloc", "san", "100", "", "4M").ok();
         try (LoopDevice readOnly = LoopDevice.createReadOnly(4L << 20)) {
-            standInNode("del-vm-100-disk-0", readOnly.path());
+            nodes.link("del-vm-100-disk-0", readOnly.path());
             Vsm.Result r = vsm.run("free", "san:vm-100-disk-0");
             assertThat(r.exit()).isEqualTo(1);
             assertThat(r.err()).startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 failed, "
@@ -110,7 +91,7 @@ class LvmSafeRemoveTest {
             assertThat(vsm.run("alloc", "san", "100", "", "4M").ok().out())
                     .as("its number stays taken").isEqualTo("successfully created 'san:vm-100-disk-1'\n");
         }
-        removeStandInNodes();
+        nodes.remove();
 
         assertThat(vsm.run("cleanup", "san", "--dry-run").ok().lines()).last()
                 .isEqualTo("cleanup of storage 'san' would be done (1 pending removal: del-vm-100-disk-0)");
@@ -138,7 +119,7 @@ class LvmSafeRemoveTest {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true", "saferemove_throughput: 1048576");
         vsm.run("alloc", "san", "100", "", "4M").ok();
         try (LoopDevice disk = LoopDevice.create(64L << 20)) {
-            standInNode("del-vm-100-disk-0", disk.path());
+            nodes.link("del-vm-100-disk-0", disk.path());
             // a device without WRITE ZEROES: the cstream fallback at 1 MiB/s runs long enough to be stopped
             Path sysfs = sandbox.resolve("sys");
             Path queue = Files.createDirectories(sysfs.resolve("block").resolve(disk.path().getFileName().toString()).resolve("queue"));
@@ -164,7 +145,7 @@ class LvmSafeRemoveTest {
             }
             assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
         }
-        removeStandInNodes();
+        nodes.remove();
         assertThat(vsm.run("cleanup", "san").ok().lines()).last()
                 .isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
         assertThat(vg.lvNames()).isEmpty();

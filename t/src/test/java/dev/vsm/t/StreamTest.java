@@ -49,24 +49,13 @@ class StreamTest {
         vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q").ok();
     }
 
-    /** Runs a shell line in the sandbox with vsm's environment; {@code vsm} in it is the launcher. */
-    private Vsm.Result shell(String line) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", Vsm.LAUNCHER + " "))
-                .directory(sandbox.toFile()).redirectOutput(sandbox.resolve("sh.out").toFile())
-                .redirectError(sandbox.resolve("sh.err").toFile());
-        pb.environment().putAll(vsm.environment());
-        Process p = pb.start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        return new Vsm.Result(p.exitValue(), Files.readString(sandbox.resolve("sh.out")), Files.readString(sandbox.resolve("sh.err")));
-    }
-
     private static byte[] header(long size) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(size).array();
     }
 
     @Test
     void aDiskMovesThroughAPipeAndTheDataIsTheSame() throws Exception {
-        Vsm.Result r = shell("vsm export aa:100/vm-100-disk-0.raw raw+size - | vsm import-stream bb:100/vm-100-disk-0.raw raw+size -");
+        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-0.raw raw+size - | vsm import-stream bb:100/vm-100-disk-0.raw raw+size -");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.lines()).as("stdout of the pipeline is the importer's").last()
                 .isEqualTo("successfully imported 'bb:100/vm-100-disk-0.raw'");
@@ -74,7 +63,7 @@ class StreamTest {
         assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw"))).isEqualTo(-1L);
 
         // a qcow2 volume exports its guest data as raw+size
-        r = shell("vsm export aa:100/vm-100-disk-1.qcow2 raw+size - -q | vsm import-stream bb:101/vm-101-disk-0.raw raw+size - -q");
+        r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 raw+size - -q | vsm import-stream bb:101/vm-101-disk-0.raw raw+size - -q");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).isEmpty();
         assertThat(Files.mismatch(raw, b.resolve("images/101/vm-101-disk-0.raw"))).isEqualTo(-1L);
@@ -174,7 +163,7 @@ class StreamTest {
     @Test
     void bwlimitThrottlesThroughCstream() throws Exception {
         long t0 = System.nanoTime();
-        Vsm.Result r = shell("vsm export aa:100/vm-100-disk-0.raw raw+size - --bwlimit 8192 -q "
+        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-0.raw raw+size - --bwlimit 8192 -q "
                 + "| vsm import-stream bb:100/vm-100-disk-0.raw raw+size - -q");
         double seconds = (System.nanoTime() - t0) / 1e9;
         assertThat(r.exit()).as(r.err()).isZero();

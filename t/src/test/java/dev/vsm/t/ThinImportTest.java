@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,30 +32,20 @@ class ThinImportTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);
 
+    @RegisterExtension
+    final StandInNodes nodes = new StandInNodes(vg);
+
     @TempDir
     Path sandbox;
 
     private Vsm vsm;
     private Path source;
-    private Path nodeDir;
 
     @BeforeEach
     void setUp() throws IOException {
         ThinSandbox.writeLayout(vg);
         vsm = ThinSandbox.vsm(sandbox, vg);
         source = Images.raw(Files.createDirectories(sandbox.resolve("sources")), "disk.raw", 10, 3);
-    }
-
-    @AfterEach
-    void removeStandInNodes() throws IOException {
-        if (nodeDir != null && Files.isDirectory(nodeDir)) {
-            try (var links = Files.list(nodeDir)) {
-                for (Path link : links.toList()) {
-                    Files.delete(link);
-                }
-            }
-            Files.delete(nodeDir);
-        }
     }
 
     private String dev(String lv) {
@@ -106,9 +95,7 @@ class ThinImportTest {
         try (LoopDevice device = LoopDevice.create(8 * MIB)) {
             // the guest writes a self-contained qcow2 header over its raw disk
             HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", device.path().toString(), "32M");
-            nodeDir = Path.of("/dev", vg.name());
-            Files.createDirectories(nodeDir);
-            Files.createSymbolicLink(nodeDir.resolve("vm-101-disk-0"), device.path());
+            nodes.link("vm-101-disk-0", device);
             Path mapper = Path.of("/dev/mapper", vg.name().replace("-", "--") + "-vm--101--disk--0");
             Files.createSymbolicLink(mapper, device.path());
             try {
@@ -137,9 +124,7 @@ class ThinImportTest {
 
         try (LoopDevice device = LoopDevice.create(8 * MIB)) {
             device.fillRandom(4);
-            nodeDir = Path.of("/dev", vg.name());
-            Files.createDirectories(nodeDir);
-            Files.createSymbolicLink(nodeDir.resolve("vm-101-disk-0"), device.path());
+            nodes.link("vm-101-disk-0", device);
             Path out = sandbox.resolve("out.stream");
             vsm.run("export", "thin:vm-101-disk-0", "raw+size", out.toString(), "-q").ok();
             byte[] exported = Files.readAllBytes(out);

@@ -168,6 +168,27 @@ final class Vsm {
     }
 
     /**
+     * Runs a bash line ({@code pipefail} on) in the sandbox with vsm's environment, for pipelines
+     * of vsm commands; {@code vsm } in it is the launcher.
+     */
+    Result shell(String line) {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", launcher + " "))
+                .directory(sandbox.toFile()).redirectOutput(sandbox.resolve("sh.out").toFile())
+                .redirectError(sandbox.resolve("sh.err").toFile());
+        pb.environment().putAll(env);
+        try {
+            Process p = pb.start();
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s ended within 120 s", line).isTrue();
+            return new Result(p.exitValue(), Files.readString(sandbox.resolve("sh.out")), Files.readString(sandbox.resolve("sh.err")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
      * Starts vsm without waiting for it (for tests that kill it): output goes to
      * {@code .vsm-bg-*} files in the sandbox (not part of a {@link Tree} snapshot), which
      * {@link Started#finish} reads and removes. The launcher execs java, so the process is vsm.

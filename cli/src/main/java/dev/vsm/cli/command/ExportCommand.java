@@ -5,6 +5,7 @@ import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.transfer.VolumeExporter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -16,9 +17,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -26,7 +30,7 @@ import picocli.CommandLine.Parameters;
  * {@code -} the stream goes to standard output and every message to standard error; a file must
  * not exist yet, is created with mode 0600 and is removed again when the export fails.
  */
-@Command(name = "export", description = "Write a volume as a stream: raw+size or qcow2+size (pvesm export).",
+@Command(name = "export", description = "Write a volume as a stream: raw+size, qcow2+size or vmdk+size (pvesm export).",
         footer = {"", "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
             + "size, then the data.", "Example: vsm export local:100/vm-100-disk-0.raw raw+size - | vsm import-stream "
             + "other:100/vm-100-disk-0.raw raw+size -"})
@@ -34,7 +38,7 @@ public final class ExportCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size or qcow2+size")
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size or vmdk+size")
     String format;
 
     @Parameters(index = "2", paramLabel = "FILE")
@@ -42,6 +46,11 @@ public final class ExportCommand extends VsmCommand {
 
     @Mixin
     StreamOptions stream;
+
+    @Option(names = "--snapshot-list", paramLabel = "LIST", split = ",",
+            description = "the snapshots to transfer, in order (implies --with-snapshots 1, as in pve; a qcow2+size stream "
+                + "carries all of the image's snapshots, and each listed one must be among them)")
+    List<String> snapshotList;
 
     @Mixin
     ProgressOption progress;
@@ -60,7 +69,8 @@ public final class ExportCommand extends VsmCommand {
     void execute() {
         VolumeId volid = VolumeId.parse(volume);
         StreamFormat fmt = StreamFormat.parse(format);
-        boolean withSnapshots = stream.withSnapshots();
+        VolumeExporter.Snapshots snapshots = new VolumeExporter.Snapshots(stream.withSnapshots(), stream.snapshot(),
+                stream.base(), snapshotList());
         var limit = stream.limit();
         Path target = StreamOptions.file(file);
         if (target == null) {
@@ -68,13 +78,13 @@ public final class ExportCommand extends VsmCommand {
                 throw StorageException.badInput("refusing to write a %s stream to a terminal: redirect it or name a file", fmt);
             }
             OutputStream stdout = new FileOutputStream(FileDescriptor.out);
-            session().transfers().exporter().export(volid, fmt, withSnapshots, stdout, limit);
+            session().transfers().exporter().export(volid, fmt, snapshots, stdout, limit);
             return;
         }
         OutputStream out = create(target);
         boolean done = false;
         try (out) {
-            session().transfers().exporter().export(volid, fmt, withSnapshots, out, limit);
+            session().transfers().exporter().export(volid, fmt, snapshots, out, limit);
             done = true;
         } catch (IOException e) {
             throw StorageException.failed(e, "writing '%s' failed: %s", target, e.getMessage());
@@ -83,6 +93,22 @@ public final class ExportCommand extends VsmCommand {
                 deleteQuietly(target);
             }
         }
+    }
+
+    /** pve's {@code split_list}: names separated by commas, semicolons or white space. */
+    private List<String> snapshotList() {
+        if (snapshotList == null) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (String part : snapshotList) {
+            for (String name : part.split("[,;\\s\\x00]+")) {
+                if (!name.isEmpty()) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
     }
 
     private static OutputStream create(Path target) {

@@ -5,6 +5,7 @@ import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.StorageException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,6 +16,28 @@ import java.util.Map;
  */
 final class PropertyArgs {
     private PropertyArgs() {}
+
+    /**
+     * A property name as Getopt::Long (pvesm's parser) takes it: the property of that name in any
+     * case, else the one property of the type that starts with it; more than one is bad input.
+     */
+    static String spelled(String name, PluginSchema schema) {
+        if (schema.property(name).isPresent()) {
+            return name;
+        }
+        String lower = name.toLowerCase(Locale.ROOT);
+        List<String> names = schema.properties().stream().map(PropertySpec::name).sorted().toList();
+        for (String n : names) {
+            if (n.toLowerCase(Locale.ROOT).equals(lower)) {
+                return n;
+            }
+        }
+        List<String> matches = names.stream().filter(n -> !lower.isEmpty() && n.toLowerCase(Locale.ROOT).startsWith(lower)).toList();
+        if (matches.size() > 1) {
+            throw StorageException.badInput("Option %s is ambiguous (%s)", name, String.join(", ", matches));
+        }
+        return matches.isEmpty() ? name : matches.get(0);
+    }
 
     static Map<String, String> parse(List<String> args, PluginSchema schema, String type) {
         Map<String, String> values = new LinkedHashMap<>();
@@ -30,6 +53,7 @@ final class PropertyArgs {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
             }
+            name = spelled(name, schema);
             String key = name;
             PropertySpec spec = schema.property(key).orElseThrow(
                     () -> StorageException.badInput("unexpected property '%s' for type '%s'", key, type));

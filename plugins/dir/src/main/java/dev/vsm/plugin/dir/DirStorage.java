@@ -321,7 +321,10 @@ final class DirStorage implements Storage {
     public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
         PartialImages partials = partials();
         List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
-        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs
+        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
+        for (ContentType streamed : List.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS)) {
+            abandoned.addAll(partials.abandoned(layout.subdir(streamed))); // files imported from a stream
+        }
         abandoned.removeIf(p -> layout.linkOut(p).isPresent()); // never delete through a link out of the storage
         if (abandoned.isEmpty()) {
             return Optional.empty();
@@ -645,26 +648,102 @@ final class DirStorage implements Storage {
 
     /**
      * pve's path-based {@code volume_export_formats} for images: {@code raw+size} without
-     * snapshots, {@code qcow2+size} (the file as it is, internal snapshots and all) only with them.
+     * snapshots, {@code qcow2+size} and {@code vmdk+size} (the file as it is, internal snapshots and
+     * all) only with them.
      */
     @Override
     public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        if (STREAMED_CONTENT.contains(volume.type())) {
+            return contentImportFormats(volume, withSnapshots);
+        }
         if (volume.type() != ContentType.IMAGES || volume.format().equals("subvol")) {
             return Set.of();
         }
         if (withSnapshots) {
-            return volume.format().equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+            return withSnapshots(volume.format());
         }
         return Set.of(StreamFormat.RAW_SIZE);
     }
 
-    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 only with snapshots. */
+    /** pve's {@code <format>+size} of a qcow2 or vmdk image: the file as it is, its internal snapshots in it. */
+    private static Set<StreamFormat> withSnapshots(String format) {
+        return switch (format) {
+            case "qcow2" -> Set.of(StreamFormat.QCOW2_SIZE);
+            case "vmdk" -> Set.of(StreamFormat.VMDK_SIZE);
+            default -> Set.of();
+        };
+    }
+
+    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 and vmdk only with snapshots. */
     @Override
     public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
-            return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+            return withSnapshots(volumeFormat);
         }
         return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    }
+
+    /** The content other than images that pve's path-based plugins stream as {@code raw+size}: the file as it is. */
+    private static final Set<ContentType> STREAMED_CONTENT = Set.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS,
+            ContentType.IMPORT);
+
+    /**
+     * pve's {@code volume_import_formats} for iso, vztmpl, snippets and import files: {@code raw+size}
+     * without snapshots. A disk inside an OVA is no file of its own and is not streamed.
+     */
+    @Override
+    public Set<StreamFormat> contentImportFormats(VolumeName volume, boolean withSnapshots) {
+        if (!STREAMED_CONTENT.contains(volume.type()) || withSnapshots || volume.format().startsWith("ova+")) {
+            return Set.of();
+        }
+        return Set.of(StreamFormat.RAW_SIZE);
+    }
+
+    /**
+     * The file is written under a temporary name beside it ({@link PartialImages}: a crash leaves
+     * it unlisted, {@code vsm cleanup} removes it) and named under the storage lock, never over a
+     * file that exists (pve: {@code dd conv=excl}, {@code file '...' already exists}).
+     */
+    @Override
+    public void writeContent(VolumeName volume, Consumer<Path> writer) {
+        if (contentImportFormats(volume, false).isEmpty()) {
+            Storage.super.writeContent(volume, writer);
+        }
+        Path path = volumePath(volume);
+        Path dir = path.getParent();
+        HostFiles files = context.files();
+        context.locks().withStorageLock(config.id(), () -> {
+            checkAbsent(path);
+            files.createDirectories(dir);
+            return null;
+        });
+        Path temp = partials().temporaryFor(path);
+        try {
+            files.createFile(temp);
+            writer.accept(temp);
+            files.sync(temp);
+            context.locks().withStorageLock(config.id(), () -> {
+                checkAbsent(path);
+                files.move(temp, path);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            if (Files.exists(temp, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    files.delete(temp);
+                } catch (StorageException cleanup) {
+                    context.console().warn(cleanup.getMessage());
+                }
+            }
+            throw e;
+        }
+        files.sync(dir);
+    }
+
+    private static void checkAbsent(Path path) {
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("file '%s' already exists", path);
+        }
     }
 
     /** A disk inside an OVA is extracted to a temporary file ({@link OvaDisks}); other volumes are read where they are. */
