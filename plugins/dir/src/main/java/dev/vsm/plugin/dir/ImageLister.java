@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
 final class ImageLister {
     /** A VMID directory: written canonically and fitting an int, as volume names require. */
     private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,9}");
-    private static final Pattern IMAGE_FILE = Pattern.compile("[^/]+\\.(qcow2|raw|subvol|vmdk)");
+    private static final List<String> IMAGE_EXTENSIONS = List.of(".qcow2", ".raw", ".subvol", ".vmdk");
     private static final Pattern BACKING = Pattern.compile("\\.\\./(\\d+)/([^/]+\\.(?:qcow2|raw|subvol|vmdk))");
     private static final Pattern NOT_IN_FORMAT = Pattern.compile("Image is not in \\S+ format$");
 
@@ -136,7 +136,7 @@ final class ImageLister {
             boolean dirClean = false;
             for (Path file : FileStat.entries(ownerDir)) {
                 String name = file.getFileName().toString();
-                if (!IMAGE_FILE.matcher(name).matches()) {
+                if (!hasImageExtension(name)) {
                     continue;
                 }
                 String format;
@@ -153,6 +153,16 @@ final class ImageLister {
             }
         }
         return files;
+    }
+
+    /** pve's {@code [^/]+\.(qcow2|raw|subvol|vmdk)} on a name from a directory (which holds no '/'). */
+    private static boolean hasImageExtension(String name) {
+        for (String ext : IMAGE_EXTENSIONS) {
+            if (name.length() > ext.length() && name.endsWith(ext)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private VolumeInfo describe(Path file, ImageInfo info, String format) {
