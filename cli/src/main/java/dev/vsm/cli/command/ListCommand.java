@@ -33,7 +33,8 @@ public final class ListCommand extends VsmCommand {
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         Integer owner = vmid == null ? null : Args.vmid(vmid);
         List<VolumeInfo> volumes = session().manager().list(storage, ct, owner);
-        output.print(out(), volumes.stream().map(ListCommand::json).toList(), o -> printText(o, volumes));
+        // the JSON rows only when they are printed
+        output.print(out(), output.isText() ? List.of() : volumes.stream().map(ListCommand::json).toList(), o -> printText(o, volumes));
     }
 
     static void printText(java.io.PrintStream o, List<VolumeInfo> volumes) {
