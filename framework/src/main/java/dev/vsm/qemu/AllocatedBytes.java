@@ -81,11 +81,22 @@ final class AllocatedBytes {
         Map<String, Path> byName = new HashMap<>();
         files.forEach(f -> byName.put(f.toString(), f));
         Map<Path, Long> sizes = new HashMap<>();
-        for (String record : out.split("\0")) {
-            String[] parts = record.split(" ", 3);
-            if (parts.length == 3 && byName.containsKey(parts[2])) {
-                sizes.put(byName.get(parts[2]), Long.parseLong(parts[0]) * Long.parseLong(parts[1]));
+        // records "<blocks> <block size> <name>\0", read in place (the output of 10,000 files is 700 KB)
+        int at = 0;
+        while (at < out.length()) {
+            int end = out.indexOf('\0', at);
+            if (end < 0) {
+                end = out.length();
             }
+            int space1 = out.indexOf(' ', at);
+            int space2 = space1 < 0 ? -1 : out.indexOf(' ', space1 + 1);
+            if (space2 >= 0 && space2 < end) {
+                Path file = byName.get(out.substring(space2 + 1, end));
+                if (file != null) {
+                    sizes.put(file, Long.parseLong(out, at, space1, 10) * Long.parseLong(out, space1 + 1, space2, 10));
+                }
+            }
+            at = end + 1;
         }
         return sizes;
     }
