@@ -157,7 +157,9 @@ public final class ProcessCommandRunner implements CommandRunner {
             watchdog = ExecuteWatchdog.builder().setTimeout(command.timeout()).get();
             executor.setWatchdog(watchdog);
         }
-        LOG.debug("run: {}", render(command));
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("run: {}", render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
+        }
         int exit;
         try {
             exit = executor.execute(line, environment());

@@ -126,9 +126,16 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
     /** Reads and checks the header of the qcow2 image at {@code path}. */
     public static Qcow2Header read(Path path) throws IOException, InvalidHeaderException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            return read(new BoundedReader(ch, ch.size()));
+            return read(new BoundedReader(ch, ch.size(), HEAD_BUFFERS.get()));
         }
     }
+
+    /**
+     * Each thread's buffer for the first bytes of a file, reused from image to image (a listing
+     * reads thousands of headers): nothing read from it outlives {@link #read(Path)}.
+     */
+    private static final ThreadLocal<ByteBuffer> HEAD_BUFFERS = ThreadLocal.withInitial(
+            () -> ByteBuffer.allocate(BoundedReader.PREFETCH));
 
     static Qcow2Header read(BoundedReader file) throws IOException, InvalidHeaderException {
         if (file.size < 4 || file.read(0, 4, "the magic").getInt(0) != MAGIC) {
@@ -290,6 +297,15 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
      */
     private record Text(String value, boolean clean) {
         static Text of(ByteBuffer bytes) {
+            byte[] ascii = new byte[bytes.remaining()];
+            bytes.duplicate().get(ascii);
+            boolean plain = true;
+            for (byte b : ascii) {
+                plain &= b > 0; // neither NUL nor beyond ASCII (a negative byte)
+            }
+            if (plain) {
+                return new Text(new String(ascii, StandardCharsets.US_ASCII), true);
+            }
             boolean nul = false;
             for (int i = bytes.position(); i < bytes.limit(); i++) {
                 nul |= bytes.get(i) == 0;
@@ -313,11 +329,18 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         static final int PREFETCH = 4096;
         private final FileChannel channel;
         private final long size;
+        /** Where the first bytes go (null: a new buffer); {@code head} once read. */
+        private final ByteBuffer headBuffer;
         private ByteBuffer head;
 
         BoundedReader(FileChannel channel, long size) {
+            this(channel, size, null);
+        }
+
+        BoundedReader(FileChannel channel, long size, ByteBuffer headBuffer) {
             this.channel = channel;
             this.size = size;
+            this.headBuffer = headBuffer;
         }
 
         ByteBuffer read(long offset, int length, String what) throws IOException, InvalidHeaderException {
@@ -327,15 +350,15 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
             }
             if (offset + length <= PREFETCH) {
                 if (head == null) {
-                    head = readFully(0, (int) Math.min(size, PREFETCH), what);
+                    int first = (int) Math.min(size, PREFETCH);
+                    head = readFully(headBuffer != null ? headBuffer.clear().limit(first) : ByteBuffer.allocate(first), 0, what);
                 }
                 return head.slice((int) offset, length);
             }
-            return readFully(offset, length, what);
+            return readFully(ByteBuffer.allocate(length), offset, what);
         }
 
-        private ByteBuffer readFully(long offset, int length, String what) throws IOException, InvalidHeaderException {
-            ByteBuffer b = ByteBuffer.allocate(length);
+        private ByteBuffer readFully(ByteBuffer b, long offset, String what) throws IOException, InvalidHeaderException {
             while (b.hasRemaining()) {
                 int n = channel.read(b, offset + b.position());
                 if (n < 0) {

@@ -33,7 +33,8 @@ public final class ListCommand extends VsmCommand {
                 .orElseThrow(() -> StorageException.badInput("invalid content type '%s'", content));
         Integer owner = vmid == null ? null : Args.vmid(vmid);
         List<VolumeInfo> volumes = session().manager().list(storage, ct, owner);
-        output.print(out(), volumes.stream().map(ListCommand::json).toList(), o -> printText(o, volumes));
+        // the JSON rows only when they are printed
+        output.print(out(), output.isText() ? List.of() : volumes.stream().map(ListCommand::json).toList(), o -> printText(o, volumes));
     }
 
     static void printText(java.io.PrintStream o, List<VolumeInfo> volumes) {
@@ -42,19 +43,46 @@ public final class ListCommand extends VsmCommand {
         long largest = volumes.stream().mapToLong(VolumeInfo::size).max().orElse(0);
         boolean approx = volumes.stream().anyMatch(VolumeInfo::approximate);
         int w4 = Long.toString(largest).length() + (approx ? 1 : 0);
-        o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s %s%n", "Volid", "Format", "Type", "Size", "VMID");
+        StringBuilder line = new StringBuilder(w1 + w4 + 32);
+        o.print(row(line, w1, w4, "Volid", "Format", "Type", "Size", "VMID"));
         List<VolumeInfo> withoutVmid = new ArrayList<>();
         for (VolumeInfo v : volumes) {
             if (v.vmid() == null) {
                 withoutVmid.add(v);
                 continue;
             }
-            o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s %d%n", v.volid(), v.format(), v.content(), size(v), v.vmid());
+            o.print(row(line, w1, w4, v.volid(), v.format(), v.content().toString(), size(v), v.vmid().toString()));
         }
         withoutVmid.sort(Comparator.comparing(VolumeInfo::format));
         for (VolumeInfo v : withoutVmid) {
-            o.printf("%-" + w1 + "s %-7s %-9s %" + w4 + "s%n", v.volid(), v.format(), v.content(), size(v));
+            o.print(row(line, w1, w4, v.volid(), v.format(), v.content().toString(), size(v), null));
         }
+    }
+
+    /**
+     * One line, as {@code printf("%-<w1>s %-7s %-9s %<w4>s %s%n")} prints it (without the last
+     * column when {@code vmid} is null), built in {@code line} (reused): a Formatter per line took
+     * a tenth of a second for 10,000 volumes.
+     */
+    private static StringBuilder row(StringBuilder line, int w1, int w4, String volid, String format, String type,
+                                     String size, String vmid) {
+        line.setLength(0);
+        padRight(line, volid, w1).append(' ');
+        padRight(line, format, 7).append(' ');
+        padRight(line, type, 9).append(' ');
+        line.append(" ".repeat(Math.max(0, w4 - size.length()))).append(size);
+        if (vmid != null) {
+            line.append(' ').append(vmid);
+        }
+        return line.append(System.lineSeparator());
+    }
+
+    private static StringBuilder padRight(StringBuilder line, String s, int width) {
+        line.append(s);
+        for (int i = s.length(); i < width; i++) {
+            line.append(' ');
+        }
+        return line;
     }
 
     private static String size(VolumeInfo v) {

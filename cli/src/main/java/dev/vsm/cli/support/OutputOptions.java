@@ -2,7 +2,9 @@ package dev.vsm.cli.support;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 import org.snakeyaml.engine.v2.api.Dump;
 import org.snakeyaml.engine.v2.api.DumpSettings;
@@ -20,7 +22,7 @@ public final class OutputOptions {
     /** Prints {@code data} in the chosen machine format, or runs {@code text} for the text format. */
     public void print(PrintStream out, Object data, Consumer<PrintStream> text) {
         switch (format) {
-            case text -> text.accept(out);
+            case text -> out.print(rendered(text));
             case json -> out.println(json(data, false));
             case json_pretty -> out.println(json(data, true));
             case yaml -> {
@@ -29,6 +31,19 @@ public final class OutputOptions {
             }
         }
         out.flush();
+    }
+
+    /**
+     * The text output, rendered whole before any of it is written: {@code out} (System.out) flushes
+     * every few dozen bytes, so printing a table straight to it took dozens of write(2) calls per
+     * line; one string reaches it in a few large writes.
+     */
+    private static String rendered(Consumer<PrintStream> text) {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream(8192);
+        PrintStream lines = new PrintStream(buffer, false, StandardCharsets.UTF_8);
+        text.accept(lines);
+        lines.flush();
+        return buffer.toString(StandardCharsets.UTF_8);
     }
 
     public boolean isText() {

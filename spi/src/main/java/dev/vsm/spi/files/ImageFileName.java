@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
 public record ImageFileName(String name, String format, boolean isBase) {
     private static final Pattern STANDARD = Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-.*\\.qcow2");
+    private static final String[] FORMATS = {"raw", "qcow2", "vmdk", "subvol"};
+    private static final int NAME_MAX = 255;
     private static final Pattern CUSTOM = Pattern.compile("(base-)?[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
 
     public ImageFileName {
@@ -34,9 +36,13 @@ public record ImageFileName(String name, String format, boolean isBase) {
      */
     public static ImageFileName parse(String name) {
         requireNonNull(name, "name");
-        if (name.chars().anyMatch(c -> c < 0x20 || c == 0x7f) || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+        if (hasControlCharacter(name) || (name.length() > NAME_MAX / 3 && name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX)) {
             // beyond pve: no control characters, and no longer than a file name may be (NAME_MAX)
             throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
+        }
+        ImageFileName standard = standardOrNull(name);
+        if (standard != null) {
+            return standard;
         }
         Matcher m = STANDARD.matcher(name);
         if (m.matches()) {
@@ -50,6 +56,49 @@ public record ImageFileName(String name, String format, boolean isBase) {
             return new ImageFileName(name, m.group(2), m.group(1) != null);
         }
         throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
+    }
+
+    private static boolean hasControlCharacter(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@link #STANDARD}'s match without a regex (a listing parses every file name it finds), or
+     * null when this does not find one ({@link #parse} then asks the patterns): a prefix, the
+     * digits, '-', then a rest without '/' or whitespace that is a non-empty name, '.' and an
+     * extension (the digits cannot end earlier: a '-' must follow them).
+     */
+    private static ImageFileName standardOrNull(String name) {
+        String prefix = name.startsWith("vm-") ? "vm-" : name.startsWith("base-") ? "base-" : name.startsWith("subvol-") ? "subvol-" : null;
+        if (prefix == null) {
+            return null;
+        }
+        int i = prefix.length();
+        while (i < name.length() && name.charAt(i) >= '0' && name.charAt(i) <= '9') {
+            i++;
+        }
+        if (i == prefix.length() || i >= name.length() || name.charAt(i) != '-') {
+            return null;
+        }
+        int rest = i + 1;
+        for (int j = rest; j < name.length(); j++) {
+            char c = name.charAt(j);
+            if (c == '/' || c == ' ' || c == '\t' || c == '\n' || c == 0x0b || c == '\f' || c == '\r') {
+                return null;
+            }
+        }
+        for (String format : FORMATS) {
+            if (name.length() - rest > format.length() + 1 && name.endsWith(format) && name.charAt(name.length() - format.length() - 1) == '.') {
+                return new ImageFileName(name, format, prefix.equals("base-"));
+            }
+        }
+        return null;
     }
 
     /** Whether {@link #parse} accepts the name. */

@@ -1,16 +1,19 @@
 package dev.vsm.plugin.dir;
 
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /** Reading the file system (never changing it): stat, ctime and sorted directory entries. */
 final class FileStat {
@@ -29,6 +32,15 @@ final class FileStat {
         }
     }
 
+    /** lstat (not following symbolic links), or empty when it fails. */
+    static Optional<BasicFileAttributes> lstat(Path path) {
+        try {
+            return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** The inode change time in seconds since the epoch, or null when it cannot be read. */
     static Long ctime(Path path) {
         try {
@@ -39,19 +51,55 @@ final class FileStat {
         }
     }
 
-    /** The entries of a directory that a shell glob {@code *} shows (no dot files), sorted as glob sorts them; empty when unreadable. */
+    /**
+     * The entries of a directory that a shell glob {@code *} shows (no dot files), sorted as glob
+     * sorts them; empty when unreadable. The names are sorted, not the paths (the same order: the
+     * paths share their directory), each name's lower case computed once.
+     */
     static List<Path> entries(Path dir) {
-        if (!Files.isDirectory(dir)) {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            for (Path p : s) {
+                String name = p.getFileName().toString();
+                if (!name.startsWith(".")) {
+                    names.add(name);
+                }
+            }
+        } catch (IOException | DirectoryIteratorException e) {
             return List.of();
         }
-        List<Path> found = new ArrayList<>();
-        try (Stream<Path> s = Files.list(dir)) {
-            s.filter(p -> !p.getFileName().toString().startsWith(".")).forEach(found::add);
-        } catch (IOException e) {
-            return List.of();
+        return sortedGlob(names).stream().map(dir::resolve).toList();
+    }
+
+    /** Names in {@link #GLOB_ORDER}. */
+    static List<String> sortedGlob(List<String> names) {
+        String[][] keyed = new String[names.size()][];
+        for (int i = 0; i < keyed.length; i++) {
+            String name = names.get(i);
+            keyed[i] = new String[] {foldedOrNull(name), name};
         }
-        found.sort(GLOB_ORDER);
-        return found;
+        Arrays.sort(keyed, (a, b) -> {
+            int c = a[0] != null && b[0] != null ? a[0].compareTo(b[0]) : String.CASE_INSENSITIVE_ORDER.compare(a[1], b[1]);
+            return c != 0 ? c : a[1].compareTo(b[1]);
+        });
+        List<String> sorted = new ArrayList<>(keyed.length);
+        for (String[] k : keyed) {
+            sorted.add(k[1]);
+        }
+        return sorted;
+    }
+
+    /**
+     * An ASCII name in lower case, which compares as {@link String#CASE_INSENSITIVE_ORDER} compares
+     * the names; null for a name with other characters (compared by that order itself).
+     */
+    private static String foldedOrNull(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) >= 0x80) {
+                return null;
+            }
+        }
+        return name.toLowerCase(Locale.ROOT);
     }
 
     static boolean isFileOrLink(Path path) {

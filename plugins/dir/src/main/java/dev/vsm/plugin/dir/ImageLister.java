@@ -8,6 +8,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.QemuImg.ImageFile;
 import dev.vsm.spi.QemuImg.Inspection;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.ImageFileName;
@@ -31,7 +32,7 @@ import java.util.regex.Pattern;
 final class ImageLister {
     /** A VMID directory: written canonically and fitting an int, as volume names require. */
     private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,9}");
-    private static final Pattern IMAGE_FILE = Pattern.compile("[^/]+\\.(qcow2|raw|subvol|vmdk)");
+    private static final List<String> IMAGE_EXTENSIONS = List.of(".qcow2", ".raw", ".subvol", ".vmdk");
     private static final Pattern BACKING = Pattern.compile("\\.\\./(\\d+)/([^/]+\\.(?:qcow2|raw|subvol|vmdk))");
     private static final Pattern NOT_IN_FORMAT = Pattern.compile("Image is not in \\S+ format$");
 
@@ -55,23 +56,30 @@ final class ImageLister {
     List<VolumeInfo> list(Integer vmid) {
         List<Path> files = new ArrayList<>();
         List<ImageFile> toInspect = new ArrayList<>();
-        for (Path file : candidates(vmid)) {
-            String format = ImageFileName.parse(file.getFileName().toString()).format();
-            Optional<String> linkOut = layout.linkOut(file);
-            if (linkOut.isPresent()) {
-                console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
-                continue;
+        Map<Path, String> formats = new HashMap<>();
+        for (Candidate c : candidates(vmid)) {
+            Path file = c.file();
+            // one lstat per file; a file that is no symbolic link in a directory already checked
+            // for links out of the storage needs nothing more (stat would see what lstat saw)
+            BasicFileAttributes stat = c.dirChecked() ? FileStat.lstat(file).orElse(null) : null;
+            if (stat == null || stat.isSymbolicLink()) {
+                Optional<String> linkOut = layout.linkOut(file);
+                if (linkOut.isPresent()) {
+                    console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
+                    continue;
+                }
+                stat = FileStat.stat(file).orElse(null);
             }
-            Optional<BasicFileAttributes> stat = FileStat.stat(file);
-            if (stat.isEmpty()) {
+            if (stat == null) {
                 console.warn("failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
-            } else if (stat.get().isDirectory() != format.equals("subvol")) {
-                console.warn(String.format("expected format '%s', but '%s' is %s", format, file,
-                        stat.get().isDirectory() ? "a directory" : "not a directory"));
+            } else if (stat.isDirectory() != c.format().equals("subvol")) {
+                console.warn(String.format("expected format '%s', but '%s' is %s", c.format(), file,
+                        stat.isDirectory() ? "a directory" : "not a directory"));
             } else {
                 files.add(file);
-                if (!stat.get().isDirectory()) {
-                    toInspect.add(new ImageFile(file, format));
+                formats.put(file, c.format());
+                if (!stat.isDirectory()) {
+                    toInspect.add(new ImageFile(file, c.format()));
                 }
             }
         }
@@ -80,7 +88,7 @@ final class ImageLister {
 
         List<VolumeInfo> images = new ArrayList<>();
         for (Path file : files) {
-            String format = ImageFileName.parse(file.getFileName().toString()).format();
+            String format = formats.get(file);
             Inspection inspection = inspected.get(file);
             if (inspection == null) {
                 images.add(describe(file, new ImageInfo(0, "subvol", 0, null, null, null, false, null), format));
@@ -102,26 +110,59 @@ final class ImageLister {
 
     /** The volume names ({@code <vmid>/<name>}) of one owner's image files, read from the directory alone. */
     List<String> volnames(int vmid) {
-        return candidates(vmid).stream().map(f -> vmid + "/" + f.getFileName()).toList();
+        return candidates(vmid).stream().map(c -> vmid + "/" + c.file().getFileName()).toList();
     }
 
-    private List<Path> candidates(Integer vmid) {
+    /**
+     * An image file found in an owner's directory, with the format its name gives.
+     * {@code dirChecked}: the directories above it lead to no symbolic link out of the storage.
+     */
+    private record Candidate(Path file, String format, boolean dirChecked) {}
+
+    /**
+     * The image files, in the order of pve's glob over {@code images/*}{@code /*}: owner
+     * directories are digits only, and '/' sorts before every digit, so owners in glob order, each
+     * one's files in glob order, is the glob order of the whole paths.
+     */
+    private List<Candidate> candidates(Integer vmid) {
         List<Path> owners = vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(layout.subdir(ContentType.IMAGES));
-        List<Path> files = new ArrayList<>();
+        List<Candidate> files = new ArrayList<>();
         for (Path ownerDir : owners) {
             String owner = ownerDir.getFileName().toString();
             if (!OWNER.matcher(owner).matches() || Long.parseLong(owner) > Integer.MAX_VALUE) {
                 continue;
             }
+            boolean checked = false;
+            boolean dirClean = false;
             for (Path file : FileStat.entries(ownerDir)) {
                 String name = file.getFileName().toString();
-                if (IMAGE_FILE.matcher(name).matches() && ImageFileName.isValid(name)) {
-                    files.add(file);
+                if (!hasImageExtension(name)) {
+                    continue;
                 }
+                String format;
+                try {
+                    format = ImageFileName.parse(name).format();
+                } catch (StorageException e) {
+                    continue; // not an image name vsm (and pve) accepts
+                }
+                if (!checked) {
+                    checked = true;
+                    dirClean = layout.linkOut(ownerDir).isEmpty() && !Files.isSymbolicLink(ownerDir);
+                }
+                files.add(new Candidate(file, format, dirClean));
             }
         }
-        files.sort(FileStat.GLOB_ORDER);
         return files;
+    }
+
+    /** pve's {@code [^/]+\.(qcow2|raw|subvol|vmdk)} on a name from a directory (which holds no '/'). */
+    private static boolean hasImageExtension(String name) {
+        for (String ext : IMAGE_EXTENSIONS) {
+            if (name.length() > ext.length() && name.endsWith(ext)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private VolumeInfo describe(Path file, ImageInfo info, String format) {
