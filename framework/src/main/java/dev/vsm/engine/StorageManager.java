@@ -208,7 +208,7 @@ public final class StorageManager {
             storage = storage(storageId);
         }
         activate(storageId);
-        AllocRequest request = new AllocRequest(vmid, name, fmt, sizeKib);
+        AllocRequest request = AllocRequest.of(vmid, name, fmt, sizeKib);
         String volname = locker.withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
     }

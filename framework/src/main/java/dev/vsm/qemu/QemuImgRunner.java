@@ -244,8 +244,9 @@ public final class QemuImgRunner implements QemuImg {
                 Long used = bytes.get(image.path());
                 found.add(used == null
                         ? Inspection.failed(image.path(), StorageException.failed("failed to stat '%s'", image.path()))
-                        : Inspection.of(image.path(), new ImageInfo(r.virtualSize(), r.format(), used, r.backingFile(),
-                                r.backingFormat(), r.clusterSize(), r.extendedL2(), r.ctime())));
+                        : Inspection.of(image.path(), ImageInfo.builder(r.format()).virtualSize(r.virtualSize()).actualSize(used)
+                                .backingFile(r.backingFile()).backingFormat(r.backingFormat()).clusterSize(r.clusterSize())
+                                .extendedL2(r.extendedL2()).ctime(r.ctime()).build()));
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
@@ -379,8 +380,9 @@ public final class QemuImgRunner implements QemuImg {
         boolean qcow2 = format.equals("qcow2");
         Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
         boolean extL2 = qcow2 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
-        return new ImageInfo(n.get("virtual-size").asLong(), format, n.path("actual-size").asLong(0),
-                text(n, "backing-filename"), text(n, "backing-filename-format"), cluster, extL2, ctime);
+        return ImageInfo.builder(format).virtualSize(n.get("virtual-size").asLong()).actualSize(n.path("actual-size").asLong(0))
+                .backingFile(text(n, "backing-filename")).backingFormat(text(n, "backing-filename-format")).clusterSize(cluster)
+                .extendedL2(extL2).ctime(ctime).build();
     }
 
     private static String text(JsonNode n, String field) {

@@ -114,7 +114,7 @@ public final class StreamImporter {
         Optional<String> made;
         try (Interruption stop = Interruption.watch("import of '" + label + "'")) {
             Storage storage = checkedForAlloc(target);
-            AllocRequest request = new AllocRequest(target.vmid(), target.name(), target.volumeFormat(), kib(size));
+            AllocRequest request = AllocRequest.of(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
                 made = storage.allocWritten(request, path -> write(label, path, storage.newVolumesReadZeros(), format, size, in, stop));
             } catch (RuntimeException e) {

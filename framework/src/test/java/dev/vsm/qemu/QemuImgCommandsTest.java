@@ -133,13 +133,13 @@ class QemuImgCommandsTest {
 
     @Test
     void imageOptsOpenTheImageWithAnL2CacheThatMapsAllOfIt() {
-        var tib = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 65536, false, null);
+        var tib = dev.vsm.spi.ImageInfo.builder("qcow2").virtualSize(1L << 40).clusterSize(65536).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/s/images/100/vm-100-disk-0.qcow2"), false, tib))
                 .isEqualTo("driver=qcow2,file.driver=file,file.filename=/s/images/100/vm-100-disk-0.qcow2,l2-cache-size=134217728");
-        var sub = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 131072, true, null);
+        var sub = dev.vsm.spi.ImageInfo.builder("qcow2").virtualSize(1L << 40).clusterSize(131072).extendedL2(true).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/dev/vg,1/lv"), true, sub))
                 .isEqualTo("driver=qcow2,file.driver=host_device,file.filename=/dev/vg,,1/lv,l2-cache-size=134217728");
-        var raw = new dev.vsm.spi.ImageInfo(1L << 40, "raw", 0, null, null, null, false, null);
+        var raw = dev.vsm.spi.ImageInfo.builder("raw").virtualSize(1L << 40).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/x.raw"), false, raw)).isNull();
     }
 }

@@ -15,7 +15,8 @@ class QemuImgConvertCommandsTest {
     private final QemuImgCommands cmds = new QemuImgCommands("qemu-img", true);
 
     private String convert(Path target, String format, TargetState state, ImageOptions options) {
-        return String.join(" ", cmds.convert(new ImageConversion(SRC, "qcow2", 1L << 30, target, format, state, options)));
+        return String.join(" ", cmds.convert(ImageConversion.builder(SRC, "qcow2", target, format).sizeBytes(1L << 30)
+                .targetState(state).options(options).build()));
     }
 
     @Test

@@ -264,7 +264,7 @@ public interface Storage {
      * extracted to a temporary file, which the caller removes by closing the result.
      */
     default SourceFile sourceFile(VolumeName volume) {
-        return new SourceFile(path(volume), volume.format(), () -> {});
+        return SourceFile.of(path(volume), volume.format());
     }
 
     /**

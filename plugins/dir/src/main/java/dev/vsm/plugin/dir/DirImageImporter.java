@@ -57,9 +57,9 @@ final class DirImageImporter {
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
-        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(new ImageConversion(
-                request.source().path(), request.source().format(), request.source().virtualSize(), temp, format,
-                TargetState.NEW, options)));
+        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(ImageConversion.builder(
+                request.source().path(), request.source().format(), temp, format).sizeBytes(request.source().virtualSize())
+                .options(options).build()));
     }
 
     /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */

@@ -205,7 +205,7 @@ final class DirStorage implements Storage {
             if (total <= 0) {
                 return StorageStatus.INACTIVE;
             }
-            return new StorageStatus(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+            return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
         }).orElse(StorageStatus.INACTIVE);
     }
 
@@ -327,7 +327,7 @@ final class DirStorage implements Storage {
             return Optional.empty();
         }
         List<String> items = abandoned.stream().map(p -> layout.basePath().relativize(p).toString()).toList();
-        return Optional.of(new dev.vsm.spi.PendingCleanup(items, () -> abandoned.forEach(p -> {
+        return Optional.of(dev.vsm.spi.PendingCleanup.of(items, () -> abandoned.forEach(p -> {
             try {
                 context.files().delete(p);
             } catch (StorageException e) {
@@ -530,15 +530,14 @@ final class DirStorage implements Storage {
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         Path path = volumePath(volume);
         if (Files.isDirectory(path)) {
-            return new ImageInfo(0, "subvol", 0, null, null, null, false, FileStat.ctime(path));
+            return ImageInfo.builder("subvol").ctime(FileStat.ctime(path)).build();
         }
         if (!Files.exists(path)) {
             throw StorageException.failed("failed to stat '%s'%s", path, Files.isSymbolicLink(path) ? " - dangling symlink?" : "");
         }
         ImageInfo info = context.qemuImg().info(path, volume.format());
         if (info.ctime() == null) {
-            info = new ImageInfo(info.virtualSize(), info.format(), info.actualSize(), info.backingFile(), info.backingFormat(),
-                    info.clusterSize(), info.extendedL2(), FileStat.ctime(path));
+            info = info.toBuilder().ctime(FileStat.ctime(path)).build();
         }
         return info;
     }

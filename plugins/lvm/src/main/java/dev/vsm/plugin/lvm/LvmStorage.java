@@ -110,7 +110,7 @@ final class LvmStorage implements Storage {
     @Override
     public StorageStatus status() {
         return lvm.vgs().group(options.vgname())
-                .map(vg -> new StorageStatus(vg.size(), vg.used(), vg.free(), true))
+                .map(vg -> StorageStatus.of(vg.size(), vg.used(), vg.free(), true))
                 .orElse(StorageStatus.INACTIVE);
     }
 
@@ -233,7 +233,7 @@ final class LvmStorage implements Storage {
         removals.forEach(lv -> items.add(lv.name()));
         Runnable importsTask = imports().remove(imports);
         Runnable removalsTask = safeRemoval.finish(removals);
-        return Optional.of(new PendingCleanup(items, () -> {
+        return Optional.of(PendingCleanup.of(items, () -> {
             importsTask.run();
             removalsTask.run();
         }));
@@ -280,8 +280,8 @@ final class LvmStorage implements Storage {
                 approximate = false;
             }
         }
-        return new VolumeInfo(volid, name.format(), ContentType.IMAGES, size, approximate, null, name.vmid(),
-                lv.ctime(), null);
+        return VolumeInfo.builder(volid, name.format(), ContentType.IMAGES).size(size).approximate(approximate).vmid(name.vmid())
+                .ctime(lv.ctime()).build();
     }
 
     /** raw: the LV size from {@code lvs} (an LV is fully allocated); qcow2: what qemu-img says of the (active) LV. */
@@ -292,7 +292,7 @@ final class LvmStorage implements Storage {
             return context.qemuImg().info(path, "qcow2");
         }
         long size = lvm.lvSize(path);
-        return new ImageInfo(size, "raw", size, null, null, null, false, null);
+        return ImageInfo.builder("raw").virtualSize(size).actualSize(size).build();
     }
 
     // --- resize

@@ -236,8 +236,8 @@ final class LvmThinStorage implements Storage {
             if (vmid != null && !vmid.equals(name.vmid())) {
                 continue;
             }
-            images.add(new VolumeInfo(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES, lv.size(), false, null,
-                    name.vmid(), lv.ctime(), null));
+            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES).size(lv.size())
+                    .vmid(name.vmid()).ctime(lv.ctime()).build());
         }
         return images;
     }
@@ -246,7 +246,8 @@ final class LvmThinStorage implements Storage {
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         LogicalVolume lv = existing(lvm.lvs(vg()), volume);
-        return new ImageInfo(lv.size(), "raw", (long) (lv.dataPercent() * lv.size() / 100), null, null, null, false, lv.ctime());
+        return ImageInfo.builder("raw").virtualSize(lv.size()).actualSize((long) (lv.dataPercent() * lv.size() / 100))
+                .ctime(lv.ctime()).build();
     }
 
     /** {@code lvextend -L <KiB>k}, within the over-provisioning guard; nothing when the volume is that large already. */
@@ -436,7 +437,7 @@ final class LvmThinStorage implements Storage {
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new PendingCleanup(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
+        return Optional.of(PendingCleanup.of(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
     }
 
     @Override

@@ -131,8 +131,9 @@ final class QuotaDirStorage implements Storage {
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VmDisks.Disk> list = vmid == null ? disks.all() : disks.of(vmid);
-        return list.stream().map(d -> new VolumeInfo(new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(), d.format(),
-                ContentType.IMAGES, d.virtualSize(), false, d.actualSize(), d.vmid(), ctime(d.path()), null)).toList();
+        return list.stream().map(d -> VolumeInfo.builder(new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(),
+                d.format(), ContentType.IMAGES).size(d.virtualSize()).used(d.actualSize()).vmid(d.vmid()).ctime(ctime(d.path())).build())
+                .toList();
     }
 
     private static Long ctime(Path path) {
@@ -174,7 +175,7 @@ final class QuotaDirStorage implements Storage {
         try {
             FileStore store = Files.getFileStore(base);
             long total = store.getTotalSpace();
-            return new StorageStatus(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+            return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
         } catch (IOException e) {
             return StorageStatus.INACTIVE;
         }

@@ -40,7 +40,7 @@ class QuotaDirStorageTest {
     }
 
     private String alloc(int vmid, String format, long mib) {
-        return storage.allocImage(new AllocRequest(vmid, null, format, mib * 1024));
+        return storage.allocImage(AllocRequest.of(vmid, null, format, mib * 1024));
     }
 
     @Test
