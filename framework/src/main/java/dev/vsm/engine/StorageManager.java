@@ -9,6 +9,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
@@ -412,7 +413,7 @@ public final class StorageManager {
         }
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
-        return new VolumeDetails(volid, name, path, image, backing, storage.features(name), storage.volumeSnapshots(name));
+        return new VolumeDetails(volid, name, path, image, backing, Capabilities.features(storage, name), storage.volumeSnapshots(name));
     }
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */
@@ -431,6 +432,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.RESIZE);
         return locker.withStorageLock(volid.storage(), () -> {
             long current = storage.volumeSizeInfo(name).virtualSize();
             long wanted = relative ? Math.addExact(current, bytes) : bytes;
@@ -454,6 +456,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.RENAME);
         String renamed = locker.withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
@@ -475,6 +478,7 @@ public final class StorageManager {
      */
     public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
         Volume volume = volume(volid);
+        Capabilities.require(volume.storage(), Operation.WIPE);
         volume.storage().wipeVolume(volume.name(), stepMiB, throughput);
     }
 
@@ -483,6 +487,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.CREATE_BASE);
         String newName = locker.withStorageLock(volid.storage(), () -> storage.createBase(name));
         return new VolumeId(volid.storage(), newName);
     }
@@ -503,6 +508,7 @@ public final class StorageManager {
         Volume volume = volume(source);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.CLONE);
         String newName = locker.withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
         return new VolumeId(source.storage(), newName);
     }
@@ -513,7 +519,7 @@ public final class StorageManager {
      */
     public void snapshot(VolumeId volid, String snapshot) {
         onSnapshot(volid, snapshot, (storage, name) -> {
-            if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
+            if (!Capabilities.has(storage, Feature.SNAPSHOT, name, null)) {
                 throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
             }
             return () -> storage.volumeSnapshot(name, snapshot);
@@ -522,12 +528,18 @@ public final class StorageManager {
 
     /** Deletes a volume's snapshot, under the storage lock. */
     public void snapshotDelete(VolumeId volid, String snapshot) {
-        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotDelete(name, snapshot));
+        onSnapshot(volid, snapshot, (storage, name) -> {
+            Capabilities.require(storage, Operation.SNAPSHOT);
+            return () -> storage.volumeSnapshotDelete(name, snapshot);
+        });
     }
 
     /** Rolls a volume back to one of its snapshots, under the storage lock. */
     public void rollback(VolumeId volid, String snapshot) {
-        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotRollback(name, snapshot));
+        onSnapshot(volid, snapshot, (storage, name) -> {
+            Capabilities.require(storage, Operation.SNAPSHOT);
+            return () -> storage.volumeSnapshotRollback(name, snapshot);
+        });
     }
 
     /**

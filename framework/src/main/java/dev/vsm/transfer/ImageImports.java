@@ -2,10 +2,12 @@ package dev.vsm.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.engine.Capabilities;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageImport;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.SourceImage;
@@ -133,6 +135,7 @@ public final class ImageImports {
     public VolumeId importImage(String storageId, int vmid, SourceImage source, String format, String name) {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
+        Capabilities.require(storage, Operation.IMPORT_IMAGE);
         return new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source)));
     }
 

@@ -691,7 +691,7 @@ final class DirStorage implements Storage {
         if (volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
         }
-        if (!hasFeature(Feature.RENAME, volume, null, false)) {
+        if (!hasFeature(Feature.RENAME, volume, null)) {
             // a base is immutable (chattr +i) and has linked clones that name it: the feature table leaves it out
             throw StorageException.badInput("rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
         }
@@ -725,7 +725,7 @@ final class DirStorage implements Storage {
     // --- features and paths
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return DirFeatures.has(feature, volume, snapshot);
     }
 

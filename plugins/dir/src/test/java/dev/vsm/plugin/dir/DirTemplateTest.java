@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.engine.Capabilities;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.StorageException;
@@ -249,15 +250,15 @@ class DirTemplateTest {
     @Test
     void features() {
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.features(t.storage.parseVolname("100/vm-100-disk-0.qcow2")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.qcow2")))
                 .containsExactlyInAnyOrder(Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
-        assertThat(t.storage.features(t.storage.parseVolname("100/vm-100-disk-0.raw")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
-        assertThat(t.storage.features(t.storage.parseVolname("100/base-100-disk-0.raw")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/base-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.CLONE, Feature.COPY, Feature.SPARSEINIT);
-        assertThat(t.storage.features(t.storage.parseVolname("100/subvol-100-disk-0.subvol")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/subvol-100-disk-0.subvol")))
                 .containsExactly(Feature.TEMPLATE);
-        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1", false)).isTrue();
-        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1", false)).isFalse();
+        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1")).isTrue();
+        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1")).isFalse();
     }
 }

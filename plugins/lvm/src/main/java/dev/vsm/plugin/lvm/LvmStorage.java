@@ -421,7 +421,7 @@ final class LvmStorage implements Storage {
     }
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return LvmFeatures.has(feature, volume, snapshot);
     }
 }

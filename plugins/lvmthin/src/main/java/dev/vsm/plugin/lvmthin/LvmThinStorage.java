@@ -457,7 +457,7 @@ final class LvmThinStorage implements Storage {
     }
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return ThinFeatures.has(feature, volume, snapshot);
     }
 
