@@ -3,7 +3,7 @@ package dev.vsm.engine;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.backup.ArchiveAuxiliaries;
-import dev.vsm.qemu.Preallocation;
+import dev.vsm.qemu.PreallocationRules;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
@@ -20,6 +20,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -203,13 +204,13 @@ public final class StorageManager {
         checkAllocatable(cfg, schema, vmid, name, fmt);
         Storage storage;
         if (preallocation != null) {
-            Preallocation.check(fmt, preallocation);
+            PreallocationRules.parse(fmt, preallocation);
             storage = open(cfg.with(CommonProperties.PREALLOCATION, preallocation));
         } else {
             storage = storage(storageId);
         }
         activate(storageId);
-        AllocRequest request = AllocRequest.of(vmid, name, fmt, sizeKib);
+        AllocRequest request = AllocRequest.of(vmid, name, VolumeFormat.parse(fmt), sizeKib);
         String volname = locker.withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
     }

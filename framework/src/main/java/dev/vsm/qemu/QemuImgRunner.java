@@ -13,6 +13,7 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
@@ -139,18 +140,20 @@ public final class QemuImgRunner implements QemuImg {
         int cluster = options.clusterSize() != null ? options.clusterSize()
                 : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
         ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeKib * 1024)).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd), changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
+                .withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> cmd = commands().createBacked(path, backing, backingFormat, options);
-        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(cmd, 0))
+        Preallocation mode = commands().preallocation(backingFormat, options, true);
+        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(mode, 0))
                 .withErrorPrefix("unable to create image"));
     }
 
     @Override
-    public String preallocation(String format, ImageOptions options, boolean backed) {
+    public Preallocation preallocation(String format, ImageOptions options, boolean backed) {
         return commands().preallocation(format, options, backed);
     }
 
@@ -169,7 +172,7 @@ public final class QemuImgRunner implements QemuImg {
             }
         }
         ImageSizeLimits.check(path, format, sizeBytes, cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))
+        commands.run(limited(Command.of(cmd), changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
     }
 
@@ -179,22 +182,24 @@ public final class QemuImgRunner implements QemuImg {
 
     /**
      * The watchdog of a qemu-img command that writes (create, resize; convert as if
-     * {@code preallocation=full}): {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
-     * set (0: no limit), else {@value #BASE_TIMEOUT_SECONDS} s, plus for {@code preallocation=full}
-     * (which writes every byte) one second per {@value #FULL_BYTES_PER_SECOND_MIB} MiB of the image.
+     * {@code preallocation=full}) with preallocation {@code mode} (null: none):
+     * {@code $VSM_QEMU_IMG_TIMEOUT} seconds when set (0: no limit), else
+     * {@value #BASE_TIMEOUT_SECONDS} s, plus for a mode that writes every byte
+     * ({@link Preallocation#writesEveryByte()}) one second per {@value #FULL_BYTES_PER_SECOND_MIB}
+     * MiB of the image.
      * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
      * ({@code got timeout}) instead of holding the storage lock forever.
      */
-    static Duration changeTimeout(List<String> argv, long sizeBytes) {
-        return changeTimeout(argv, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
+    static Duration changeTimeout(Preallocation mode, long sizeBytes) {
+        return changeTimeout(mode, sizeBytes, System.getenv("VSM_QEMU_IMG_TIMEOUT"));
     }
 
     /** The watchdog of {@code qemu-img convert}, which writes every byte: as {@code preallocation=full}. */
     static Duration copyTimeout(long sizeBytes) {
-        return changeTimeout(List.of("preallocation=full"), sizeBytes);
+        return changeTimeout(Preallocation.FULL, sizeBytes);
     }
 
-    static Duration changeTimeout(List<String> argv, long sizeBytes, String override) {
+    static Duration changeTimeout(Preallocation mode, long sizeBytes, String override) {
         if (override != null && !override.isBlank()) {
             long seconds;
             try {
@@ -210,8 +215,7 @@ public final class QemuImgRunner implements QemuImg {
             return seconds == 0 ? null : Duration.ofSeconds(seconds);
         }
         long seconds = BASE_TIMEOUT_SECONDS;
-        boolean full = argv.stream().anyMatch(a -> a.contains("preallocation=full"));
-        if (full) {
+        if (mode != null && mode.writesEveryByte()) {
             seconds += sizeBytes / (FULL_BYTES_PER_SECOND_MIB * 1024L * 1024L);
         }
         return Duration.ofSeconds(seconds);

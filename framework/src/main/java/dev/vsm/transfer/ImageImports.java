@@ -14,6 +14,7 @@ import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
@@ -136,7 +137,7 @@ public final class ImageImports {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
         Capabilities.require(storage, Operation.IMPORT_IMAGE);
-        return new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source)));
+        return new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, VolumeFormat.parse(fmt), source)));
     }
 
     /**

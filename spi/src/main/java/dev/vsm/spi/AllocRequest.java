@@ -13,10 +13,10 @@ import java.util.Objects;
 public final class AllocRequest {
     private final int vmid;
     private final String name;
-    private final String format;
+    private final VolumeFormat format;
     private final long sizeKib;
 
-    private AllocRequest(int vmid, String name, String format, long sizeKib) {
+    private AllocRequest(int vmid, String name, VolumeFormat format, long sizeKib) {
         this.format = requireNonNull(format, "format");
         if (vmid <= 0) {
             throw new IllegalArgumentException("vmid must be positive: " + vmid);
@@ -32,10 +32,10 @@ public final class AllocRequest {
     /**
      * @param vmid    the owning guest
      * @param name    the wanted volume name, or null to let the plugin pick the next free one
-     * @param format  raw, qcow2, vmdk or subvol
+     * @param format  the new volume's format
      * @param sizeKib the size in KiB (pve's allocation unit)
      */
-    public static AllocRequest of(int vmid, String name, String format, long sizeKib) {
+    public static AllocRequest of(int vmid, String name, VolumeFormat format, long sizeKib) {
         return new AllocRequest(vmid, name, format, sizeKib);
     }
 
@@ -49,8 +49,8 @@ public final class AllocRequest {
         return name;
     }
 
-    /** raw, qcow2, vmdk or subvol. */
-    public String format() {
+    /** The new volume's format. */
+    public VolumeFormat format() {
         return format;
     }
 
@@ -62,7 +62,7 @@ public final class AllocRequest {
     @Override
     public boolean equals(Object o) {
         return o instanceof AllocRequest that && vmid == that.vmid && sizeKib == that.sizeKib && Objects.equals(name, that.name)
-                && format.equals(that.format);
+                && format == that.format;
     }
 
     @Override

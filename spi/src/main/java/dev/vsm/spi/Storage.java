@@ -233,7 +233,7 @@ public interface Storage {
      * writes the data to its {@link #path} and frees it again when the stream is bad; empty (the
      * default) means the storage cannot import streams.
      */
-    default Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    default Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return Set.of();
     }
 

@@ -66,7 +66,7 @@ final class MemoryStorage implements Storage {
         }
         List<String> names = new ArrayList<>(volumes.keySet());
         String name = request.name() != null ? request.name()
-                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format(), true, false);
+                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format().id(), true, false);
         ImageFileName.parse(name);
         String volname = request.vmid() + "/" + name;
         volumes.put(volname, request.sizeKib() * 1024);

@@ -62,7 +62,7 @@ public final class LvImports {
         return allocWritten(allocation, device -> {
             TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
             context.qemuImg().convert(ImageConversion.builder(request.source().path(), request.source().format(), device,
-                            request.format())
+                            request.format().id())
                     .sizeBytes(request.source().virtualSize()).targetState(state).options(storage.imageOptions()).build());
         });
     }

@@ -53,7 +53,7 @@ final class DirImageImporter {
     }
 
     String importImage(ImageImport request) {
-        String format = request.format();
+        String format = request.format().id();
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
@@ -64,8 +64,9 @@ final class DirImageImporter {
 
     /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */
     String allocWritten(AllocRequest request, Consumer<Path> writer) {
-        return make(request.vmid(), request.name(), request.format(), temp -> {
-            context.qemuImg().create(temp, request.format(), request.sizeKib(), options);
+        String format = request.format().id();
+        return make(request.vmid(), request.name(), format, temp -> {
+            context.qemuImg().create(temp, format, request.sizeKib(), options);
             writer.accept(temp);
         });
     }

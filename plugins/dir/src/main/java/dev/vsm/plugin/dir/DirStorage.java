@@ -11,6 +11,7 @@ import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -18,6 +19,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -214,7 +216,8 @@ final class DirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
-        String format = request.format();
+        VolumeFormat volumeFormat = request.format();
+        String format = volumeFormat.id();
         Path imageDir = layout.imageDir(vmid);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
@@ -228,7 +231,7 @@ final class DirStorage implements Storage {
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
-        if (format.equals("subvol") && request.sizeKib() != 0) {
+        if (volumeFormat == VolumeFormat.SUBVOL && request.sizeKib() != 0) {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
@@ -237,7 +240,7 @@ final class DirStorage implements Storage {
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
-        if (format.equals("subvol")) {
+        if (volumeFormat == VolumeFormat.SUBVOL) {
             try {
                 createSubvol(path);
             } catch (RuntimeException e) {
@@ -300,9 +303,8 @@ final class DirStorage implements Storage {
      * @param mode  what {@link dev.vsm.spi.QemuImg#preallocation} says qemu-img will be given
      * @param bytes the image's size, asked for only when the mode writes
      */
-    private void checkFreeSpace(String mode, LongSupplier bytes) {
-        boolean preallocated = "falloc".equals(mode) || "full".equals(mode);
-        if (!preallocated || context.dryRun()) {
+    private void checkFreeSpace(Preallocation mode, LongSupplier bytes) {
+        if (mode == null || !mode.allocatesWholeSize() || context.dryRun()) {
             return;
         }
         long requested = bytes.getAsLong();
@@ -629,10 +631,10 @@ final class DirStorage implements Storage {
     /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
     @Override
     public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
-        if (request.format().equals("subvol")) {
+        if (request.format() == VolumeFormat.SUBVOL) {
             return Optional.empty();
         }
-        checkFreeSpace(context.qemuImg().preallocation(request.format(), imageOptions(), false),
+        checkFreeSpace(context.qemuImg().preallocation(request.format().id(), imageOptions(), false),
                 () -> Math.multiplyExact(request.sizeKib(), 1024L));
         return Optional.of(importer().allocWritten(request, writer));
     }
@@ -659,11 +661,11 @@ final class DirStorage implements Storage {
 
     /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 only with snapshots. */
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
-            return volumeFormat.equals("qcow2") ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
+            return volumeFormat == VolumeFormat.QCOW2 ? Set.of(StreamFormat.QCOW2_SIZE) : Set.of();
         }
-        return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+        return volumeFormat == VolumeFormat.RAW ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
     }
 
     /** A disk inside an OVA is extracted to a temporary file ({@link OvaDisks}); other volumes are read where they are. */

@@ -25,6 +25,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Path;
@@ -150,7 +151,7 @@ final class LvmStorage implements Storage {
 
     /** {@link #allocImage} with extra tags beside {@code pve-vm-<vmid>} (an import's mark). */
     private String alloc(AllocRequest request, List<String> extraTags) {
-        String format = request.format();
+        String format = request.format().id();
         if (request.name() != null) {
             parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
@@ -394,7 +395,7 @@ final class LvmStorage implements Storage {
 
     /** Only {@code raw+size} into raw volumes, without snapshots (pve). */
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return LvStreamFormats.imports(volumeFormat, withSnapshots);
     }
 

@@ -24,6 +24,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.spi.ZeroOut;
@@ -173,7 +174,7 @@ final class LvmThinStorage implements Storage {
 
     /** {@link #allocImage} with tags (pve's volumes have none; an import marks its volume until it is written). */
     private String alloc(AllocRequest request, List<String> tags) {
-        if (!request.format().equals("raw")) {
+        if (request.format() != VolumeFormat.RAW) {
             throw StorageException.badInput("unsupported format '%s'", request.format());
         }
         String name = request.name();
@@ -446,7 +447,7 @@ final class LvmThinStorage implements Storage {
     }
 
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return LvStreamFormats.imports(volumeFormat, withSnapshots);
     }
 

@@ -75,14 +75,15 @@ final class QuotaDirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
+        String format = request.format().id();
         List<VmDisks.Disk> existing = disks.of(vmid);
         checkQuota(vmid, existing, request.sizeKib() * 1024);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
-                : DiskNames.nextFree(existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, request.format(), true, true);
+                : DiskNames.nextFree(existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
         ImageFileName file = ImageFileName.parse(name);
-        if (!file.format().equals(request.format()) || !name.startsWith("vm-" + vmid + "-")) {
-            throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, request.format());
+        if (!file.format().equals(format) || !name.startsWith("vm-" + vmid + "-")) {
+            throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, format);
         }
         Path path = layout.imageDir(vmid).resolve(name);
         if (Files.exists(path)) {
@@ -93,7 +94,7 @@ final class QuotaDirStorage implements Storage {
         // 0640, nothing under --dry-run), the disk is never readable by other local users
         context.files().createFile(path);
         try {
-            context.qemuImg().create(path, request.format(), request.sizeKib(), imageOptions());
+            context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
         } catch (RuntimeException e) {
             context.files().delete(path);
             throw e;
