@@ -19,13 +19,16 @@ import java.util.function.Function;
 
 /** What the cluster tests share: a {@code dir}-like schema, settings, and stores on a cluster. */
 final class Fixtures {
-    static final PluginSchema DIR = new PluginSchema(List.of(
+    static final PluginSchema DIR = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string("path", "base directory").asRequired(),
             CommonProperties.content(EnumSet.allOf(ContentType.class)),
             CommonProperties.nodes(),
             CommonProperties.disable(),
-            CommonProperties.shared()),
-            EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+            CommonProperties.shared()))
+            .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw"), "raw")
+            .build();
 
     static final Function<String, Optional<PluginSchema>> SCHEMAS = type -> type.equals("dir") ? Optional.of(DIR) : Optional.empty();
 

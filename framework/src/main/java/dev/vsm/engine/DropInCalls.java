@@ -65,7 +65,7 @@ final class DropInCalls implements InvocationHandler {
             return runnable(task);
         }
         if (result instanceof PendingCleanup cleanup) {
-            return new PendingCleanup(cleanup.items(), runnable(cleanup.task()));
+            return PendingCleanup.of(cleanup.items(), runnable(cleanup.task()));
         }
         if (result instanceof Optional<?> optional && optional.isPresent()) {
             return Optional.of(wrap(optional.get()));

@@ -3,12 +3,13 @@ package dev.vsm.engine;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.backup.ArchiveAuxiliaries;
-import dev.vsm.qemu.Preallocation;
+import dev.vsm.qemu.PreallocationRules;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
@@ -19,6 +20,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -201,13 +203,13 @@ public final class StorageManager {
         checkAllocatable(cfg, schema, vmid, name, fmt);
         Storage storage;
         if (preallocation != null) {
-            Preallocation.check(fmt, preallocation);
+            PreallocationRules.parse(fmt, preallocation);
             storage = open(cfg.with(CommonProperties.PREALLOCATION, preallocation));
         } else {
             storage = storage(storageId);
         }
         activate(storageId);
-        AllocRequest request = new AllocRequest(vmid, name, fmt, sizeKib);
+        AllocRequest request = AllocRequest.of(vmid, name, VolumeFormat.parse(fmt), sizeKib);
         String volname = context.locks().withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
     }
@@ -411,7 +413,7 @@ public final class StorageManager {
         }
         ImageInfo image = storage.volumeSizeInfo(name);
         String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
-        return new VolumeDetails(volid, name, path, image, backing, storage.features(name), storage.volumeSnapshots(name));
+        return new VolumeDetails(volid, name, path, image, backing, Capabilities.features(storage, name), storage.volumeSnapshots(name));
     }
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */
@@ -430,6 +432,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.RESIZE);
         return context.locks().withStorageLock(volid.storage(), () -> {
             long current = storage.volumeSizeInfo(name).virtualSize();
             long wanted = relative ? Math.addExact(current, bytes) : bytes;
@@ -453,6 +456,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.RENAME);
         String renamed = context.locks().withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
@@ -474,6 +478,7 @@ public final class StorageManager {
      */
     public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
         Volume volume = volume(volid);
+        Capabilities.require(volume.storage(), Operation.WIPE);
         volume.storage().wipeVolume(volume.name(), stepMiB, throughput);
     }
 
@@ -482,6 +487,7 @@ public final class StorageManager {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.CREATE_BASE);
         String newName = context.locks().withStorageLock(volid.storage(), () -> storage.createBase(name));
         return new VolumeId(volid.storage(), newName);
     }
@@ -502,6 +508,7 @@ public final class StorageManager {
         Volume volume = volume(source);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.CLONE);
         String newName = context.locks().withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
         return new VolumeId(source.storage(), newName);
     }
@@ -512,7 +519,7 @@ public final class StorageManager {
      */
     public void snapshot(VolumeId volid, String snapshot) {
         onSnapshot(volid, snapshot, (storage, name) -> {
-            if (!storage.hasFeature(Feature.SNAPSHOT, name, null, false)) {
+            if (!Capabilities.has(storage, Feature.SNAPSHOT, name, null)) {
                 throw StorageException.badInput("snapshot feature is not available for volume '%s'", volid);
             }
             return () -> storage.volumeSnapshot(name, snapshot);
@@ -521,12 +528,18 @@ public final class StorageManager {
 
     /** Deletes a volume's snapshot, under the storage lock. */
     public void snapshotDelete(VolumeId volid, String snapshot) {
-        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotDelete(name, snapshot));
+        onSnapshot(volid, snapshot, (storage, name) -> {
+            Capabilities.require(storage, Operation.SNAPSHOT);
+            return () -> storage.volumeSnapshotDelete(name, snapshot);
+        });
     }
 
     /** Rolls a volume back to one of its snapshots, under the storage lock. */
     public void rollback(VolumeId volid, String snapshot) {
-        onSnapshot(volid, snapshot, (storage, name) -> () -> storage.volumeSnapshotRollback(name, snapshot));
+        onSnapshot(volid, snapshot, (storage, name) -> {
+            Capabilities.require(storage, Operation.SNAPSHOT);
+            return () -> storage.volumeSnapshotRollback(name, snapshot);
+        });
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,9 +55,9 @@ public final class QemuImgCommands {
         if (format.equals("qcow2")) {
             opts.addAll(clusterOptions(options, false));
         }
-        String prealloc = preallocation(format, options, false);
+        Preallocation prealloc = preallocation(format, options, false);
         if (prealloc != null) {
-            opts.add("preallocation=" + prealloc);
+            opts.add("preallocation=" + prealloc.id());
         }
         List<String> argv = new ArrayList<>(List.of(program, "create"));
         if (!opts.isEmpty()) {
@@ -81,9 +82,9 @@ public final class QemuImgCommands {
      */
     public List<String> createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> opts = new ArrayList<>(clusterOptions(options, true));
-        String prealloc = preallocation("qcow2", options, true);
+        Preallocation prealloc = preallocation("qcow2", options, true);
         if (prealloc != null) {
-            opts.add("preallocation=" + prealloc);
+            opts.add("preallocation=" + prealloc.id());
         }
         List<String> argv = new ArrayList<>(List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
         if (!opts.isEmpty()) {
@@ -99,17 +100,17 @@ public final class QemuImgCommands {
      * overlay and takes qcow2's rule whatever {@code format} (its backing file's) is, and gets a
      * mode only with subclusters: qemu refuses preallocation on a backed qcow2 without extended L2.
      */
-    public String preallocation(String format, ImageOptions options, boolean backed) {
-        String mode = Preallocation.forFormat(backed ? "qcow2" : format, options.preallocation());
+    public Preallocation preallocation(String format, ImageOptions options, boolean backed) {
+        Preallocation mode = PreallocationRules.forFormat(backed ? "qcow2" : format, options.preallocation());
         return backed && !usesSubclusters(options, true) ? null : mode;
     }
 
     /** {@code qemu-img resize [--preallocation=<p>] -f <fmt> <path> <bytes>}. */
     public List<String> resize(Path path, String format, long sizeBytes, ImageOptions options) {
         List<String> argv = new ArrayList<>(List.of(program, "resize"));
-        String prealloc = Preallocation.forFormat(format, options.preallocation());
+        Preallocation prealloc = PreallocationRules.forFormat(format, options.preallocation());
         if (prealloc != null) {
-            argv.add("--preallocation=" + prealloc);
+            argv.add("--preallocation=" + prealloc.id());
         }
         argv.addAll(List.of("-f", format, path.toString(), Long.toString(sizeBytes)));
         return argv;
@@ -215,9 +216,9 @@ public final class QemuImgCommands {
         if (format.equals("qcow2")) {
             opts.addAll(clusterOptions(options, false));
         }
-        String prealloc = Preallocation.forFormat(format, options.preallocation());
+        Preallocation prealloc = PreallocationRules.forFormat(format, options.preallocation());
         if (prealloc != null) {
-            opts.add("preallocation=" + prealloc);
+            opts.add("preallocation=" + prealloc.id());
         }
         return opts;
     }

@@ -14,6 +14,7 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class QemuImgRunner implements QemuImg {
      * @param program         the qemu-img to run ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on the PATH)
      * @param readHeaders     whether to read qcow2 headers and raw sizes in Java; false
      *                        ({@code VSM_IMAGE_INFO=qemu-img}): {@code qemu-img info} for every image, as pve does
-     * @param timeoutOverride {@code $VSM_QEMU_IMG_TIMEOUT}, or null ({@link #changeTimeout(List, long, String)})
+     * @param timeoutOverride {@code $VSM_QEMU_IMG_TIMEOUT}, or null ({@link #changeTimeout(Preallocation, long, String)})
      */
     public record Settings(String program, boolean readHeaders, String timeoutOverride) {
         public Settings {
@@ -141,18 +142,20 @@ public final class QemuImgRunner implements QemuImg {
         int cluster = options.clusterSize() != null ? options.clusterSize()
                 : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
         ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeKib * 1024)).withErrorPrefix("unable to create image"));
+        commands.run(limited(Command.of(cmd), changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
+                .withErrorPrefix("unable to create image"));
     }
 
     @Override
     public void createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> cmd = commands().createBacked(path, backing, backingFormat, options);
-        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(cmd, 0))
+        Preallocation mode = commands().preallocation(backingFormat, options, true);
+        commands.run(limited(Command.of(cmd).inDirectory(path.getParent()), changeTimeout(mode, 0))
                 .withErrorPrefix("unable to create image"));
     }
 
     @Override
-    public String preallocation(String format, ImageOptions options, boolean backed) {
+    public Preallocation preallocation(String format, ImageOptions options, boolean backed) {
         return commands().preallocation(format, options, backed);
     }
 
@@ -171,7 +174,7 @@ public final class QemuImgRunner implements QemuImg {
             }
         }
         ImageSizeLimits.check(path, format, sizeBytes, cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(cmd, sizeBytes))
+        commands.run(limited(Command.of(cmd), changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
     }
 
@@ -181,22 +184,24 @@ public final class QemuImgRunner implements QemuImg {
 
     /**
      * The watchdog of a qemu-img command that writes (create, resize; convert as if
-     * {@code preallocation=full}): {@code $VSM_QEMU_IMG_TIMEOUT} seconds when
-     * set (0: no limit), else {@value #BASE_TIMEOUT_SECONDS} s, plus for {@code preallocation=full}
-     * (which writes every byte) one second per {@value #FULL_BYTES_PER_SECOND_MIB} MiB of the image.
+     * {@code preallocation=full}) with preallocation {@code mode} (null: none):
+     * {@code $VSM_QEMU_IMG_TIMEOUT} seconds when set (0: no limit), else
+     * {@value #BASE_TIMEOUT_SECONDS} s, plus for a mode that writes every byte
+     * ({@link Preallocation#writesEveryByte()}) one second per {@value #FULL_BYTES_PER_SECOND_MIB}
+     * MiB of the image.
      * A hung qemu-img (a dead NFS server, a stuck device) is then stopped and reported
      * ({@code got timeout}) instead of holding the storage lock forever.
      */
-    private Duration changeTimeout(List<String> argv, long sizeBytes) {
-        return changeTimeout(argv, sizeBytes, timeoutOverride);
+    private Duration changeTimeout(Preallocation mode, long sizeBytes) {
+        return changeTimeout(mode, sizeBytes, timeoutOverride);
     }
 
     /** The watchdog of {@code qemu-img convert}, which writes every byte: as {@code preallocation=full}. */
     private Duration copyTimeout(long sizeBytes) {
-        return changeTimeout(List.of("preallocation=full"), sizeBytes);
+        return changeTimeout(Preallocation.FULL, sizeBytes);
     }
 
-    static Duration changeTimeout(List<String> argv, long sizeBytes, String override) {
+    static Duration changeTimeout(Preallocation mode, long sizeBytes, String override) {
         if (override != null && !override.isBlank()) {
             long seconds;
             try {
@@ -212,8 +217,7 @@ public final class QemuImgRunner implements QemuImg {
             return seconds == 0 ? null : Duration.ofSeconds(seconds);
         }
         long seconds = BASE_TIMEOUT_SECONDS;
-        boolean full = argv.stream().anyMatch(a -> a.contains("preallocation=full"));
-        if (full) {
+        if (mode != null && mode.writesEveryByte()) {
             seconds += sizeBytes / (FULL_BYTES_PER_SECOND_MIB * 1024L * 1024L);
         }
         return Duration.ofSeconds(seconds);
@@ -246,8 +250,9 @@ public final class QemuImgRunner implements QemuImg {
                 Long used = bytes.get(image.path());
                 found.add(used == null
                         ? Inspection.failed(image.path(), StorageException.failed("failed to stat '%s'", image.path()))
-                        : Inspection.of(image.path(), new ImageInfo(r.virtualSize(), r.format(), used, r.backingFile(),
-                                r.backingFormat(), r.clusterSize(), r.extendedL2(), r.ctime())));
+                        : Inspection.of(image.path(), ImageInfo.builder(r.format()).virtualSize(r.virtualSize()).actualSize(used)
+                                .backingFile(r.backingFile()).backingFormat(r.backingFormat()).clusterSize(r.clusterSize())
+                                .extendedL2(r.extendedL2()).ctime(r.ctime()).build()));
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
@@ -374,8 +379,9 @@ public final class QemuImgRunner implements QemuImg {
         boolean qcow2 = format.equals("qcow2");
         Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
         boolean extL2 = qcow2 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
-        return new ImageInfo(n.get("virtual-size").asLong(), format, n.path("actual-size").asLong(0),
-                text(n, "backing-filename"), text(n, "backing-filename-format"), cluster, extL2, ctime);
+        return ImageInfo.builder(format).virtualSize(n.get("virtual-size").asLong()).actualSize(n.path("actual-size").asLong(0))
+                .backingFile(text(n, "backing-filename")).backingFormat(text(n, "backing-filename-format")).clusterSize(cluster)
+                .extendedL2(extL2).ctime(ctime).build();
     }
 
     private static String text(JsonNode n, String field) {

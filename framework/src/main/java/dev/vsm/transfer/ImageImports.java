@@ -2,16 +2,19 @@ package dev.vsm.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.engine.Capabilities;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageImport;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
@@ -133,7 +136,9 @@ public final class ImageImports {
     public VolumeId importImage(String storageId, int vmid, ImportSource source, String format, String name) {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
-        VolumeId volid = new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source.image())));
+        Capabilities.require(storage, Operation.IMPORT_IMAGE);
+        VolumeId volid = new VolumeId(storageId,
+                storage.importImage(new ImageImport(vmid, name, VolumeFormat.parse(fmt), source.image())));
         checkUnchanged(source, volid);
         return volid;
     }

@@ -14,6 +14,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
@@ -66,16 +67,24 @@ public final class StreamImporter {
     }
 
     /**
+     * The stream formats {@code storage} imports a new volume of format {@code volumeFormat} from
+     * ({@link Storage#importFormats}); none for a format that is no {@link VolumeFormat}.
+     */
+    static Set<StreamFormat> importFormats(Storage storage, String volumeFormat, boolean withSnapshots) {
+        return VolumeFormat.fromId(volumeFormat).map(f -> storage.importFormats(f, withSnapshots)).orElse(Set.of());
+    }
+
+    /**
      * Checks that {@code target}'s storage takes {@code format} for a volume of its format.
      */
     public void checkFormat(Target target, StreamFormat format, boolean withSnapshots) {
         manager.checkEnabled(target.storage());
         Storage storage = manager.storage(target.storage());
-        Set<StreamFormat> formats = storage.importFormats(target.volumeFormat(), withSnapshots);
+        Set<StreamFormat> formats = importFormats(storage, target.volumeFormat(), withSnapshots);
         if (formats.contains(format)) {
             return;
         }
-        if (storage.importFormats(target.volumeFormat(), !withSnapshots).contains(format)) {
+        if (importFormats(storage, target.volumeFormat(), !withSnapshots).contains(format)) {
             throw StorageException.badInput("format %s cannot be imported %s snapshots", format, withSnapshots ? "with" : "without");
         }
         throw StorageException.badInput("cannot import format %s into a volume of format %s on storage '%s' (type %s%s)", format,
@@ -244,7 +253,8 @@ public final class StreamImporter {
         Optional<String> made;
         try (Interruption stop = Interruption.watch("import of '" + label + "'")) {
             Storage storage = checkedForAlloc(target);
-            AllocRequest request = new AllocRequest(target.vmid(), target.name(), target.volumeFormat(), kib(size));
+            AllocRequest request = AllocRequest.of(target.vmid(), target.name(), VolumeFormat.parse(target.volumeFormat()),
+                    kib(size));
             try {
                 made = storage.allocWritten(request, path -> {
                     write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);

@@ -8,6 +8,7 @@ import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
@@ -67,7 +68,8 @@ public final class VolumeCopier {
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
-                VolumeId copied = new VolumeId(targetStorage, to.importImage(new ImageImport(owner, null, fmt, image.image())));
+                VolumeId copied = new VolumeId(targetStorage,
+                        to.importImage(new ImageImport(owner, null, VolumeFormat.parse(fmt), image.image())));
                 imports.checkUnchanged(image, copied);
                 return new Copy(copied, Method.CONVERT, null);
             }
@@ -82,11 +84,12 @@ public final class VolumeCopier {
                                              String targetStorage) {
         Set<StreamFormat> common = EnumSet.noneOf(StreamFormat.class);
         common.addAll(from.exportFormats(name, false));
-        common.retainAll(to.importFormats(fmt, false));
+        common.retainAll(StreamImporter.importFormats(to, fmt, false));
         if (common.isEmpty()) {
             throw StorageException.badInput("cannot copy '%s' to storage '%s' (type %s): it imports no images, and no stream "
                     + "format of a %s volume fits both (source exports: %s; target imports: %s)", source, targetStorage,
-                    to.config().type(), fmt, orNone(from.exportFormats(name, false)), orNone(to.importFormats(fmt, false)));
+                    to.config().type(), fmt, orNone(from.exportFormats(name, false)),
+                    orNone(StreamImporter.importFormats(to, fmt, false)));
         }
         return common.contains(StreamFormat.RAW_SIZE) ? StreamFormat.RAW_SIZE : common.iterator().next();
     }

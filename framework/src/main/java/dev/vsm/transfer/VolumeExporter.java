@@ -157,7 +157,7 @@ public final class VolumeExporter {
             Path data = path;
             if (format == StreamFormat.RAW_SIZE && !name.format().equals("raw")) {
                 temp = path.resolveSibling(".vsm-export-" + ProcessHandle.current().pid() + ".raw");
-                qemuImg.convert(new ImageConversion(path, name.format(), size, temp, "raw", TargetState.NEW, ImageOptions.DEFAULTS));
+                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, "raw").sizeBytes(size).build());
                 data = temp;
             }
             long dataBytes = format == StreamFormat.RAW_SIZE ? size : -1;

@@ -197,8 +197,8 @@ class PruneBackupsTest {
     /** A listed backup as the mock gives it: volid, ctime, vmid and protected. */
     private static VolumeInfo volume(Map<String, Object> mocked) {
         boolean isProtected = Objects.equals(mocked.get("protected"), 1);
-        return new VolumeInfo((String) mocked.get("volid"), "tar.zst", ContentType.BACKUP, 0, false, null,
-                (Integer) mocked.get("vmid"), (Long) mocked.get("ctime"), null, new BackupDetails("unknown", null, isProtected));
+        return VolumeInfo.builder((String) mocked.get("volid"), "tar.zst", ContentType.BACKUP).vmid((Integer) mocked.get("vmid"))
+                .ctime((Long) mocked.get("ctime")).backup(BackupDetails.of("unknown", null, isProtected)).build();
     }
 
     private static Arguments test(String description, Integer vmid, String type, Map<String, Long> keep, String list,

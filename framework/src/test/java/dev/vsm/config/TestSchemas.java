@@ -19,7 +19,8 @@ import java.util.function.Function;
 final class TestSchemas {
     static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk", "subvol");
 
-    static final PluginSchema DIR = new PluginSchema(List.of(
+    static final PluginSchema DIR = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string("path", "base directory").withPattern("/[^;()]+").asRequired().asFixed(),
             CommonProperties.content(EnumSet.allOf(ContentType.class)),
             CommonProperties.nodes(),
@@ -33,10 +34,13 @@ final class TestSchemas {
             PropertySpec.bool("snapshot-as-volume-chain", "qcow2 snapshots as backing chains").asFixed(),
             PropertySpec.integer("max-protected-backups", "protected backups per guest"),
             PropertySpec.string("prune-backups", "backup retention"),
-            PropertySpec.string("bwlimit", "bandwidth limits")),
-            EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES, ContentType.ROOTDIR), FORMATS, "raw");
+            PropertySpec.string("bwlimit", "bandwidth limits")))
+            .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES, ContentType.ROOTDIR))
+            .formats(FORMATS, "raw")
+            .build();
 
-    static final PluginSchema LVM = new PluginSchema(List.of(
+    static final PluginSchema LVM = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string("vgname", "volume group").asRequired().asFixed(),
             PropertySpec.string("base", "base volume").asFixed(),
             CommonProperties.content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR)),
@@ -46,8 +50,10 @@ final class TestSchemas {
             PropertySpec.bool("saferemove", "zero out removed volumes").withDefault(false),
             PropertySpec.integer("saferemove-stepsize", "zero-out step in MiB").withAllowed(List.of("1", "2", "4", "8", "16", "32")),
             PropertySpec.string("saferemove_throughput", "cstream -t argument"),
-            PropertySpec.number("bwlimit-ratio", "a made-up number property")),
-            Set.of(ContentType.IMAGES, ContentType.ROOTDIR), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+            PropertySpec.number("bwlimit-ratio", "a made-up number property")))
+            .content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw"), "raw")
+            .build();
 
     /** The lookup the engine would hand over: {@code dir} and {@code lvm}, nothing else. */
     static final Function<String, Optional<PluginSchema>> LOOKUP =

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ class QemuImgCommandsTest {
     private final QemuImgCommands cmds = new QemuImgCommands("qemu-img", true);
 
     private static ImageOptions prealloc(String mode) {
-        return new ImageOptions(mode, Subclusters.AUTO, null);
+        return ImageOptions.of(mode == null ? null : Preallocation.parse(mode), Subclusters.AUTO, null);
     }
 
     @Test
@@ -41,11 +43,11 @@ class QemuImgCommandsTest {
 
     @Test
     void aModeTheFormatLacksIsRefusedNamingBoth() {
-        assertThatThrownBy(() -> Preallocation.check("vmdk", "full"))
+        assertThatThrownBy(() -> PreallocationRules.parse("vmdk", "full"))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("preallocation mode 'full' not supported by format 'vmdk'")
                 .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
-        assertThatThrownBy(() -> Preallocation.check("qcow2", "sparse"))
+        assertThatThrownBy(() -> PreallocationRules.parse("qcow2", "sparse"))
                 .hasMessage("preallocation mode 'sparse' not supported by format 'qcow2'");
     }
 
@@ -59,27 +61,27 @@ class QemuImgCommandsTest {
                 .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.vmdk", "vmdk", ImageOptions.DEFAULTS)))
                 .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=metadata");
-        ImageOptions off = new ImageOptions("off", Subclusters.AUTO, null);
+        ImageOptions off = ImageOptions.of(Preallocation.OFF, Subclusters.AUTO, null);
         assertThat(String.join(" ", cmds.createBacked(clone, "../100/base-100-disk-0.qcow2", "qcow2", off)))
                 .endsWith("-o extended_l2=on,cluster_size=128k,preallocation=off");
     }
 
     @Test
     void subclustersOnGivesEveryQcow2ThemAndOffNone() {
-        ImageOptions on = new ImageOptions(null, Subclusters.ON, null);
+        ImageOptions on = ImageOptions.of(null, Subclusters.ON, null);
         assertThat(cmds.create(IMG, "qcow2", 1, on)).contains("extended_l2=on,cluster_size=128k,preallocation=metadata");
         assertThat(cmds.create(Path.of("/x.raw"), "raw", 1, on)).doesNotContain("extended_l2=on,cluster_size=128k");
-        ImageOptions off = new ImageOptions("metadata", Subclusters.OFF, null);
+        ImageOptions off = ImageOptions.of(Preallocation.METADATA, Subclusters.OFF, null);
         assertThat(cmds.createBacked(IMG, "b", "qcow2", off)).doesNotContain("-o");
-        ImageOptions offSized = new ImageOptions(null, Subclusters.OFF, 2 * 1024 * 1024);
+        ImageOptions offSized = ImageOptions.of(null, Subclusters.OFF, 2 * 1024 * 1024);
         assertThat(cmds.create(IMG, "qcow2", 1, offSized)).contains("cluster_size=2M,preallocation=metadata");
     }
 
     @Test
     void clusterSizeOverridesAndIsCheckedAgainstSubclusters() {
-        ImageOptions big = new ImageOptions(null, Subclusters.AUTO, 256 * 1024);
+        ImageOptions big = ImageOptions.of(null, Subclusters.AUTO, 256 * 1024);
         assertThat(cmds.createBacked(IMG, "b", "qcow2", big)).contains("extended_l2=on,cluster_size=256k,preallocation=metadata");
-        ImageOptions tiny = new ImageOptions(null, Subclusters.ON, 4096);
+        ImageOptions tiny = ImageOptions.of(null, Subclusters.ON, 4096);
         assertThatThrownBy(() -> cmds.create(IMG, "qcow2", 1, tiny))
                 .hasMessageContaining("qcow2-cluster-size 4k is too small for subclusters");
     }
@@ -88,20 +90,20 @@ class QemuImgCommandsTest {
     void withoutExtendedL2SupportNothingAsksForIt() {
         QemuImgCommands old = new QemuImgCommands("qemu-img", false);
         assertThat(old.createBacked(IMG, "b", "qcow2", ImageOptions.DEFAULTS)).doesNotContain("-o");
-        assertThat(old.usesSubclusters(new ImageOptions(null, Subclusters.ON, null), true)).isFalse();
+        assertThat(old.usesSubclusters(ImageOptions.of(null, Subclusters.ON, null), true)).isFalse();
     }
 
     /** What the dir plugin's free-space check asks: the mode create / createBacked pass, or null. */
     @Test
     void preallocationIsTheModeTheCreateCommandsPass() {
-        assertThat(cmds.preallocation("raw", prealloc("full"), false)).isEqualTo("full");
-        assertThat(cmds.preallocation("raw", prealloc("metadata"), false)).isEqualTo("off");
+        assertThat(cmds.preallocation("raw", prealloc("full"), false)).isEqualTo(Preallocation.FULL);
+        assertThat(cmds.preallocation("raw", prealloc("metadata"), false)).isEqualTo(Preallocation.OFF);
         assertThat(cmds.preallocation("vmdk", prealloc("full"), false)).isNull();
-        assertThat(cmds.preallocation("raw", prealloc("falloc"), true)).isEqualTo("falloc");
+        assertThat(cmds.preallocation("raw", prealloc("falloc"), true)).isEqualTo(Preallocation.FALLOC);
         assertThat(cmds.createBacked(IMG, "b", "raw", prealloc("falloc"))).contains("extended_l2=on,cluster_size=128k,preallocation=falloc");
-        ImageOptions noSubclusters = new ImageOptions("full", Subclusters.OFF, null);
+        ImageOptions noSubclusters = ImageOptions.of(Preallocation.FULL, Subclusters.OFF, null);
         assertThat(cmds.preallocation("qcow2", noSubclusters, true)).isNull();
-        assertThat(cmds.preallocation("qcow2", noSubclusters, false)).isEqualTo("full");
+        assertThat(cmds.preallocation("qcow2", noSubclusters, false)).isEqualTo(Preallocation.FULL);
         assertThat(new QemuImgCommands("qemu-img", false).preallocation("qcow2", prealloc("full"), true)).isNull();
     }
 
@@ -133,13 +135,22 @@ class QemuImgCommandsTest {
 
     @Test
     void imageOptsOpenTheImageWithAnL2CacheThatMapsAllOfIt() {
-        var tib = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 65536, false, null);
+        var tib = dev.vsm.spi.ImageInfo.builder("qcow2").virtualSize(1L << 40).clusterSize(65536).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/s/images/100/vm-100-disk-0.qcow2"), false, tib))
                 .isEqualTo("driver=qcow2,file.driver=file,file.filename=/s/images/100/vm-100-disk-0.qcow2,l2-cache-size=134217728");
-        var sub = new dev.vsm.spi.ImageInfo(1L << 40, "qcow2", 0, null, null, 131072, true, null);
+        var sub = dev.vsm.spi.ImageInfo.builder("qcow2").virtualSize(1L << 40).clusterSize(131072).extendedL2(true).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/dev/vg,1/lv"), true, sub))
                 .isEqualTo("driver=qcow2,file.driver=host_device,file.filename=/dev/vg,,1/lv,l2-cache-size=134217728");
-        var raw = new dev.vsm.spi.ImageInfo(1L << 40, "raw", 0, null, null, null, false, null);
+        var raw = dev.vsm.spi.ImageInfo.builder("raw").virtualSize(1L << 40).build();
         assertThat(QemuImgCommands.imageOpts(Path.of("/x.raw"), false, raw)).isNull();
+    }
+
+    @Test
+    void theWatchdogGrowsWithTheImageOnlyForAModeThatWritesEveryByte() {
+        long image = 20L * 1024 * 1024 * 1024;
+        assertThat(QemuImgRunner.changeTimeout(Preallocation.FULL, image, null)).isEqualTo(Duration.ofSeconds(600 + 1024));
+        assertThat(QemuImgRunner.changeTimeout(Preallocation.FALLOC, image, null)).isEqualTo(Duration.ofSeconds(600));
+        assertThat(QemuImgRunner.changeTimeout(null, image, null)).isEqualTo(Duration.ofSeconds(600));
+        assertThat(QemuImgRunner.changeTimeout(Preallocation.FULL, image, "0")).isNull();
     }
 }

@@ -6,6 +6,7 @@ import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.Preallocation;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,8 @@ class QemuImgConvertCommandsTest {
     private final QemuImgCommands cmds = new QemuImgCommands("qemu-img", true);
 
     private String convert(Path target, String format, TargetState state, ImageOptions options) {
-        return String.join(" ", cmds.convert(new ImageConversion(SRC, "qcow2", 1L << 30, target, format, state, options)));
+        return String.join(" ", cmds.convert(ImageConversion.builder(SRC, "qcow2", target, format).sizeBytes(1L << 30)
+                .targetState(state).options(options).build()));
     }
 
     @Test
@@ -24,16 +26,16 @@ class QemuImgConvertCommandsTest {
                 .isEqualTo("qemu-img convert -p -f qcow2 -O raw -o preallocation=off -S 64k /srv/cloud.qcow2 /s/vm-1.raw");
         assertThat(convert(Path.of("/s/vm-1.qcow2"), "qcow2", TargetState.NEW, ImageOptions.DEFAULTS))
                 .isEqualTo("qemu-img convert -p -f qcow2 -O qcow2 -o preallocation=metadata -S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
-        assertThat(convert(Path.of("/s/vm-1.qcow2"), "qcow2", TargetState.NEW, new ImageOptions("falloc", Subclusters.ON, 65536)))
+        assertThat(convert(Path.of("/s/vm-1.qcow2"), "qcow2", TargetState.NEW, ImageOptions.of(Preallocation.FALLOC, Subclusters.ON, 65536)))
                 .isEqualTo("qemu-img convert -p -f qcow2 -O qcow2 -o extended_l2=on,cluster_size=64k,preallocation=falloc "
                         + "-S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
-        assertThat(convert(Path.of("/s/vm-1.vmdk"), "vmdk", TargetState.NEW, new ImageOptions("full", Subclusters.AUTO, null)))
+        assertThat(convert(Path.of("/s/vm-1.vmdk"), "vmdk", TargetState.NEW, ImageOptions.of(Preallocation.FULL, Subclusters.AUTO, null)))
                 .isEqualTo("qemu-img convert -p -f qcow2 -O vmdk -S 64k /srv/cloud.qcow2 /s/vm-1.vmdk");
     }
 
     @Test
     void aTargetKnownToReadZerosIsNotCreatedAndSkipsZeroRuns() {
-        assertThat(convert(Path.of("/dev/vg/vm-1-disk-0"), "raw", TargetState.ZEROED, new ImageOptions("full", Subclusters.ON, null)))
+        assertThat(convert(Path.of("/dev/vg/vm-1-disk-0"), "raw", TargetState.ZEROED, ImageOptions.of(Preallocation.FULL, Subclusters.ON, null)))
                 .isEqualTo("qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k /srv/cloud.qcow2 /dev/vg/vm-1-disk-0");
     }
 
@@ -48,7 +50,7 @@ class QemuImgConvertCommandsTest {
     void measureCompareCheck() {
         assertThat(String.join(" ", cmds.measure(SRC, "qcow2", "raw", ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img measure --output=json -f qcow2 -O raw /srv/cloud.qcow2");
-        assertThat(String.join(" ", cmds.measure(SRC, "vmdk", "qcow2", new ImageOptions(null, Subclusters.ON, null))))
+        assertThat(String.join(" ", cmds.measure(SRC, "vmdk", "qcow2", ImageOptions.of(null, Subclusters.ON, null))))
                 .isEqualTo("qemu-img measure --output=json -f vmdk -O qcow2 -o extended_l2=on,cluster_size=128k /srv/cloud.qcow2");
         assertThat(cmds.compare(SRC, "qcow2", Path.of("/b.raw"), "raw"))
                 .containsExactly("qemu-img", "compare", "-f", "qcow2", "-F", "raw", "/srv/cloud.qcow2", "/b.raw");

@@ -1,5 +1,6 @@
 package dev.vsm.spi;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
@@ -46,7 +47,7 @@ public final class CommonProperties {
 
     public static PropertySpec preallocation() {
         return PropertySpec.oneOf(PREALLOCATION, "preallocation mode for raw and qcow2 images",
-                List.of("off", "metadata", "falloc", "full")).withDefault("metadata");
+                Arrays.stream(Preallocation.values()).map(Preallocation::id).toList()).withDefault(Preallocation.METADATA.id());
     }
 
     public static PropertySpec qcow2Subclusters() {

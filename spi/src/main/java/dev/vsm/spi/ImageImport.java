@@ -10,7 +10,7 @@ import static java.util.Objects.requireNonNull;
  * @param format the new volume's format
  * @param source the image to copy into it
  */
-public record ImageImport(int vmid, String name, String format, SourceImage source) {
+public record ImageImport(int vmid, String name, VolumeFormat format, SourceImage source) {
     public ImageImport {
         requireNonNull(format, "format");
         requireNonNull(source, "source");

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -11,20 +12,22 @@ import java.util.Set;
  * What a storage type accepts: its properties, content types and image formats (pve's
  * {@code properties}/{@code options} and {@code plugindata}).
  *
- * @param properties     every property a section of this type may hold, common ones included
- * @param content        the content types this type can hold
- * @param defaultContent the content used when a section has no {@code content}
- * @param formats        the image formats this type can hold (empty: none)
- * @param defaultFormat  the format used when none is asked for
+ * <p>Made with {@link #builder()}, so that it can gain fields without breaking plugins built
+ * against an older SPI.
  */
-public record PluginSchema(List<PropertySpec> properties, Set<ContentType> content, Set<ContentType> defaultContent,
-                           List<String> formats, String defaultFormat) {
-    public PluginSchema {
-        properties = List.copyOf(properties);
-        content = Set.copyOf(content.isEmpty() ? EnumSet.noneOf(ContentType.class) : EnumSet.copyOf(content));
-        defaultContent = Set.copyOf(defaultContent);
-        formats = List.copyOf(formats);
-        requireNonNull(defaultFormat, "defaultFormat");
+public final class PluginSchema {
+    private final List<PropertySpec> properties;
+    private final Set<ContentType> content;
+    private final Set<ContentType> defaultContent;
+    private final List<String> formats;
+    private final String defaultFormat;
+
+    private PluginSchema(Builder b) {
+        this.properties = List.copyOf(b.properties);
+        this.content = Set.copyOf(b.content.isEmpty() ? EnumSet.noneOf(ContentType.class) : EnumSet.copyOf(b.content));
+        this.defaultContent = Set.copyOf(b.defaultContent);
+        this.formats = List.copyOf(b.formats);
+        this.defaultFormat = requireNonNull(b.defaultFormat, "defaultFormat");
         for (ContentType c : defaultContent) {
             if (!content.contains(c)) {
                 throw new IllegalArgumentException("default content '" + c + "' is not a valid content type");
@@ -32,7 +35,89 @@ public record PluginSchema(List<PropertySpec> properties, Set<ContentType> conte
         }
     }
 
+    /** A builder; without its setters a schema has no properties, no content and no formats. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every property a section of this type may hold, common ones included. */
+    public List<PropertySpec> properties() {
+        return properties;
+    }
+
+    /** The content types this type can hold. */
+    public Set<ContentType> content() {
+        return content;
+    }
+
+    /** The content used when a section has no {@code content}. */
+    public Set<ContentType> defaultContent() {
+        return defaultContent;
+    }
+
+    /** The image formats this type can hold (empty: none). */
+    public List<String> formats() {
+        return formats;
+    }
+
+    /** The format used when none is asked for. */
+    public String defaultFormat() {
+        return defaultFormat;
+    }
+
     public Optional<PropertySpec> property(String name) {
         return properties.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PluginSchema that && properties.equals(that.properties) && content.equals(that.content)
+                && defaultContent.equals(that.defaultContent) && formats.equals(that.formats) && defaultFormat.equals(that.defaultFormat);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(properties, content, defaultContent, formats, defaultFormat);
+    }
+
+    @Override
+    public String toString() {
+        return "PluginSchema[properties=" + properties + ", content=" + content + ", defaultContent=" + defaultContent
+                + ", formats=" + formats + ", defaultFormat=" + defaultFormat + "]";
+    }
+
+    /** Builds a {@link PluginSchema}. */
+    public static final class Builder {
+        private List<PropertySpec> properties = List.of();
+        private Set<ContentType> content = Set.of();
+        private Set<ContentType> defaultContent = Set.of();
+        private List<String> formats = List.of();
+        private String defaultFormat = "";
+
+        private Builder() {}
+
+        /** Every property a section of this type may hold, common ones included. */
+        public Builder properties(List<PropertySpec> specs) {
+            this.properties = requireNonNull(specs, "properties");
+            return this;
+        }
+
+        /** The content types this type can hold, and those a section without {@code content} gets. */
+        public Builder content(Set<ContentType> types, Set<ContentType> defaults) {
+            this.content = requireNonNull(types, "content");
+            this.defaultContent = requireNonNull(defaults, "defaultContent");
+            return this;
+        }
+
+        /** The image formats this type can hold, and the one used when none is asked for. */
+        public Builder formats(List<String> names, String defaultName) {
+            this.formats = requireNonNull(names, "formats");
+            this.defaultFormat = requireNonNull(defaultName, "defaultFormat");
+            return this;
+        }
+
+        public PluginSchema build() {
+            return new PluginSchema(this);
+        }
     }
 }

@@ -3,24 +3,15 @@ package dev.vsm.spi;
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One storage property a plugin accepts in its configuration section.
  *
- * <p>Build with the factories and withers: {@code PropertySpec.string("path", "...").asRequired().asFixed()}.
- *
- * @param name         the key, as in pve ({@code path}, {@code saferemove-stepsize}, ...)
- * @param type         the value type
- * @param description  one line for {@code --help}
- * @param defaultValue the value assumed when the key is absent, or null
- * @param allowed      for {@link PropertyType#ENUM}, {@link PropertyType#LIST} and {@link PropertyType#INTEGER}:
- *                     the allowed values (empty: any)
- * @param pattern      a regular expression every string value (or list element) must match, or null
- * @param required     the key must be present
- * @param fixed        the value is set when the storage is added and cannot be changed later
+ * <p>Made with the factories and withers, so that it can gain fields without breaking plugins
+ * built against an older SPI: {@code PropertySpec.string("path", "...").asRequired().asFixed()}.
  */
-public record PropertySpec(String name, PropertyType type, String description, Object defaultValue,
-                           List<String> allowed, String pattern, boolean required, boolean fixed) {
+public final class PropertySpec {
 
     public enum PropertyType {
         STRING, BOOLEAN, INTEGER, NUMBER, ENUM,
@@ -28,11 +19,68 @@ public record PropertySpec(String name, PropertyType type, String description, O
         LIST
     }
 
-    public PropertySpec {
-        requireNonNull(name, "name");
-        requireNonNull(type, "type");
-        requireNonNull(description, "description");
-        allowed = List.copyOf(allowed);
+    private final String name;
+    private final PropertyType type;
+    private final String description;
+    private final Object defaultValue;
+    private final List<String> allowed;
+    private final String pattern;
+    private final boolean required;
+    private final boolean fixed;
+
+    private PropertySpec(String name, PropertyType type, String description, Object defaultValue,
+                         List<String> allowed, String pattern, boolean required, boolean fixed) {
+        this.name = requireNonNull(name, "name");
+        this.type = requireNonNull(type, "type");
+        this.description = requireNonNull(description, "description");
+        this.defaultValue = defaultValue;
+        this.allowed = List.copyOf(allowed);
+        this.pattern = pattern;
+        this.required = required;
+        this.fixed = fixed;
+    }
+
+    /** The key, as in pve ({@code path}, {@code saferemove-stepsize}, ...). */
+    public String name() {
+        return name;
+    }
+
+    /** The value type. */
+    public PropertyType type() {
+        return type;
+    }
+
+    /** One line for {@code --help}. */
+    public String description() {
+        return description;
+    }
+
+    /** The value assumed when the key is absent, or null. */
+    public Object defaultValue() {
+        return defaultValue;
+    }
+
+    /**
+     * For {@link PropertyType#ENUM}, {@link PropertyType#LIST} and {@link PropertyType#INTEGER}:
+     * the allowed values (empty: any).
+     */
+    public List<String> allowed() {
+        return allowed;
+    }
+
+    /** A regular expression every string value (or list element) must match, or null. */
+    public String pattern() {
+        return pattern;
+    }
+
+    /** Whether the key must be present. */
+    public boolean required() {
+        return required;
+    }
+
+    /** Whether the value is set when the storage is added and cannot be changed later. */
+    public boolean fixed() {
+        return fixed;
     }
 
     public static PropertySpec string(String name, String description) {
@@ -77,5 +125,24 @@ public record PropertySpec(String name, PropertyType type, String description, O
 
     public PropertySpec withPattern(String regex) {
         return new PropertySpec(name, type, description, defaultValue, allowed, regex, required, fixed);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PropertySpec that && required == that.required && fixed == that.fixed && name.equals(that.name)
+                && type == that.type && description.equals(that.description) && Objects.equals(defaultValue, that.defaultValue)
+                && allowed.equals(that.allowed) && Objects.equals(pattern, that.pattern);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, type, description, defaultValue, allowed, pattern, required, fixed);
+    }
+
+    @Override
+    public String toString() {
+        return "PropertySpec[name=" + name + ", type=" + type + ", description=" + description + ", defaultValue="
+                + defaultValue + ", allowed=" + allowed + ", pattern=" + pattern + ", required=" + required
+                + ", fixed=" + fixed + "]";
     }
 }

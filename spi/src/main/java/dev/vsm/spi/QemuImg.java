@@ -30,10 +30,11 @@ public interface QemuImg {
      * The preallocation mode {@link #create} ({@code backed} false) or {@link #createBacked}
      * ({@code backed} true: a qcow2 overlay, which takes qcow2's rule whatever {@code format}, its
      * backing image's, is) would pass to qemu-img with these
-     * options, or null for none; {@code falloc} and {@code full} take the image's whole size on
-     * disk at once. Fails as {@link #create} does when the mode does not suit the format.
+     * options, or null for none; {@link Preallocation#allocatesWholeSize()} says whether the image
+     * takes its whole size on disk at once. Fails as {@link #create} does when the mode does not
+     * suit the format.
      */
-    String preallocation(String format, ImageOptions options, boolean backed);
+    Preallocation preallocation(String format, ImageOptions options, boolean backed);
 
     /** What {@link #snapshot} does to an internal snapshot. */
     enum SnapshotAction {

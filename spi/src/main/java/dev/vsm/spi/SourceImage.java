@@ -18,8 +18,8 @@ public record SourceImage(Path path, String format, long virtualSize) {
      * grow (an LV): the virtual size for raw, {@code qemu-img measure}'s {@code required} for other
      * formats (qcow2's metadata on top of the data); rounded up to whole KiB.
      */
-    public long volumeSizeKib(String targetFormat, QemuImg qemuImg, ImageOptions options) {
-        long bytes = targetFormat.equals("raw") ? virtualSize : qemuImg.measure(path, format, targetFormat, options);
+    public long volumeSizeKib(VolumeFormat targetFormat, QemuImg qemuImg, ImageOptions options) {
+        long bytes = targetFormat == VolumeFormat.RAW ? virtualSize : qemuImg.measure(path, format, targetFormat.id(), options);
         return Math.max(1, (bytes + 1023) / 1024);
     }
 

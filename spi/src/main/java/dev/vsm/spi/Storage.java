@@ -1,7 +1,6 @@
 package dev.vsm.spi;
 
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -11,10 +10,13 @@ import java.util.Set;
  * with the storage activated and, for every change (alloc, free, create-base, clone), with the
  * storage lock held.
  *
- * <p>Required are the methods without a body. Every optional capability has a default method
- * that refuses (or does nothing, for activation): a storage that supports one overrides it and,
- * for the {@link Operation}s, lists it in {@link #operations()}. The SPI grows the same way (a
- * new default method), so that plugin jars built against an older SPI keep working.
+ * <p>Required are the methods without a body. What a storage can do beyond them it declares in
+ * one place, {@link #operations()}: each {@link Operation} has a default method that refuses with
+ * {@link Operation#unsupportedBy}, which a storage that lists the operation overrides; the engine
+ * checks the set before it calls. Per volume, {@link #hasFeature} says which {@link Feature}s of
+ * those operations a volume has. Other optional methods (activation, notes, streams) have
+ * defaults that do nothing or answer "none". The SPI grows the same way (a new default method),
+ * so that plugin jars built against an older SPI keep working ({@link StorageApi}).
  */
 public interface Storage {
     StorageConfig config();
@@ -66,8 +68,10 @@ public interface Storage {
     ImageInfo volumeSizeInfo(VolumeName volume);
 
     /**
-     * The optional operations this storage implements (it overrides their default methods). The
-     * default {@link #hasFeature} answers from them. Default: none.
+     * The optional operations this storage implements (it overrides their default methods): the
+     * one declaration of what it can do beyond the required methods. The engine calls an optional
+     * operation's method only when it is listed here, and refuses otherwise with
+     * {@link Operation#unsupportedBy}. Default: none.
      */
     default Set<Operation> operations() {
         return Set.of();
@@ -75,17 +79,17 @@ public interface Storage {
 
     /** Grows a volume to {@code sizeBytes}. Optional: {@link Operation#RESIZE}. */
     default void volumeResize(VolumeName volume, long sizeBytes) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot resize volumes", config().id(), config().type());
+        throw Operation.RESIZE.unsupportedBy(config());
     }
 
     /** Turns a volume into a base (template) volume and returns its new volume name. Optional: {@link Operation#CREATE_BASE}. */
     default String createBase(VolumeName volume) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot create base volumes", config().id(), config().type());
+        throw Operation.CREATE_BASE.unsupportedBy(config());
     }
 
     /** Makes a linked clone of a base volume for {@code vmid} and returns its volume name. Optional: {@link Operation#CLONE}. */
     default String cloneImage(VolumeName base, int vmid) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot clone volumes", config().id(), config().type());
+        throw Operation.CLONE.unsupportedBy(config());
     }
 
     /**
@@ -102,17 +106,17 @@ public interface Storage {
 
     /** Makes snapshot {@code snapshot} of a volume (pve's {@code volume_snapshot}). The name is valid ({@link SnapshotNames}). */
     default void volumeSnapshot(VolumeName volume, String snapshot) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot snapshot volumes", config().id(), config().type());
+        throw Operation.SNAPSHOT.unsupportedBy(config());
     }
 
     /** Deletes a volume's snapshot (pve's {@code volume_snapshot_delete}). */
     default void volumeSnapshotDelete(VolumeName volume, String snapshot) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot delete snapshots", config().id(), config().type());
+        throw Operation.SNAPSHOT.unsupportedBy(config());
     }
 
     /** Puts a volume back to the state of one of its snapshots (pve's {@code volume_snapshot_rollback}). */
     default void volumeSnapshotRollback(VolumeName volume, String snapshot) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot roll back snapshots", config().id(), config().type());
+        throw Operation.SNAPSHOT.unsupportedBy(config());
     }
 
     // --- volume attributes (pve's get_volume_attribute / update_volume_attribute)
@@ -156,7 +160,7 @@ public interface Storage {
      * @return the new volume name
      */
     default String renameVolume(VolumeName volume, int targetVmid, String targetName) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot rename volumes", config().id(), config().type());
+        throw Operation.RENAME.unsupportedBy(config());
     }
 
     /**
@@ -167,8 +171,7 @@ public interface Storage {
      * @param throughput the fallback's throughput, or null for the storage's own
      */
     default void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot zero volumes in place: 'vsm wipe' works on block-device volumes (lvm)",
-                config().id(), config().type());
+        throw Operation.WIPE.unsupportedBy(config());
     }
 
     default void activate() {}
@@ -181,34 +184,24 @@ public interface Storage {
 
     /**
      * Whether the volume (or its snapshot, when {@code snapshot} is not null) supports a feature
-     * (pve's {@code volume_has_feature}). The default answers from {@link #operations()}: a
-     * volume that is not a base can become a template with {@link Operation#CREATE_BASE}, a base
-     * volume can be cloned with {@link Operation#CLONE}; snapshots, copy, sparse-init and rename
-     * depend on formats the framework does not know, so a storage that has them overrides this.
+     * (pve's {@code volume_has_feature}). The engine asks only for features whose
+     * {@link Feature#operation()} is in {@link #operations()} (or that need none). The default
+     * answers from {@link #operations()}: a volume that is not a base can become a template with
+     * {@link Operation#CREATE_BASE}, a base volume can be cloned with {@link Operation#CLONE};
+     * snapshots, copy, sparse-init and rename depend on formats the framework does not know, so a
+     * storage that has them overrides this.
      */
-    default boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    default boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         if (snapshot != null && !snapshot.isEmpty()) {
             return false;
         }
-        Set<Operation> operations = operations();
         if (feature == Feature.TEMPLATE) {
-            return operations.contains(Operation.CREATE_BASE) && !volume.isBase();
+            return !volume.isBase();
         }
         if (feature == Feature.CLONE) {
-            return operations.contains(Operation.CLONE) && volume.isBase();
+            return volume.isBase();
         }
         return false;
-    }
-
-    /** The features a volume supports, from {@link #hasFeature}. */
-    default Set<Feature> features(VolumeName volume) {
-        Set<Feature> set = EnumSet.noneOf(Feature.class);
-        for (Feature f : Feature.values()) {
-            if (hasFeature(f, volume, null, false)) {
-                set.add(f);
-            }
-        }
-        return set;
     }
 
     // --- import and export (vsm import, export, import-stream, copy)
@@ -222,7 +215,7 @@ public interface Storage {
      * (choosing a name, allocating). When the import fails or is stopped it leaves no volume behind.
      */
     default String importImage(ImageImport request) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot import images", config().id(), config().type());
+        throw Operation.IMPORT_IMAGE.unsupportedBy(config());
     }
 
     /**
@@ -240,7 +233,7 @@ public interface Storage {
      * writes the data to its {@link #path} and frees it again when the stream is bad; empty (the
      * default) means the storage cannot import streams.
      */
-    default Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    default Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return Set.of();
     }
 
@@ -285,7 +278,7 @@ public interface Storage {
      * extracted to a temporary file, which the caller removes by closing the result.
      */
     default SourceFile sourceFile(VolumeName volume) {
-        return new SourceFile(path(volume), volume.format(), () -> {});
+        return SourceFile.of(path(volume), volume.format());
     }
 
     /**

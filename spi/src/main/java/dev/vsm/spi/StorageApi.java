@@ -4,19 +4,46 @@ package dev.vsm.spi;
  * The version of this SPI, with pve's APIVER/APIAGE rule: a plugin built for version {@code v}
  * is loaded when {@code VERSION - AGE <= v <= VERSION}. {@code vsm apiinfo} prints both.
  *
- * <p>Bump {@link #VERSION} whenever the SPI gains something; bump {@link #AGE} with it when the
- * change keeps older plugins working (a new default method, a new {@link Operation} or
- * {@link Feature}), reset {@link #AGE} to 0 when it does not (a new abstract method, a changed
- * signature). Record each version here:
+ * <h2>What a plugin jar can rely on</h2>
+ *
+ * A plugin jar built against version {@code v} keeps linking and working against every SPI that
+ * accepts {@code v}: no class, method, constructor or constant it can reach is removed or changes
+ * its signature or meaning, no abstract method is added to an interface it implements, and every
+ * value it constructs stays constructible as it was. The build checks the binary half of this
+ * promise: {@code japicmp} ({@code spi/pom.xml}) compares the SPI with the baseline jar
+ * {@code spi/api/vsm-spi-baseline.jar} and fails on any binary-incompatible change.
+ *
+ * <p>Compatible changes, which bump {@link #VERSION} and {@link #AGE} together:
+ * <ul>
+ *   <li>a new default method on {@link Storage} or {@link StoragePlugin} (a new optional
+ *       operation comes as a default method that refuses with {@link Operation#unsupportedBy},
+ *       plus a constant of {@link Operation});</li>
+ *   <li>a new constant of an enum ({@link Operation}, {@link Feature}, {@link ContentType},
+ *       {@link StreamFormat}, ...): a plugin must not assume a switch over one is exhaustive;</li>
+ *   <li>a new field of a value: values are final classes made with builders or static factories
+ *       ({@link VolumeInfo#builder}, {@link ImageInfo#builder}, {@link VolumeName#builder},
+ *       {@link PluginSchema#builder}, {@link ImageConversion#builder}, {@link StorageStatus#of},
+ *       {@link AllocRequest#of}, ...), never records, whose public canonical constructor would
+ *       change with each new component; a new field gets a builder setter with a default, and
+ *       the old factories stay;</li>
+ *   <li>a new class, a new method on a value or on an interface the engine implements
+ *       ({@link StorageContext}, {@link QemuImg}, {@link HostFiles}, ...; plugins call those, they
+ *       do not implement them).</li>
+ * </ul>
+ * Incompatible changes (a removed or changed method, a new abstract method on an interface
+ * plugins implement, a value's factory removed) reset {@link #AGE} to 0, so that vsm refuses
+ * older plugins with a message instead of failing in them later; the baseline jar is then
+ * regenerated ({@code spi/api/update-baseline.sh}, CONTRIBUTING.md).
+ *
+ * <p>Record each version here:
  *
  * <ul>
- *   <li>1: the first version, as first released: {@link StoragePlugin} and {@link Storage} with
- *       optional resize, create-base and clone (declared in {@link Storage#operations()}), and
- *       what the {@link StorageContext} offers; before the first release it also gained
- *       snapshots, rename, wipe and import/export ({@link Storage#importImage},
- *       {@link Storage#exportFormats}, {@link Storage#importFormats},
- *       {@link Storage#newVolumesReadZeros}; {@link QemuImg#convert}, {@link QemuImg#measure};
- *       {@link HostFiles#createFile}, for volume files other users cannot read).</li>
+ *   <li>1: the first version, not yet released: {@link StoragePlugin} and {@link Storage} with
+ *       the optional operations of {@link Operation} (declared in {@link Storage#operations()},
+ *       per volume {@link Storage#hasFeature}), the values made with builders and factories,
+ *       the formats and preallocation modes as types, and what the {@link StorageContext}
+ *       offers. Until the first release, version 1 changes without a bump; the baseline jar
+ *       records where it stands.</li>
  * </ul>
  */
 public final class StorageApi {

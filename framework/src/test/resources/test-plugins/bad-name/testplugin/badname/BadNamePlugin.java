@@ -30,8 +30,11 @@ public final class BadNamePlugin implements StoragePlugin {
 
     @Override
     public PluginSchema schema() {
-        return new PluginSchema(List.of(PropertySpec.string("path", "where the storage lives").asRequired()),
-                Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+        return PluginSchema.builder()
+            .properties(List.of(PropertySpec.string("path", "where the storage lives").asRequired()))
+            .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw"), "raw")
+            .build();
     }
 
     @Override

@@ -29,7 +29,11 @@ public final class ContextPlugin implements StoragePlugin {
     @Override
     public PluginSchema schema() {
         Hidden.lookUp();
-        return new PluginSchema(List.of(), Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+        return PluginSchema.builder()
+            .properties(List.of())
+            .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw"), "raw")
+            .build();
     }
 
     @Override

@@ -58,7 +58,7 @@ final class ContextStorage implements Storage {
     @Override
     public StorageStatus status() {
         Hidden.lookUp();
-        return new StorageStatus(1, 0, 1, true);
+        return StorageStatus.of(1, 0, 1, true);
     }
 
     @Override

@@ -33,8 +33,11 @@ public final class JacksonUserPlugin implements StoragePlugin {
 
     @Override
     public PluginSchema schema() {
-        return new PluginSchema(List.of(PropertySpec.string("path", "uses " + jackson + " from " + ObjectMapper.class.getClassLoader().getName()).asRequired()),
-                Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES), List.of("raw"), "raw");
+        return PluginSchema.builder()
+            .properties(List.of(PropertySpec.string("path", "uses " + jackson + " from " + ObjectMapper.class.getClassLoader().getName()).asRequired()))
+            .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw"), "raw")
+            .build();
     }
 
     @Override

@@ -35,7 +35,8 @@ public final class MemoryPlugin implements StoragePlugin {
 
     @Override
     public PluginSchema schema() {
-        return new PluginSchema(List.of(
+        return PluginSchema.builder()
+            .properties(List.of(
                 PropertySpec.string(DirLayout.PATH, "a path the volumes pretend to live under").asRequired().asFixed()
                         .withPattern("^/.*"),
                 PropertySpec.integer(LIMIT, "how many volumes the storage holds").withDefault(100L).withAllowed(List.of()),
@@ -46,8 +47,10 @@ public final class MemoryPlugin implements StoragePlugin {
                 CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ISO)),
                 CommonProperties.nodes(), CommonProperties.disable(), CommonProperties.shared(),
                 CommonProperties.format(List.of("raw", "qcow2")), CommonProperties.preallocation(),
-                CommonProperties.qcow2Subclusters(), CommonProperties.qcow2ClusterSize()),
-                EnumSet.of(ContentType.IMAGES, ContentType.ISO), Set.of(ContentType.IMAGES), List.of("raw", "qcow2"), "raw");
+                CommonProperties.qcow2Subclusters(), CommonProperties.qcow2ClusterSize()))
+            .content(EnumSet.of(ContentType.IMAGES, ContentType.ISO), Set.of(ContentType.IMAGES))
+            .formats(List.of("raw", "qcow2"), "raw")
+            .build();
     }
 
     @Override

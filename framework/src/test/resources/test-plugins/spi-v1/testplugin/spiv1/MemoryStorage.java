@@ -66,7 +66,7 @@ final class MemoryStorage implements Storage {
         }
         List<String> names = new ArrayList<>(volumes.keySet());
         String name = request.name() != null ? request.name()
-                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format(), true, false);
+                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format().id(), true, false);
         ImageFileName.parse(name);
         String volname = request.vmid() + "/" + name;
         volumes.put(volname, request.sizeKib() * 1024);
@@ -88,8 +88,8 @@ final class MemoryStorage implements Storage {
         volumes.forEach((volname, size) -> {
             VolumeName name = parseVolname(volname);
             if (vmid == null || vmid.equals(name.vmid())) {
-                list.add(new VolumeInfo(new VolumeId(config.id(), volname).toString(), name.format(), ContentType.IMAGES,
-                        size, false, size, name.vmid(), null, name.isLinkedClone() ? name.baseName() : null));
+                list.add(VolumeInfo.builder(new VolumeId(config.id(), volname).toString(), name.format(), ContentType.IMAGES)
+                        .size(size).used(size).vmid(name.vmid()).parent(name.isLinkedClone() ? name.baseName() : null).build());
             }
         });
         return list;
@@ -106,7 +106,7 @@ final class MemoryStorage implements Storage {
         if (size == null) {
             throw StorageException.failed("failed to stat '%s'", volume.volname());
         }
-        return new ImageInfo(size, volume.format(), size, null, null, null, false, null);
+        return ImageInfo.builder(volume.format()).virtualSize(size).actualSize(size).build();
     }
 
     @Override
@@ -140,7 +140,7 @@ final class MemoryStorage implements Storage {
 
     @Override
     public StorageStatus status() {
-        return active ? new StorageStatus(1L << 30, volumes.values().stream().mapToLong(Long::longValue).sum(), 1L << 29, true)
+        return active ? StorageStatus.of(1L << 30, volumes.values().stream().mapToLong(Long::longValue).sum(), 1L << 29, true)
                 : StorageStatus.INACTIVE;
     }
 

@@ -58,11 +58,12 @@ public final class LvImports {
     /** Imports the image; returns the new volume's name. Removes what killed imports left first. */
     public String importImage(ImageImport request) {
         long kib = request.source().volumeSizeKib(request.format(), context.qemuImg(), storage.imageOptions());
-        AllocRequest allocation = new AllocRequest(request.vmid(), request.name(), request.format(), kib);
+        AllocRequest allocation = AllocRequest.of(request.vmid(), request.name(), request.format(), kib);
         return allocWritten(allocation, device -> {
             TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
-            context.qemuImg().convert(new ImageConversion(request.source().path(), request.source().format(),
-                    request.source().virtualSize(), device, request.format(), state, storage.imageOptions()));
+            context.qemuImg().convert(ImageConversion.builder(request.source().path(), request.source().format(), device,
+                            request.format().id())
+                    .sizeBytes(request.source().virtualSize()).targetState(state).options(storage.imageOptions()).build());
         });
     }
 

@@ -1,6 +1,7 @@
 package dev.vsm.lvm;
 
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import java.util.Set;
 
@@ -12,14 +13,14 @@ public final class LvStreamFormats {
     private LvStreamFormats() {}
 
     public static Set<StreamFormat> export(VolumeName volume, boolean withSnapshots) {
-        return rawOnly(volume.format(), withSnapshots);
+        return rawOnly(VolumeFormat.fromId(volume.format()).orElse(null), withSnapshots);
     }
 
-    public static Set<StreamFormat> imports(String volumeFormat, boolean withSnapshots) {
+    public static Set<StreamFormat> imports(VolumeFormat volumeFormat, boolean withSnapshots) {
         return rawOnly(volumeFormat, withSnapshots);
     }
 
-    private static Set<StreamFormat> rawOnly(String format, boolean withSnapshots) {
-        return !withSnapshots && format.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+    private static Set<StreamFormat> rawOnly(VolumeFormat format, boolean withSnapshots) {
+        return !withSnapshots && format == VolumeFormat.RAW ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
     }
 }

@@ -67,13 +67,15 @@ public final class DirVolumeNames {
             ImageFileName image = ImageFileName.parse(m.group(4));
             Integer baseVmid = vmid(m.group(1), volname);
             Integer vmid = vmid(m.group(3), volname);
-            return new VolumeName(volname, ContentType.IMAGES, image.name(), vmid, baseName, baseVmid, image.isBase(), image.format());
+            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format()).vmid(vmid)
+                    .base(baseName, baseVmid).isBase(image.isBase()).build();
         }
         m = IMAGE.matcher(volname);
         if (m.matches()) {
             ImageFileName image = ImageFileName.parse(m.group(2));
             Integer vmid = vmid(m.group(1), volname);
-            return new VolumeName(volname, ContentType.IMAGES, image.name(), vmid, null, null, image.isBase(), image.format());
+            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format()).vmid(vmid).isBase(image.isBase())
+                    .build();
         }
         m = ISO.matcher(volname);
         if (m.matches()) {
@@ -129,7 +131,7 @@ public final class DirVolumeNames {
     }
 
     private static VolumeName file(String volname, ContentType type, String name, Integer vmid, String format) {
-        return new VolumeName(volname, type, name, vmid, null, null, false, format);
+        return VolumeName.builder(volname, type, name, format).vmid(vmid).build();
     }
 
     private static Integer vmid(String digits, String volname) {

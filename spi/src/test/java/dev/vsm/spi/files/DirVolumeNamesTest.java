@@ -152,7 +152,7 @@ class DirVolumeNamesTest {
     @Test
     void customImageNamesAreAccepted() {
         assertThat(DirVolumeNames.parse("100/foo.raw"))
-                .isEqualTo(new VolumeName("100/foo.raw", ContentType.IMAGES, "foo.raw", 100, null, null, false, "raw"));
+                .isEqualTo(VolumeName.builder("100/foo.raw", ContentType.IMAGES, "foo.raw", "raw").vmid(100).build());
         assertThat(DirVolumeNames.parse("100/base-foo.qcow2").isBase()).isTrue();
     }
 
@@ -171,7 +171,8 @@ class DirVolumeNamesTest {
 
     private static Arguments ok(String description, String volname, ContentType type, String name, Integer vmid,
                                 String baseName, Integer baseVmid, boolean isBase, String format) {
-        return Arguments.of(description, volname, new VolumeName(volname, type, name, vmid, baseName, baseVmid, isBase, format));
+        return Arguments.of(description, volname, VolumeName.builder(volname, type, name, format).vmid(vmid)
+                .base(baseName, baseVmid).isBase(isBase).build());
     }
 
     private static Arguments bad(String description, String volname, String message) {

@@ -88,7 +88,7 @@ final class ContentFileLister {
             return Optional.empty();
         }
         if (type != ContentType.BACKUP) {
-            return Optional.of(new VolumeInfo(volid, format.get(), type, size, false, null, null, ctime, null));
+            return Optional.of(VolumeInfo.builder(volid, format.get(), type).size(size).ctime(ctime).build());
         }
         // only match the VMID in the file name, not in a parent directory
         if (vmid != null && !Pattern.compile("\\S+-" + vmid + "-\\S+").matcher(name).find()) {
@@ -99,9 +99,10 @@ final class ContentFileLister {
             ctime = archive.get().ctime();
         }
         Integer owner = vmid != null ? vmid : ownerFromName(name, format.get());
-        BackupDetails details = new BackupDetails(archive.map(BackupArchiveName::type).orElse("unknown"),
+        BackupDetails details = BackupDetails.of(archive.map(BackupArchiveName::type).orElse("unknown"),
                 notes(file), Files.exists(Path.of(file + DirStorage.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
-        return Optional.of(new VolumeInfo(volid, format.get(), type, size, false, null, owner, ctime, null, details));
+        return Optional.of(VolumeInfo.builder(volid, format.get(), type).size(size).vmid(owner).ctime(ctime).backup(details)
+                .build());
     }
 
     private static Integer ownerFromName(String name, String format) {

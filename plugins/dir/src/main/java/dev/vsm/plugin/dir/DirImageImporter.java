@@ -53,19 +53,20 @@ final class DirImageImporter {
     }
 
     String importImage(ImageImport request) {
-        String format = request.format();
+        String format = request.format().id();
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
-        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(new ImageConversion(
-                request.source().path(), request.source().format(), request.source().virtualSize(), temp, format,
-                TargetState.NEW, options)));
+        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(ImageConversion.builder(
+                request.source().path(), request.source().format(), temp, format).sizeBytes(request.source().virtualSize())
+                .options(options).build()));
     }
 
     /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */
     String allocWritten(AllocRequest request, Consumer<Path> writer) {
-        return make(request.vmid(), request.name(), request.format(), temp -> {
-            context.qemuImg().create(temp, request.format(), request.sizeKib(), options);
+        String format = request.format().id();
+        return make(request.vmid(), request.name(), format, temp -> {
+            context.qemuImg().create(temp, format, request.sizeKib(), options);
             writer.accept(temp);
         });
     }

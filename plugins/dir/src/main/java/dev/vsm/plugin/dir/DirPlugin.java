@@ -48,7 +48,8 @@ public final class DirPlugin implements StoragePlugin {
     /** pve's check of a new directory storage's path (DirPlugin check_config). */
     private static final Pattern NEW_PATH = Pattern.compile("/[-/a-zA-Z0-9_.@]+");
 
-    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+    private static final PluginSchema SCHEMA = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string(DirLayout.PATH, "the directory holding the storage").asRequired().asFixed()
                     .withPattern(PATH_PATTERN),
             PropertySpec.list(DirLayout.CONTENT_DIRS, "sub-directory per content type, as <content>=<relative path>")
@@ -72,10 +73,10 @@ public final class DirPlugin implements StoragePlugin {
                     .withDefault(false).asFixed(),
             PropertySpec.string("prune-backups", "backup retention, as keep-last=N,keep-daily=N,..."),
             PropertySpec.integer("max-protected-backups", "how many protected backups a guest may have (-1: unlimited)"),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
-            EnumSet.allOf(ContentType.class),
-            EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR),
-            FORMATS, "raw");
+            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            .content(EnumSet.allOf(ContentType.class), EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR))
+            .formats(FORMATS, "raw")
+            .build();
 
     /** The content of a section that names none. */
     static Set<ContentType> schemaDefaultContent() {

@@ -11,6 +11,7 @@ import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -18,6 +19,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -205,7 +207,7 @@ final class DirStorage implements Storage {
             if (total <= 0) {
                 return StorageStatus.INACTIVE;
             }
-            return new StorageStatus(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+            return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
         }).orElse(StorageStatus.INACTIVE);
     }
 
@@ -214,7 +216,8 @@ final class DirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
-        String format = request.format();
+        VolumeFormat volumeFormat = request.format();
+        String format = volumeFormat.id();
         Path imageDir = layout.imageDir(vmid);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
@@ -228,7 +231,7 @@ final class DirStorage implements Storage {
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
-        if (format.equals("subvol") && request.sizeKib() != 0) {
+        if (volumeFormat == VolumeFormat.SUBVOL && request.sizeKib() != 0) {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
@@ -237,7 +240,7 @@ final class DirStorage implements Storage {
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
-        if (format.equals("subvol")) {
+        if (volumeFormat == VolumeFormat.SUBVOL) {
             try {
                 createSubvol(path);
             } catch (RuntimeException e) {
@@ -300,9 +303,8 @@ final class DirStorage implements Storage {
      * @param mode  what {@link dev.vsm.spi.QemuImg#preallocation} says qemu-img will be given
      * @param bytes the image's size, asked for only when the mode writes
      */
-    private void checkFreeSpace(String mode, LongSupplier bytes) {
-        boolean preallocated = "falloc".equals(mode) || "full".equals(mode);
-        if (!preallocated || context.dryRun()) {
+    private void checkFreeSpace(Preallocation mode, LongSupplier bytes) {
+        if (mode == null || !mode.allocatesWholeSize() || context.dryRun()) {
             return;
         }
         long requested = bytes.getAsLong();
@@ -330,7 +332,7 @@ final class DirStorage implements Storage {
             return Optional.empty();
         }
         List<String> items = abandoned.stream().map(p -> layout.basePath().relativize(p).toString()).toList();
-        return Optional.of(new dev.vsm.spi.PendingCleanup(items, () -> abandoned.forEach(p -> {
+        return Optional.of(dev.vsm.spi.PendingCleanup.of(items, () -> abandoned.forEach(p -> {
             try {
                 context.files().delete(p);
             } catch (StorageException e) {
@@ -533,15 +535,14 @@ final class DirStorage implements Storage {
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         Path path = volumePath(volume);
         if (Files.isDirectory(path)) {
-            return new ImageInfo(0, "subvol", 0, null, null, null, false, FileStat.ctime(path));
+            return ImageInfo.builder("subvol").ctime(FileStat.ctime(path)).build();
         }
         if (!Files.exists(path)) {
             throw StorageException.failed("failed to stat '%s'%s", path, Files.isSymbolicLink(path) ? " - dangling symlink?" : "");
         }
         ImageInfo info = context.qemuImg().info(path, volume.format());
         if (info.ctime() == null) {
-            info = new ImageInfo(info.virtualSize(), info.format(), info.actualSize(), info.backingFile(), info.backingFormat(),
-                    info.clusterSize(), info.extendedL2(), FileStat.ctime(path));
+            info = info.toBuilder().ctime(FileStat.ctime(path)).build();
         }
         return info;
     }
@@ -633,10 +634,10 @@ final class DirStorage implements Storage {
     /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
     @Override
     public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
-        if (request.format().equals("subvol")) {
+        if (request.format() == VolumeFormat.SUBVOL) {
             return Optional.empty();
         }
-        checkFreeSpace(context.qemuImg().preallocation(request.format(), imageOptions(), false),
+        checkFreeSpace(context.qemuImg().preallocation(request.format().id(), imageOptions(), false),
                 () -> Math.multiplyExact(request.sizeKib(), 1024L));
         return Optional.of(importer().allocWritten(request, writer));
     }
@@ -676,11 +677,11 @@ final class DirStorage implements Storage {
 
     /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 and vmdk only with snapshots. */
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
-            return withSnapshots(volumeFormat);
+            return withSnapshots(volumeFormat.id());
         }
-        return volumeFormat.equals("raw") ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+        return volumeFormat == VolumeFormat.RAW ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
     }
 
     /** The content other than images that pve's path-based plugins stream as {@code raw+size}: the file as it is. */
@@ -771,7 +772,7 @@ final class DirStorage implements Storage {
         if (volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
         }
-        if (!hasFeature(Feature.RENAME, volume, null, false)) {
+        if (!hasFeature(Feature.RENAME, volume, null)) {
             // a base is immutable (chattr +i) and has linked clones that name it: the feature table leaves it out
             throw StorageException.badInput("rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
         }
@@ -805,7 +806,7 @@ final class DirStorage implements Storage {
     // --- features and paths
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return DirFeatures.has(feature, volume, snapshot);
     }
 

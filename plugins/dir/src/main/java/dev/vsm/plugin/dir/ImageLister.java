@@ -91,7 +91,7 @@ final class ImageLister {
             String format = formats.get(file);
             Inspection inspection = inspected.get(file);
             if (inspection == null) {
-                images.add(describe(file, new ImageInfo(0, "subvol", 0, null, null, null, false, null), format));
+                images.add(describe(file, ImageInfo.builder("subvol").build(), format));
                 continue;
             }
             if (inspection.error() != null && NOT_IN_FORMAT.matcher(inspection.error().getMessage()).find()) {
@@ -174,7 +174,7 @@ final class ImageLister {
                 ? base.group(1) + "/" + base.group(2) + "/" + owner + "/" + name
                 : owner + "/" + name;
         Long ctime = info.ctime() != null ? info.ctime() : FileStat.ctime(file);
-        return new VolumeInfo(storeid + ":" + volname, format, ContentType.IMAGES, info.virtualSize(), false,
-                info.actualSize(), owner, ctime, parent);
+        return VolumeInfo.builder(storeid + ":" + volname, format, ContentType.IMAGES).size(info.virtualSize())
+                .used(info.actualSize()).vmid(owner).ctime(ctime).parent(parent).build();
     }
 }

@@ -54,8 +54,8 @@ final class OvaDisks {
             String volname = "import/" + ova.getFileName() + "/" + m.name();
             Optional<VolumeName> name = parse(volname);
             if (name.isPresent() && name.get().format().startsWith("ova+")) {
-                disks.add(new VolumeInfo(storeid + ":" + volname, name.get().format(), ContentType.IMPORT, m.size(), false, null,
-                        null, ctime, null));
+                disks.add(VolumeInfo.builder(storeid + ":" + volname, name.get().format(), ContentType.IMPORT).size(m.size())
+                        .ctime(ctime).build());
             }
         }
         return disks;
@@ -88,7 +88,7 @@ final class OvaDisks {
         });
         Path temp = partials.temporaryFor(importDir.resolve(ova.getFileName() + "-" + member));
         archive.extract(disk, temp);
-        return new SourceFile(temp, format, () -> delete(temp));
+        return SourceFile.temporary(temp, format, () -> delete(temp));
     }
 
     private void delete(Path temp) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -27,7 +28,7 @@ class DirAllocTest {
     @ValueSource(strings = {"raw", "qcow2", "vmdk"})
     void allocatesImagesOfEachFormat(String format) {
         TestStorage t = TestStorage.in(root);
-        String volname = t.storage.allocImage(new AllocRequest(100, null, format, 4 * MIB_IN_KIB));
+        String volname = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.parse(format), 4 * MIB_IN_KIB));
 
         assertThat(volname).isEqualTo("100/vm-100-disk-0." + format);
         Path file = root.resolve("images/100/vm-100-disk-0." + format);
@@ -40,7 +41,7 @@ class DirAllocTest {
     @Test
     void allocatesSubvolDirectories() throws Exception {
         TestStorage t = TestStorage.in(root);
-        String volname = t.storage.allocImage(new AllocRequest(101, null, "subvol", 0));
+        String volname = t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.SUBVOL, 0));
 
         assertThat(volname).isEqualTo("101/subvol-101-disk-0.subvol");
         Path dir = root.resolve("images/101/subvol-101-disk-0.subvol");
@@ -51,7 +52,7 @@ class DirAllocTest {
     @Test
     void subvolsHaveNoSize() {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(101, null, "subvol", 1024)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.SUBVOL, 1024)))
                 .hasMessage("storage does not support subvol quotas");
         assertThat(root).isEmptyDirectory();
     }
@@ -60,11 +61,11 @@ class DirAllocTest {
     void allFormatsShareOneNumberSpace() {
         TestStorage t = TestStorage.in(root);
         List<String> names = List.of(
-                t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB)),
-                t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB)),
-                t.storage.allocImage(new AllocRequest(100, null, "subvol", 0)),
-                t.storage.allocImage(new AllocRequest(100, null, "vmdk", MIB_IN_KIB)),
-                t.storage.allocImage(new AllocRequest(200, null, "raw", MIB_IN_KIB)));
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB)),
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB)),
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.SUBVOL, 0)),
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, MIB_IN_KIB)),
+                t.storage.allocImage(AllocRequest.of(200, null, VolumeFormat.RAW, MIB_IN_KIB)));
         assertThat(names).containsExactly("100/vm-100-disk-0.raw", "100/vm-100-disk-1.qcow2",
                 "100/subvol-100-disk-2.subvol", "100/vm-100-disk-3.vmdk", "200/vm-200-disk-0.raw");
     }
@@ -72,26 +73,26 @@ class DirAllocTest {
     @Test
     void freedNumbersAreReused() {
         TestStorage t = TestStorage.in(root);
-        t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        String second = t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
+        String second = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
         t.storage.freeImage(t.storage.parseVolname(second));
-        assertThat(t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB))).isEqualTo("100/vm-100-disk-1.qcow2");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))).isEqualTo("100/vm-100-disk-1.qcow2");
     }
 
     @Test
     void allocatesUnderAGivenName() {
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.allocImage(new AllocRequest(100, "vm-100-disk-7.qcow2", "qcow2", MIB_IN_KIB)))
+        assertThat(t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-7.qcow2", VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .isEqualTo("100/vm-100-disk-7.qcow2");
-        assertThat(t.storage.allocImage(new AllocRequest(100, "data.raw", "raw", MIB_IN_KIB))).isEqualTo("100/data.raw");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, "data.raw", VolumeFormat.RAW, MIB_IN_KIB))).isEqualTo("100/data.raw");
         assertThat(root.resolve("images/100/data.raw")).isRegularFile();
     }
 
     @Test
     void theNameMustEndInTheFormat() {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, "vm-100-disk-0.raw", "qcow2", MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("illegal name 'vm-100-disk-0.raw' - wrong extension for format ('raw != 'qcow2')");
         assertThat(root).isEmptyDirectory();
@@ -101,7 +102,7 @@ class DirAllocTest {
     @ValueSource(strings = {"vm-100-disk-0", "vm 100.raw", "sub/vm-100-disk-0.raw", "vm-100-disk-0.vhdx"})
     void badNamesAreRefusedBeforeAnythingIsMade(String name) {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, name, "raw", MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, name, VolumeFormat.RAW, MIB_IN_KIB)))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("unable to parse volume filename '" + name + "'");
         assertThat(root).isEmptyDirectory();
@@ -110,17 +111,17 @@ class DirAllocTest {
     @Test
     void snapshotFilesAreNoImageNames() {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, "snap-s1-vm-100-disk-0.qcow2", "qcow2", MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "snap-s1-vm-100-disk-0.qcow2", VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .hasMessage("'snap-s1-vm-100-disk-0.qcow2' is a snapshot filename, not a volume!");
     }
 
     @Test
     void refusesToOverwrite() throws Exception {
         TestStorage t = TestStorage.in(root);
-        t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
         Path file = root.resolve("images/100/vm-100-disk-0.raw");
         byte[] before = Files.readAllBytes(file);
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, "vm-100-disk-0.raw", "raw", 2 * MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.RAW, 2 * MIB_IN_KIB)))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("disk image '" + file + "' already exists");
         assertThat(Files.readAllBytes(file)).isEqualTo(before);
@@ -130,7 +131,7 @@ class DirAllocTest {
     void aSizeTheFileSystemCannotHoldLeavesNothingBehind() {
         TestStorage t = TestStorage.in(root);
         // 20 TiB: above ext4's largest file (and qcow2's limit is far above): refused before qemu-img runs
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 20L * 1024 * 1024 * 1024)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 20L * 1024 * 1024 * 1024)))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessageStartingWith("size: 21990232555520 bytes is more than a raw image can hold here");
         assertThat(root.resolve("images")).isEmptyDirectory();
@@ -139,8 +140,8 @@ class DirAllocTest {
     @Test
     void aRefusedSizeKeepsTheGuestsOtherImages() {
         TestStorage t = TestStorage.in(root);
-        t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "qcow2", 3L << 40)))
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 3L << 40)))
                 .hasMessageStartingWith("size: 3377699720527872 bytes is more than a qcow2 image can hold here");
         assertThat(TestStorage.tree(root.resolve("images"))).containsExactly("100/", "100/vm-100-disk-0.raw");
     }
@@ -151,9 +152,9 @@ class DirAllocTest {
     void rawIsSparseByDefaultAndFullyAllocatedWithFalloc() {
         long size = 16 * MIB_IN_KIB;
         TestStorage sparse = TestStorage.in(root.resolve("sparse"));
-        sparse.storage.allocImage(new AllocRequest(100, null, "raw", size));
+        sparse.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, size));
         TestStorage falloc = TestStorage.in(root.resolve("falloc"), Map.of("preallocation", "falloc"));
-        falloc.storage.allocImage(new AllocRequest(100, null, "raw", size));
+        falloc.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, size));
 
         long sparseUsed = TestStorage.qemuInfo(root.resolve("sparse/images/100/vm-100-disk-0.raw")).get("actual-size").asLong();
         long fallocUsed = TestStorage.qemuInfo(root.resolve("falloc/images/100/vm-100-disk-0.raw")).get("actual-size").asLong();
@@ -164,7 +165,7 @@ class DirAllocTest {
     @Test
     void rawMetadataMeansOff() {
         TestStorage t = TestStorage.in(root, Map.of("preallocation", "metadata"));
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 16 * MIB_IN_KIB));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 16 * MIB_IN_KIB));
         assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-0.raw")).get("actual-size").asLong())
                 .isLessThan(1024 * 1024);
     }
@@ -173,11 +174,11 @@ class DirAllocTest {
     void qcow2GetsMetadataPreallocationByDefault() {
         long size = 1024 * MIB_IN_KIB;
         TestStorage byDefault = TestStorage.in(root.resolve("default"));
-        byDefault.storage.allocImage(new AllocRequest(100, null, "qcow2", size));
+        byDefault.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, size));
         TestStorage off = TestStorage.in(root.resolve("off"), Map.of("preallocation", "off"));
-        off.storage.allocImage(new AllocRequest(100, null, "qcow2", size));
+        off.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, size));
         TestStorage full = TestStorage.in(root.resolve("full"), Map.of("preallocation", "full"));
-        full.storage.allocImage(new AllocRequest(100, null, "qcow2", 16 * MIB_IN_KIB));
+        full.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 16 * MIB_IN_KIB));
 
         long metadataUsed = TestStorage.qemuInfo(root.resolve("default/images/100/vm-100-disk-0.qcow2")).get("actual-size").asLong();
         long offUsed = TestStorage.qemuInfo(root.resolve("off/images/100/vm-100-disk-0.qcow2")).get("actual-size").asLong();
@@ -190,9 +191,9 @@ class DirAllocTest {
     @Test
     void subclustersOnGivesEveryQcow2ExtendedL2() {
         TestStorage plain = TestStorage.in(root.resolve("auto"));
-        plain.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        plain.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
         TestStorage on = TestStorage.in(root.resolve("on"), Map.of("qcow2-subclusters", "on"));
-        on.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        on.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
 
         JsonNode autoInfo = TestStorage.qemuInfo(root.resolve("auto/images/100/vm-100-disk-0.qcow2"));
         JsonNode onInfo = TestStorage.qemuInfo(root.resolve("on/images/100/vm-100-disk-0.qcow2"));
@@ -204,7 +205,7 @@ class DirAllocTest {
     @Test
     void aClusterTooSmallForSubclustersIsRefusedBeforeAnythingRuns() {
         TestStorage t = TestStorage.in(root, Map.of("preallocation", "metadata", "qcow2-subclusters", "on", "qcow2-cluster-size", "4k"));
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT));
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
@@ -214,7 +215,7 @@ class DirAllocTest {
     @Test
     void dryRunPrintsTheCommandsAndMakesNothing() {
         TestStorage t = TestStorage.dryRun(root, Map.of());
-        String volname = t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        String volname = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
 
         assertThat(volname).isEqualTo("100/vm-100-disk-0.qcow2");
         assertThat(root).isEmptyDirectory();

@@ -232,8 +232,8 @@ class DirListTest {
         List<VolumeInfo> listed = t.storage.listVolumes(null, EnumSet.of(ContentType.BACKUP));
 
         assertThat(listed).map(VolumeInfo::backup).containsExactly(
-                new BackupDetails("qemu", "before the upgrade – ok", true),
-                new BackupDetails("qemu", null, false));
+                BackupDetails.of("qemu", "before the upgrade – ok", true),
+                BackupDetails.of("qemu", null, false));
     }
 
     @Test

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.engine.Capabilities;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,7 +32,7 @@ class DirTemplateTest {
     @Test
     void createBaseRenamesAndProtectsTheImage() throws Exception {
         TestStorage t = TestStorage.in(root);
-        String volname = t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        String volname = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
 
         String base = t.storage.createBase(t.storage.parseVolname(volname));
 
@@ -45,7 +47,7 @@ class DirTemplateTest {
     @Test
     void createBaseRefusesBasesAndOtherContent() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
 
         assertThatThrownBy(() -> t.storage.createBase(t.storage.parseVolname(base)))
                 .hasMessage("create_base not possible with base image");
@@ -64,7 +66,7 @@ class DirTemplateTest {
     @Test
     void cloneMakesABackedQcow2WithSubclusters() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "qcow2", 4 * MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 4 * MIB_IN_KIB))));
 
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
@@ -83,7 +85,7 @@ class DirTemplateTest {
     @Test
     void clonesOfARawBaseAndWithoutSubclusters() {
         TestStorage t = TestStorage.in(root, Map.of("qcow2-subclusters", "off"));
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
 
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
@@ -96,8 +98,8 @@ class DirTemplateTest {
     @Test
     void clonesTakeTheNextFreeNumberOfTheirGuest() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB))));
-        t.storage.allocImage(new AllocRequest(101, null, "raw", MIB_IN_KIB));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
+        t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, MIB_IN_KIB));
 
         assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101)).isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-1.qcow2");
         assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101)).isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-2.qcow2");
@@ -106,7 +108,7 @@ class DirTemplateTest {
     @Test
     void cloneRefusesNonBasesAndSubvols() {
         TestStorage t = TestStorage.in(root);
-        String image = t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        String image = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
         assertThatThrownBy(() -> t.storage.cloneImage(t.storage.parseVolname(image), 101))
                 .hasMessage("clone_image only works on base images");
         assertThatThrownBy(() -> t.storage.cloneImage(t.storage.parseVolname("100/base-100-disk-1.subvol"), 101))
@@ -129,7 +131,7 @@ class DirTemplateTest {
     @Test
     void aCloneCanBecomeABaseInTurn() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
         String cloneBase = t.storage.createBase(t.storage.parseVolname(clone));
@@ -145,7 +147,7 @@ class DirTemplateTest {
     @Test
     void createBaseChecksAClonesRecordedParent() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
         assertThatThrownBy(() -> t.storage.createBase(t.storage.parseVolname("100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2")))
@@ -157,8 +159,8 @@ class DirTemplateTest {
     @Test
     void resizesRawAndQcow2InBytes() {
         TestStorage t = TestStorage.in(root);
-        String raw = t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        String qcow2 = t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        String raw = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
+        String qcow2 = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
 
         t.storage.volumeResize(t.storage.parseVolname(raw), 3L * 1024 * 1024);
         t.storage.volumeResize(t.storage.parseVolname(qcow2), 5L * 1024 * 1024);
@@ -171,7 +173,7 @@ class DirTemplateTest {
     @Test
     void resizeRefusesOtherFormats() {
         TestStorage t = TestStorage.in(root);
-        String vmdk = t.storage.allocImage(new AllocRequest(100, null, "vmdk", MIB_IN_KIB));
+        String vmdk = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, MIB_IN_KIB));
         assertThatThrownBy(() -> t.storage.volumeResize(t.storage.parseVolname(vmdk), 2L << 20))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("can't resize this image format");
@@ -182,8 +184,8 @@ class DirTemplateTest {
     @Test
     void freeRemovesTheImageAndTheEmptiedGuestDirectory() {
         TestStorage t = TestStorage.in(root);
-        String first = t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB));
-        String second = t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB));
+        String first = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
+        String second = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB));
 
         assertThat(t.storage.freeImage(t.storage.parseVolname(first))).isEmpty();
         assertThat(TestStorage.tree(root.resolve("images"))).containsExactly("100/", "100/vm-100-disk-1.qcow2");
@@ -203,7 +205,7 @@ class DirTemplateTest {
     @Test
     void freeOfABaseClearsTheImmutableFlagFirst() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "raw", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
         t.storage.freeImage(t.storage.parseVolname(base));
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
@@ -211,7 +213,7 @@ class DirTemplateTest {
     @Test
     void freeOfALinkedCloneKeepsItsBase() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(new AllocRequest(100, null, "qcow2", MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
         t.storage.freeImage(t.storage.parseVolname(clone));
         assertThat(TestStorage.tree(root.resolve("images"))).containsExactly("100/", "100/base-100-disk-0.qcow2");
@@ -220,7 +222,7 @@ class DirTemplateTest {
     @Test
     void freeOfASubvolRemovesItsTree() throws Exception {
         TestStorage t = TestStorage.in(root);
-        String subvol = t.storage.allocImage(new AllocRequest(100, null, "subvol", 0));
+        String subvol = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.SUBVOL, 0));
         Path dir = root.resolve("images/100/subvol-100-disk-0.subvol");
         Files.createDirectories(dir.resolve("etc/deep"));
         Files.writeString(dir.resolve("etc/deep/file"), "x");
@@ -249,15 +251,15 @@ class DirTemplateTest {
     @Test
     void features() {
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.features(t.storage.parseVolname("100/vm-100-disk-0.qcow2")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.qcow2")))
                 .containsExactlyInAnyOrder(Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
-        assertThat(t.storage.features(t.storage.parseVolname("100/vm-100-disk-0.raw")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
-        assertThat(t.storage.features(t.storage.parseVolname("100/base-100-disk-0.raw")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/base-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.CLONE, Feature.COPY, Feature.SPARSEINIT);
-        assertThat(t.storage.features(t.storage.parseVolname("100/subvol-100-disk-0.subvol")))
+        assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/subvol-100-disk-0.subvol")))
                 .containsExactly(Feature.TEMPLATE);
-        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1", false)).isTrue();
-        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1", false)).isFalse();
+        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1")).isTrue();
+        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1")).isFalse();
     }
 }

@@ -80,7 +80,7 @@ class DirVolnameForPathTest {
     void aLinkedCloneIsNamedWithItsBase() {
         TestStorage t = TestStorage.in(root);
         String base = t.storage.createBase(t.storage.parseVolname(
-                t.storage.allocImage(new dev.vsm.spi.AllocRequest(100, null, "qcow2", 1024))));
+                t.storage.allocImage(dev.vsm.spi.AllocRequest.of(100, null, dev.vsm.spi.VolumeFormat.QCOW2, 1024))));
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
         try {
             assertThat(t.storage.volnameForPath(root.resolve("images/101/vm-101-disk-0.qcow2"))).contains(clone);

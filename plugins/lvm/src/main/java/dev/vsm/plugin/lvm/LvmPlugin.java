@@ -34,7 +34,8 @@ public final class LvmPlugin implements StoragePlugin {
     static final String TAGGED_ONLY = "tagged_only";
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
 
-    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+    private static final PluginSchema SCHEMA = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
             PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)").asFixed(),
             PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes").withDefault(false),
@@ -50,10 +51,10 @@ public final class LvmPlugin implements StoragePlugin {
             CommonProperties.shared(),
             CommonProperties.disable(),
             CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
-            EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR),
-            EnumSet.of(ContentType.IMAGES),
-            List.of("raw", "qcow2"), "raw");
+            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            .content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR), EnumSet.of(ContentType.IMAGES))
+            .formats(List.of("raw", "qcow2"), "raw")
+            .build();
 
     @Override
     public int apiVersion() {

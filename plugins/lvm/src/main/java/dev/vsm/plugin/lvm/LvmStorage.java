@@ -25,6 +25,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Path;
@@ -110,7 +111,7 @@ final class LvmStorage implements Storage {
     @Override
     public StorageStatus status() {
         return lvm.vgs().group(options.vgname())
-                .map(vg -> new StorageStatus(vg.size(), vg.used(), vg.free(), true))
+                .map(vg -> StorageStatus.of(vg.size(), vg.used(), vg.free(), true))
                 .orElse(StorageStatus.INACTIVE);
     }
 
@@ -150,7 +151,7 @@ final class LvmStorage implements Storage {
 
     /** {@link #allocImage} with extra tags beside {@code pve-vm-<vmid>} (an import's mark). */
     private String alloc(AllocRequest request, List<String> extraTags) {
-        String format = request.format();
+        String format = request.format().id();
         if (request.name() != null) {
             parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
@@ -233,7 +234,7 @@ final class LvmStorage implements Storage {
         removals.forEach(lv -> items.add(lv.name()));
         Runnable importsTask = imports().remove(imports);
         Runnable removalsTask = safeRemoval.finish(removals);
-        return Optional.of(new PendingCleanup(items, () -> {
+        return Optional.of(PendingCleanup.of(items, () -> {
             importsTask.run();
             removalsTask.run();
         }));
@@ -280,8 +281,8 @@ final class LvmStorage implements Storage {
                 approximate = false;
             }
         }
-        return new VolumeInfo(volid, name.format(), ContentType.IMAGES, size, approximate, null, name.vmid(),
-                lv.ctime(), null);
+        return VolumeInfo.builder(volid, name.format(), ContentType.IMAGES).size(size).approximate(approximate).vmid(name.vmid())
+                .ctime(lv.ctime()).build();
     }
 
     /** raw: the LV size from {@code lvs} (an LV is fully allocated); qcow2: what qemu-img says of the (active) LV. */
@@ -292,7 +293,7 @@ final class LvmStorage implements Storage {
             return context.qemuImg().info(path, "qcow2");
         }
         long size = lvm.lvSize(path);
-        return new ImageInfo(size, "raw", size, null, null, null, false, null);
+        return ImageInfo.builder("raw").virtualSize(size).actualSize(size).build();
     }
 
     // --- resize
@@ -394,7 +395,7 @@ final class LvmStorage implements Storage {
 
     /** Only {@code raw+size} into raw volumes, without snapshots (pve). */
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return LvStreamFormats.imports(volumeFormat, withSnapshots);
     }
 
@@ -421,7 +422,7 @@ final class LvmStorage implements Storage {
     }
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return LvmFeatures.has(feature, volume, snapshot);
     }
 }

@@ -32,7 +32,7 @@ final class LvmVolumeNames {
         } catch (NumberFormatException e) {
             throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
         }
-        return new VolumeName(volname, ContentType.IMAGES, m.group(1), vmid, null, null, false, formatOf(volname));
+        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), formatOf(volname)).vmid(vmid).build();
     }
 
     /** Whether a name is a volume name of this plugin (what {@link #parse} accepts). */

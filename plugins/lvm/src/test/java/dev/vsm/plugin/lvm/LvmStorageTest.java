@@ -7,6 +7,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageException.Kind;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.util.List;
@@ -28,12 +29,12 @@ class LvmStorageTest {
     @Test
     void allocRunsPvesLvcreateAndTagsTheOwner() {
         TestLvmStorage t = san(Map.of());
-        assertThat(t.storage.allocImage(new AllocRequest(100, null, "raw", 4096))).isEqualTo("vm-100-disk-0");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-100-disk-0");
         assertThat(t.ran("/sbin/lvcreate")).containsExactly(List.of("/sbin/lvcreate", "-aly", "-Wy", "--yes", "--size", "4096k",
                 "--name", "vm-100-disk-0", "--setautoactivation", "n", "--addtag", "pve-vm-100", vg.name()));
         assertThat(vg.tags("vm-100-disk-0")).containsExactly("pve-vm-100");
         assertThat(vg.lvSize("vm-100-disk-0")).contains(4 * MIB);
-        assertThat(t.storage.allocImage(new AllocRequest(100, "vm-100-cloudinit", "raw", 4096))).isEqualTo("vm-100-cloudinit");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, "vm-100-cloudinit", VolumeFormat.RAW, 4096))).isEqualTo("vm-100-cloudinit");
         assertThat(vg.lvNames()).containsExactly("vm-100-cloudinit", "vm-100-disk-0");
         assertThat(t.console.warnings()).isEmpty();
     }
@@ -45,15 +46,15 @@ class LvmStorageTest {
         vg.createLv("base-100-disk-2", 4);
         vg.createLv("vm-101-disk-3", 4);
         TestLvmStorage t = san(Map.of());
-        assertThat(t.storage.allocImage(new AllocRequest(100, null, "raw", 1024))).isEqualTo("vm-100-disk-3");
-        assertThat(t.storage.allocImage(new AllocRequest(101, null, "raw", 1024))).isEqualTo("vm-101-disk-0");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024))).isEqualTo("vm-100-disk-3");
+        assertThat(t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, 1024))).isEqualTo("vm-101-disk-0");
         assertThat(t.ran("/sbin/lvs")).allSatisfy(argv -> assertThat(argv).last().isEqualTo(vg.name()));
     }
 
     @Test
     void notEnoughSpaceIsRefusedBeforeAnythingIsCreatedAndSaysWhatIsFree() {
         TestLvmStorage t = san(Map.of());
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 61 * 1024)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 61 * 1024)))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("storage 'san': not enough free space in volume group '" + vg.name()
                         + "' (63963136 bytes requested, 62914560 bytes free)")
@@ -61,22 +62,22 @@ class LvmStorageTest {
         assertThat(t.ran("/sbin/lvcreate")).isEmpty();
         assertThat(vg.lvNames()).isEmpty();
         // exactly what is free fits (bytes compared with bytes)
-        assertThat(t.storage.allocImage(new AllocRequest(100, null, "raw", 60 * 1024))).isEqualTo("vm-100-disk-0");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 60 * 1024))).isEqualTo("vm-100-disk-0");
         assertThat(vg.freeBytes()).isZero();
     }
 
     @Test
     void badNamesAndFormatsAreRefusedBeforeLvm2Runs() {
         TestLvmStorage t = san(Map.of());
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, "vm-100 disk", "raw", 1024)),
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100 disk", VolumeFormat.RAW, 1024)),
                 "lvm name 'vm-100 disk' contains illegal characters");
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, "disk-0", "raw", 1024)),
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "disk-0", VolumeFormat.RAW, 1024)),
                 "unable to parse lvm volume name 'disk-0'");
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, "vm-100-disk-0.qcow2", "raw", 1024)),
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.qcow2", VolumeFormat.RAW, 1024)),
                 "volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, null, "qcow2", 1024)),
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)),
                 "snapshot-as-volume-chain option need to be enabled to use qcow2 format");
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, null, "vmdk", 1024)), "unsupported format 'vmdk'");
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, 1024)), "unsupported format 'vmdk'");
         assertThat(t.commands).isEmpty();
     }
 
@@ -84,7 +85,7 @@ class LvmStorageTest {
     void aTakenNameIsRefusedBeforeLvcreate() {
         vg.createLv("vm-100-disk-0", 4);
         TestLvmStorage t = san(Map.of());
-        assertBadInput(() -> t.storage.allocImage(new AllocRequest(100, "vm-100-disk-0", "raw", 1024)),
+        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0", VolumeFormat.RAW, 1024)),
                 "disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists");
         assertThat(t.ran("/sbin/lvcreate")).isEmpty();
     }
@@ -98,7 +99,7 @@ class LvmStorageTest {
                 .startsWith("storage 'san': volume group 'nosuchvg' not found, and vgscan failed: "));
         assertThat(t.storage.status()).isEqualTo(StorageStatus.INACTIVE);
         assertThat(t.storage.listImages(null)).isEmpty();
-        assertThatThrownBy(() -> t.storage.allocImage(new AllocRequest(100, null, "raw", 1024)))
+        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024)))
                 .hasMessage("no such volume group 'nosuchvg' (storage 'san')");
         assertThat(t.ran("/sbin/lvcreate")).isEmpty();
     }
@@ -108,16 +109,16 @@ class LvmStorageTest {
         TestLvmStorage t = san(Map.of());
         t.storage.activate();
         assertThat(t.ran("/sbin/vgscan")).isEmpty();
-        assertThat(t.storage.status()).isEqualTo(new StorageStatus(60 * MIB, 0, 60 * MIB, true));
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 8192));
-        assertThat(t.storage.status()).isEqualTo(new StorageStatus(60 * MIB, 8 * MIB, 52 * MIB, true));
+        assertThat(t.storage.status()).isEqualTo(StorageStatus.of(60 * MIB, 0, 60 * MIB, true));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 8192));
+        assertThat(t.storage.status()).isEqualTo(StorageStatus.of(60 * MIB, 8 * MIB, 52 * MIB, true));
     }
 
     @Test
     void listShowsVmVolumesOnly() {
         TestLvmStorage t = san(Map.of());
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
-        t.storage.allocImage(new AllocRequest(101, null, "raw", 8192));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
+        t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, 8192));
         vg.createLv("vm-102-disk-0", 4); // not tagged
         vg.createLv("del-vm-100-disk-5", 4);
         vg.createLv("base-100-disk-6", 4);
@@ -143,7 +144,7 @@ class LvmStorageTest {
     @Test
     void resizeWithLvextend() {
         TestLvmStorage t = san(Map.of());
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         var volume = t.storage.parseVolname("vm-100-disk-0");
         assertThat(t.storage.volumeSizeInfo(volume).virtualSize()).isEqualTo(4 * MIB);
         t.storage.volumeResize(volume, 12 * MIB);
@@ -157,7 +158,7 @@ class LvmStorageTest {
     @Test
     void freeWithoutSaferemoveRemovesTheLv() {
         TestLvmStorage t = san(Map.of());
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         vg.createLv("del-vm-100-disk-3", 4); // pending removals are saferemove's business
         assertThat(t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"))).isEmpty();
         assertThat(t.ran("/sbin/lvremove")).containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/vm-100-disk-0"));
@@ -179,7 +180,7 @@ class LvmStorageTest {
     @Test
     void volumeActivationAsPve() {
         TestLvmStorage t = san(Map.of());
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         var volume = t.storage.parseVolname("vm-100-disk-0");
         t.storage.activateVolume(volume);
         String path = "/dev/" + vg.name() + "/vm-100-disk-0";

@@ -13,7 +13,7 @@ class LvmVolumeNamesTest {
     @Test
     void rawAndQcow2Names() {
         assertThat(LvmVolumeNames.parse("vm-100-disk-0"))
-                .isEqualTo(new VolumeName("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", 100, null, null, false, "raw"));
+                .isEqualTo(VolumeName.builder("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw").vmid(100).build());
         VolumeName q = LvmVolumeNames.parse("vm-101-disk-1.qcow2");
         assertThat(q.format()).isEqualTo("qcow2");
         assertThat(q.name()).isEqualTo("vm-101-disk-1.qcow2");

@@ -10,6 +10,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.InterruptedCommandException;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
@@ -58,7 +59,7 @@ class SafeRemovalTest {
     @Test
     void renamesUnderTheLockThenActivatesSkipsTheMissingDeviceAndRemoves() {
         TestLvmStorage t = san();
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         Optional<Runnable> task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"));
 
         assertThat(t.ran("/sbin/lvrename")).containsExactly(List.of("/sbin/lvrename", vg.name(), "vm-100-disk-0", "del-vm-100-disk-0"));
@@ -80,9 +81,9 @@ class SafeRemovalTest {
     @Test
     void aDelVolumeKeepsItsNumberTaken() {
         TestLvmStorage t = san();
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"));
-        assertThat(t.storage.allocImage(new AllocRequest(100, null, "raw", 4096))).isEqualTo("vm-100-disk-1");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-100-disk-1");
     }
 
     @Test
@@ -90,7 +91,7 @@ class SafeRemovalTest {
         vg.createLv("del-vm-100-disk-5", 4);
         vg.createLv("del-root", 4); // not a volume of ours: left alone
         TestLvmStorage t = san();
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow().run();
         assertThat(t.ran("/sbin/lvremove")).containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-5"),
                 List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
@@ -156,7 +157,7 @@ class SafeRemovalTest {
     @Test
     void zeroesARealBlockDeviceThroughTheZeroOutEngineThenRemoves() {
         TestLvmStorage t = san();
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(8L << 20);
              DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
@@ -180,7 +181,7 @@ class SafeRemovalTest {
         };
         TestLvmStorage t = TestLvmStorage.withZeroOut(vg, locks, Map.of("saferemove", true, "saferemove-stepsize", 4L,
                 "saferemove_throughput", "1048576"), failing);
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(4L << 20);
              DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
@@ -201,7 +202,7 @@ class SafeRemovalTest {
             throw new InterruptedCommandException("blkdiscard stopped by SIGINT");
         };
         TestLvmStorage t = TestLvmStorage.withZeroOut(vg, locks, SAFE, interrupted);
-        t.storage.allocImage(new AllocRequest(100, null, "raw", 4096));
+        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(4L << 20);
              DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-5", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();

@@ -34,7 +34,8 @@ public final class LvmThinPlugin implements StoragePlugin {
 
     private static final EnumSet<ContentType> CONTENT = EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR);
 
-    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+    private static final PluginSchema SCHEMA = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
             PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group").asRequired().asFixed()
                     .withPattern(LvmNames.REGEX),
@@ -44,8 +45,10 @@ public final class LvmThinPlugin implements StoragePlugin {
             CommonProperties.nodes(),
             CommonProperties.disable(),
             CommonProperties.content(CONTENT),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")),
-            CONTENT, CONTENT, List.of("raw"), "raw");
+            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            .content(CONTENT, CONTENT)
+            .formats(List.of("raw"), "raw")
+            .build();
 
     @Override
     public int apiVersion() {

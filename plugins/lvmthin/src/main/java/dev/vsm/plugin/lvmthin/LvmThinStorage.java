@@ -24,6 +24,7 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.spi.ZeroOut;
@@ -173,7 +174,7 @@ final class LvmThinStorage implements Storage {
 
     /** {@link #allocImage} with tags (pve's volumes have none; an import marks its volume until it is written). */
     private String alloc(AllocRequest request, List<String> tags) {
-        if (!request.format().equals("raw")) {
+        if (request.format() != VolumeFormat.RAW) {
             throw StorageException.badInput("unsupported format '%s'", request.format());
         }
         String name = request.name();
@@ -236,8 +237,8 @@ final class LvmThinStorage implements Storage {
             if (vmid != null && !vmid.equals(name.vmid())) {
                 continue;
             }
-            images.add(new VolumeInfo(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES, lv.size(), false, null,
-                    name.vmid(), lv.ctime(), null));
+            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES).size(lv.size())
+                    .vmid(name.vmid()).ctime(lv.ctime()).build());
         }
         return images;
     }
@@ -246,7 +247,8 @@ final class LvmThinStorage implements Storage {
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         LogicalVolume lv = existing(lvm.lvs(vg()), volume);
-        return new ImageInfo(lv.size(), "raw", (long) (lv.dataPercent() * lv.size() / 100), null, null, null, false, lv.ctime());
+        return ImageInfo.builder("raw").virtualSize(lv.size()).actualSize((long) (lv.dataPercent() * lv.size() / 100))
+                .ctime(lv.ctime()).build();
     }
 
     /** {@code lvextend -L <KiB>k}, within the over-provisioning guard; nothing when the volume is that large already. */
@@ -436,7 +438,7 @@ final class LvmThinStorage implements Storage {
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new PendingCleanup(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
+        return Optional.of(PendingCleanup.of(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
     }
 
     @Override
@@ -445,7 +447,7 @@ final class LvmThinStorage implements Storage {
     }
 
     @Override
-    public Set<StreamFormat> importFormats(String volumeFormat, boolean withSnapshots) {
+    public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         return LvStreamFormats.imports(volumeFormat, withSnapshots);
     }
 
@@ -456,7 +458,7 @@ final class LvmThinStorage implements Storage {
     }
 
     @Override
-    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot, boolean running) {
+    public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return ThinFeatures.has(feature, volume, snapshot);
     }
 

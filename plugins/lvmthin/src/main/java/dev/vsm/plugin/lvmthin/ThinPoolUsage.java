@@ -33,8 +33,8 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
      */
     StorageStatus status() {
         long used = pool.used();
-        return new StorageStatus(pool.size(), used, pool.size() - used, true,
-                new MetadataUsage(pool.metadataUsed(), pool.metadataSize()), warnings());
+        return StorageStatus.of(pool.size(), used, pool.size() - used, true)
+                .withMetadata(MetadataUsage.of(pool.metadataUsed(), pool.metadataSize())).withWarnings(warnings());
     }
 
     /**

@@ -34,7 +34,8 @@ final class ThinVolumeNames {
         } catch (NumberFormatException e) {
             throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
         }
-        return new VolumeName(volname, ContentType.IMAGES, m.group(1), vmid, null, null, m.group(2).equals("base"), "raw");
+        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), "raw").vmid(vmid).isBase(m.group(2).equals("base"))
+                .build();
     }
 
     /** Whether an LV name is a volume name of this plugin (what {@link #parse} accepts). */

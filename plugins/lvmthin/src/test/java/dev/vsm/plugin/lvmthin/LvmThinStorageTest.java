@@ -10,6 +10,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageException.Kind;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.testing.LoopVolumeGroup;
@@ -86,7 +87,7 @@ class LvmThinStorageTest {
         assertThat(s.total()).isEqualTo(32 * MIB);
         assertThat(s.used()).isZero(); // no data percent without device-mapper
         assertThat(s.avail()).isEqualTo(32 * MIB);
-        assertThat(s.metadata()).isEqualTo(new StorageStatus.MetadataUsage(0, 4 * MIB));
+        assertThat(s.metadata()).isEqualTo(StorageStatus.MetadataUsage.of(0, 4 * MIB));
         assertThat(s.warnings()).isEmpty();
     }
 
@@ -102,9 +103,9 @@ class LvmThinStorageTest {
     void allocationRunsPvesArgvAndNumbersCountEveryLvOfTheGroup() {
         LvmThinStorage thin = thin(true, Map.of());
         // vm-100-disk-0 (this pool) and vm-100-disk-1 (the other pool) are taken
-        assertThat(thin.allocImage(new AllocRequest(100, null, "raw", 4096))).isEqualTo("vm-100-disk-2");
-        assertThat(thin.allocImage(new AllocRequest(102, null, "raw", 4096))).isEqualTo("vm-102-disk-1");
-        assertThat(thin.allocImage(new AllocRequest(100, "vm-100-state", "raw", 1024))).isEqualTo("vm-100-state");
+        assertThat(thin.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-100-disk-2");
+        assertThat(thin.allocImage(AllocRequest.of(102, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-102-disk-1");
+        assertThat(thin.allocImage(AllocRequest.of(100, "vm-100-state", VolumeFormat.RAW, 1024))).isEqualTo("vm-100-state");
         assertThat(console.commands()).containsExactly(
                 "/sbin/lvcreate -aly -V 4096k --name vm-100-disk-2 --thinpool " + lv("data"),
                 "/sbin/lvchange --setautoactivation n " + lv("vm-100-disk-2"),
@@ -117,7 +118,7 @@ class LvmThinStorageTest {
     @Test
     void lvm2RefusesToCreateThinVolumesWithoutDeviceMapperAndSaysSo() {
         LvmThinStorage thin = thin(false, Map.of());
-        assertThatThrownBy(() -> thin.allocImage(new AllocRequest(100, null, "raw", 4096)))
+        assertThatThrownBy(() -> thin.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096)))
                 .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("lvcreate '" + lv("vm-100-disk-2") + "' error: ")
                 .hasMessageContaining("device-mapper");
@@ -127,15 +128,15 @@ class LvmThinStorageTest {
     @Test
     void badAllocationsAreRefusedBeforeLvm2Runs() {
         LvmThinStorage thin = thin(true, Map.of());
-        assertBadInput(() -> thin.allocImage(new AllocRequest(100, "vm-101-disk-5", "raw", 1024)),
+        assertBadInput(() -> thin.allocImage(AllocRequest.of(100, "vm-101-disk-5", VolumeFormat.RAW, 1024)),
                 "illegal name 'vm-101-disk-5' - should be 'vm-100-*'");
-        assertBadInput(() -> thin.allocImage(new AllocRequest(100, "base-100-disk-5", "raw", 1024)),
+        assertBadInput(() -> thin.allocImage(AllocRequest.of(100, "base-100-disk-5", VolumeFormat.RAW, 1024)),
                 "illegal name 'base-100-disk-5' - should be 'vm-100-*'");
-        assertBadInput(() -> thin.allocImage(new AllocRequest(100, "vm-100 x", "raw", 1024)),
+        assertBadInput(() -> thin.allocImage(AllocRequest.of(100, "vm-100 x", VolumeFormat.RAW, 1024)),
                 "lvm name 'vm-100 x' contains illegal characters");
-        assertBadInput(() -> thin.allocImage(new AllocRequest(100, "vm-100-disk-0", "raw", 1024)),
+        assertBadInput(() -> thin.allocImage(AllocRequest.of(100, "vm-100-disk-0", VolumeFormat.RAW, 1024)),
                 "disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists");
-        assertBadInput(() -> thin.allocImage(new AllocRequest(100, null, "qcow2", 1024)), "unsupported format 'qcow2'");
+        assertBadInput(() -> thin.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)), "unsupported format 'qcow2'");
         assertThat(console.commands()).isEmpty();
     }
 
@@ -143,7 +144,7 @@ class LvmThinStorageTest {
     void theOverprovisionGuardCountsEveryThinVolumeOfThePool() {
         // the pool's thin volumes: 16 + 16 (snapshot) + 8 + 8 + 4 = 52 MiB of 32 MiB; 2 x 32 = 64 MiB allowed
         LvmThinStorage thin = thin(true, Map.of("max-overprovision", 2.0));
-        assertThatThrownBy(() -> thin.allocImage(new AllocRequest(100, null, "raw", 13 * 1024)))
+        assertThatThrownBy(() -> thin.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 13 * 1024)))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("storage 'thin': cannot allocate vm-100-disk-2 (13631488 bytes): the thin volumes of pool "
                         + lv("data") + " would add up to 68157440 bytes (now 54525952), more than max-overprovision 2 x "
@@ -151,9 +152,9 @@ class LvmThinStorageTest {
                 .extracting(e -> ((StorageException) e).kind()).isEqualTo(Kind.FAILED);
         assertThat(console.commands()).isEmpty();
         // up to the limit is fine
-        assertThat(thin.allocImage(new AllocRequest(100, null, "raw", 12 * 1024))).isEqualTo("vm-100-disk-2");
+        assertThat(thin.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 12 * 1024))).isEqualTo("vm-100-disk-2");
         // without the option there is no limit
-        assertThat(thin(true, Map.of()).allocImage(new AllocRequest(100, null, "raw", 1024 * 1024))).isEqualTo("vm-100-disk-2");
+        assertThat(thin(true, Map.of()).allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024 * 1024))).isEqualTo("vm-100-disk-2");
     }
 
     @Test
@@ -266,7 +267,8 @@ class LvmThinStorageTest {
 
     @Test
     void sizeInfoIsTheVirtualSize() {
-        assertThat(thin(false, Map.of()).volumeSizeInfo(ThinVolumeNames.parse("vm-100-disk-0")).virtualSize()).isEqualTo(16 * MIB);
+        assertThat(thin(false, Map.of()).volumeSizeInfo(ThinVolumeNames.parse("vm-100-disk-0"))
+                .virtualSize()).isEqualTo(16 * MIB);
     }
 
     private static void assertBadInput(Runnable r, String message) {

@@ -26,7 +26,7 @@ class ThinPoolUsageTest {
         assertThat(s.used()).isEqualTo((long) (25.5 * 100 * GIB / 100));
         assertThat(s.avail()).isEqualTo(s.total() - s.used());
         assertThat(s.active()).isTrue();
-        assertThat(s.metadata()).isEqualTo(new MetadataUsage(GIB / 10, GIB));
+        assertThat(s.metadata()).isEqualTo(MetadataUsage.of(GIB / 10, GIB));
         assertThat(s.warnings()).isEmpty();
     }
 

@@ -13,7 +13,7 @@ class ThinVolumeNamesTest {
     @Test
     void vmAndBaseVolumesAreRawImages() {
         assertThat(ThinVolumeNames.parse("vm-100-disk-0"))
-                .isEqualTo(new VolumeName("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", 100, null, null, false, "raw"));
+                .isEqualTo(VolumeName.builder("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw").vmid(100).build());
         VolumeName base = ThinVolumeNames.parse("base-101-disk-2");
         assertThat(base.isBase()).isTrue();
         assertThat(base.vmid()).isEqualTo(101);

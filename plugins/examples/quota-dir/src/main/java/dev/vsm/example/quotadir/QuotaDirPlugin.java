@@ -26,7 +26,8 @@ public final class QuotaDirPlugin implements StoragePlugin {
     public static final String VM_QUOTA = "vm-quota";
     static final List<String> FORMATS = List.of("raw", "qcow2");
 
-    private static final PluginSchema SCHEMA = new PluginSchema(List.of(
+    private static final PluginSchema SCHEMA = PluginSchema.builder()
+            .properties(List.of(
             PropertySpec.string(DirLayout.PATH, "the directory holding the images").asRequired().asFixed().withPattern("^/[^;()]+"),
             PropertySpec.string(VM_QUOTA, "the most one VM's disks on this storage may add up to (virtual size), as <n>K|M|G|T")
                     .asRequired().withPattern(Quota.PATTERN),
@@ -36,8 +37,10 @@ public final class QuotaDirPlugin implements StoragePlugin {
             CommonProperties.qcow2Subclusters(),
             CommonProperties.qcow2ClusterSize(),
             CommonProperties.nodes(),
-            CommonProperties.disable()),
-            Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES), FORMATS, "qcow2");
+            CommonProperties.disable()))
+            .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
+            .formats(FORMATS, "qcow2")
+            .build();
 
     @Override
     public int apiVersion() {

@@ -75,14 +75,15 @@ final class QuotaDirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
+        String format = request.format().id();
         List<VmDisks.Disk> existing = disks.of(vmid);
         checkQuota(vmid, existing, request.sizeKib() * 1024);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
-                : DiskNames.nextFree(existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, request.format(), true, true);
+                : DiskNames.nextFree(existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
         ImageFileName file = ImageFileName.parse(name);
-        if (!file.format().equals(request.format()) || !name.startsWith("vm-" + vmid + "-")) {
-            throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, request.format());
+        if (!file.format().equals(format) || !name.startsWith("vm-" + vmid + "-")) {
+            throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, format);
         }
         Path path = layout.imageDir(vmid).resolve(name);
         if (Files.exists(path)) {
@@ -93,7 +94,7 @@ final class QuotaDirStorage implements Storage {
         // 0640, nothing under --dry-run), the disk is never readable by other local users
         context.files().createFile(path);
         try {
-            context.qemuImg().create(path, request.format(), request.sizeKib(), imageOptions());
+            context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
         } catch (RuntimeException e) {
             context.files().delete(path);
             throw e;
@@ -131,8 +132,9 @@ final class QuotaDirStorage implements Storage {
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VmDisks.Disk> list = vmid == null ? disks.all() : disks.of(vmid);
-        return list.stream().map(d -> new VolumeInfo(new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(), d.format(),
-                ContentType.IMAGES, d.virtualSize(), false, d.actualSize(), d.vmid(), ctime(d.path()), null)).toList();
+        return list.stream().map(d -> VolumeInfo.builder(new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(),
+                d.format(), ContentType.IMAGES).size(d.virtualSize()).used(d.actualSize()).vmid(d.vmid()).ctime(ctime(d.path())).build())
+                .toList();
     }
 
     private static Long ctime(Path path) {
@@ -174,7 +176,7 @@ final class QuotaDirStorage implements Storage {
         try {
             FileStore store = Files.getFileStore(base);
             long total = store.getTotalSpace();
-            return new StorageStatus(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+            return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
         } catch (IOException e) {
             return StorageStatus.INACTIVE;
         }

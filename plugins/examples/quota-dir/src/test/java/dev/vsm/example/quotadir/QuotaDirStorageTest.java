@@ -9,6 +9,7 @@ import dev.vsm.spi.Console;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ class QuotaDirStorageTest {
     }
 
     private String alloc(int vmid, String format, long mib) {
-        return storage.allocImage(new AllocRequest(vmid, null, format, mib * 1024));
+        return storage.allocImage(AllocRequest.of(vmid, null, VolumeFormat.parse(format), mib * 1024));
     }
 
     @Test
