@@ -10,6 +10,9 @@
 # the JVM starting (vsm --version). Every run is checked to have left only zeros.
 #
 # Usage (root): t/bench/wipe.sh            SIZE_GIB=4 ROUNDS=3 BENCH_DIR=/var/tmp by default
+#               GUEST=1 t/bench/wipe.sh    the same on a real LV (a linear LV on a virtio disk, dm-N)
+#                                          in the qemu guest of the device-mapper tests (dev.vsm.t.guest)
+#               DEVICE=/dev/X t/bench/wipe.sh   on that device instead of a loop device (erases it)
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 vsm="$here/../../cli/vsm"
@@ -18,21 +21,48 @@ rounds=${ROUNDS:-3}
 dir=${BENCH_DIR:-/var/tmp}
 
 [[ $(id -u) -eq 0 ]] || { echo "wipe.sh: run as root (it attaches a loop device)" >&2; exit 1; }
+
+if [[ ${GUEST:-} == 1 ]]; then
+  # boot the tests' guest (its classes compiled here), make a VG on its disk and an LV of
+  # SIZE_GIB, and run this script on it there with DEVICE set
+  root=$(cd "$here/../.." && pwd)
+  [[ -f $root/t/target/test-classes/dev/vsm/t/guest/GuestShell.class ]] || (cd "$root" && mvn -B -q test-compile -pl t -am >&2)
+  "$vsm" --version >/dev/null
+  junit=$(find ~/.m2/repository/org/opentest4j -name 'opentest4j-*.jar' | sort -V | tail -n 1)
+  scenario=$(mktemp)
+  trap 'rm -f "$scenario"' EXIT
+  cat > "$scenario" <<SCENARIO
+set -e
+lvm pvcreate -q -ff -y /dev/vda && lvm vgcreate -q vsmbench /dev/vda
+lvm lvcreate -q -y -L ${size_gib}g -n wipe vsmbench
+DEVICE=/dev/vsmbench/wipe SIZE_GIB=$size_gib ROUNDS=$rounds $here/wipe.sh
+lvm vgremove -q -f -y vsmbench
+SCENARIO
+  exec java -Dvsm.home="$root" -cp "$root/t/target/test-classes:$root/framework/target/test-classes:$junit" \
+    dev.vsm.t.guest.GuestShell "$scenario" $((size_gib * 1024 + 64))
+fi
+
 for tool in losetup blkdiscard cstream blockdev cmp dd; do
   command -v "$tool" >/dev/null || { echo "wipe.sh: $tool is missing (apt-get install util-linux cstream)" >&2; exit 1; }
 done
 
-img=$(mktemp "$dir/vsm-wipe-bench.XXXXXX.img")
-dev=
+img=
+dev=${DEVICE:-}
 cleanup() {
-  [[ -n $dev ]] && losetup -d "$dev" 2>/dev/null || true
-  rm -f "$img"
+  [[ -n $img && -n $dev ]] && losetup -d "$dev" 2>/dev/null || true
+  if [[ -n $img ]]; then rm -f "$img"; fi
 }
 trap cleanup EXIT
-truncate -s "${size_gib}G" "$img"
-dev=$(losetup -f --show "$img")
+if [[ -z $dev ]]; then
+  img=$(mktemp "$dir/vsm-wipe-bench.XXXXXX.img")
+  truncate -s "${size_gib}G" "$img"
+  dev=$(losetup -f --show "$img")
+fi
 bytes=$(blockdev --getsize64 "$dev")
-echo "device $dev: $bytes bytes on $img, write_zeroes_max_bytes $(cat /sys/block/"$(basename "$dev")"/queue/write_zeroes_max_bytes)"
+# sysfs by device number: without udev lvm2's /dev/mapper/VG-LV is a node of its own, not a link to dm-N
+sysfs=/sys/dev/block/$((0x$(stat -Lc %t "$dev"))):$((0x$(stat -Lc %T "$dev")))
+echo "device $dev ($(basename "$(readlink -f "$sysfs")")): $bytes bytes${img:+ on $img}, write_zeroes_max_bytes $(cat "$sysfs/queue/write_zeroes_max_bytes")"
+echo "load average: $(cat /proc/loadavg)"
 "$vsm" --version >/dev/null # build the CLI first if needed, outside the timings
 
 # random data, written back to the backing file before the clock starts (no dirty pages to race with)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepares the qemu guest that the device-mapper tests run in: Debian's own kernel (the package
 # apt-cache names as linux-image-amd64's dependency, fetched with apt-get download, never installed)
-# and an initramfs of busybox-static that loads the device-mapper, loop, 9p, virtio and overlay
-# modules, mounts the host's / read-only over 9p with a tmpfs overlay on top, and hands over to the
+# and an initramfs of busybox-static that loads the device-mapper, loop, 9p, virtio, overlay and
+# ext4 modules, mounts the host's / read-only over 9p with a tmpfs overlay on top, and hands over to the
 # per-boot script on a second, writable 9p share (see init below).
 #
 # Everything goes into a cache directory that survives between runs ($VSM_GUEST_CACHE, default
@@ -24,7 +24,10 @@ fi
 [[ -n $pkg ]] || { echo "build-guest: apt-cache names no linux-image-*-amd64 for linux-image-amd64" >&2; exit 1; }
 kver=${pkg#linux-image-}
 out=$cache/$kver
-if [[ -f $out/vmlinuz && -f $out/initramfs.cpio.gz ]]; then
+# only the modules the guest needs (ext4 for the power-cut tests' file system on dm-flakey); a
+# cache built with another list is built again
+modules=(crc32c_generic libcrc32c dm-mod dm-thin-pool dm-snapshot dm-flakey loop 9p 9pnet_virtio virtio_blk virtio_pci overlay ext4)
+if [[ -f $out/vmlinuz && -f $out/initramfs.cpio.gz && $(cat "$out/modules" 2>/dev/null) == "${modules[*]}" ]]; then
   echo "$out"
   exit 0
 fi
@@ -47,8 +50,7 @@ cp "$busybox" "$root/bin/busybox"
 for applet in sh mount umount mkdir modprobe switch_root echo cat sleep poweroff; do
   ln -s busybox "$root/bin/$applet"
 done
-# only the modules the guest needs, with everything they depend on, and the tables modprobe reads
-modules=(crc32c_generic libcrc32c dm-mod dm-thin-pool dm-snapshot dm-flakey loop 9p 9pnet_virtio virtio_blk virtio_pci overlay)
+# the modules, with everything they depend on, and the tables modprobe reads
 mdir=$work/kernel/lib/modules/$kver
 for m in "${modules[@]}"; do
   for f in $(modprobe -d "$work/kernel" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
@@ -88,6 +90,7 @@ chmod 755 "$root/init"
 mkdir -p "$work/out"
 cp "$work/kernel/boot/vmlinuz-$kver" "$work/out/vmlinuz"
 (cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) > "$work/out/initramfs.cpio.gz"
+echo "${modules[*]}" > "$work/out/modules"
 rm -rf "$out"
 mv "$work/out" "$out"
 echo "$out"

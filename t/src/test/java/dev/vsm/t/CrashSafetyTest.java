@@ -51,6 +51,7 @@ class CrashSafetyTest {
     private static final int CHILD_WINDOW_MILLIS = 40;
 
     private final Random random = new Random(SEED);
+    private final Crashes crashes = new Crashes(random, CHILD_WINDOW_MILLIS, 120);
     private Vsm vsm;
 
     @AfterEach
@@ -59,9 +60,6 @@ class CrashSafetyTest {
             vsm.releaseImmutable();
         }
     }
-
-    /** How a killed run ended. */
-    private record Kill(boolean finishedFirst, int exit) {}
 
     /** Runs vsm once, uninterrupted, and returns how long it took (the scale of the kill moments). */
     private long timeOnce(String... args) {
@@ -75,43 +73,8 @@ class CrashSafetyTest {
         return Math.min(timeOnce(first), timeOnce(second));
     }
 
-    /**
-     * Starts vsm and after a random delay kills it and the commands it started (qemu-img, lvm2)
-     * with SIGKILL, as a host crash would, and waits until they are gone, so that what is
-     * checked next is what the crash left. (Killing vsm alone is milder: its qemu-img or lvm2
-     * runs on to the end.)
-     */
-    private Kill killAtRandom(long typicalMillis, String... args) throws InterruptedException {
-        boolean inChild = random.nextBoolean();
-        long delay = inChild ? random.nextInt(CHILD_WINDOW_MILLIS) : (long) (typicalMillis * (0.3 + 0.7 * random.nextDouble()));
-        Vsm.Started started = vsm.start(args);
-        Process p = started.process();
-        boolean finished;
-        if (inChild) {
-            // the other half of the rounds: a moment while vsm's first command (qemu-img, lvm2) runs
-            while (p.isAlive() && p.toHandle().children().findAny().isEmpty()) {
-                Thread.sleep(0, 200_000);
-            }
-            finished = p.waitFor(delay, TimeUnit.MILLISECONDS);
-        } else {
-            finished = p.waitFor(delay, TimeUnit.MILLISECONDS);
-        }
-        List<ProcessHandle> children = new ArrayList<>();
-        if (!finished) {
-            // a crash takes the commands vsm runs with it: SIGKILL vsm, then at once each process
-            // it had started (by PID: they are ours), so no qemu-img or lvm2 finishes its work
-            p.toHandle().descendants().forEach(children::add);
-            p.destroyForcibly();
-            children.forEach(ProcessHandle::destroyForcibly);
-        }
-        Vsm.Result r = started.finish();
-        for (ProcessHandle child : children) {
-            child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
-        }
-        if (finished) {
-            assertThat(r.exit()).as("%s finished on its own; stderr: %s", String.join(" ", args), r.err()).isZero();
-        }
-        return new Kill(finished, r.exit());
+    private Crashes.Kill killAtRandom(long typicalMillis, String... args) throws InterruptedException {
+        return crashes.killAtRandom(vsm, typicalMillis, args);
     }
 
     private static void report(String what, int rounds, int finished) {
@@ -133,7 +96,7 @@ class CrashSafetyTest {
             byte[] old = Files.readAllBytes(config);
             List<String> content = new ArrayList<>(new TreeSet<>(List.of(kinds.get(random.nextInt(kinds.size())),
                     kinds.get(random.nextInt(kinds.size())))));
-            Kill kill = killAtRandom(typical, "set", "st", "--content", String.join(",", content));
+            Crashes.Kill kill = killAtRandom(typical, "set", "st", "--content", String.join(",", content));
             finished += kill.finishedFirst() ? 1 : 0;
             byte[] now = Files.readAllBytes(config);
             String where = "round " + round + ", seed " + SEED;
@@ -155,13 +118,13 @@ class CrashSafetyTest {
         vsm.run("status").ok();
     }
 
-    private static Map<?, ?> parse(byte[] bytes, String where) {
+    static Map<?, ?> parse(byte[] bytes, String where) {
         Object doc = new Load(LoadSettings.builder().build()).loadFromString(new String(bytes, StandardCharsets.UTF_8));
         assertThat(doc).as("%s: the file parses to a mapping", where).isInstanceOf(Map.class);
         return (Map<?, ?>) doc;
     }
 
-    private static List<Path> temporaries(Path config) throws IOException {
+    static List<Path> temporaries(Path config) throws IOException {
         try (Stream<Path> s = Files.list(config.getParent())) {
             return s.filter(p -> !p.equals(config)).toList();
         }
@@ -182,7 +145,7 @@ class CrashSafetyTest {
         Map<Path, Long> checked = new HashMap<>();
         int finished = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            Kill kill = killAtRandom(typical, round % 2 == 0 ? qcow2 : raw);
+            Crashes.Kill kill = killAtRandom(typical, round % 2 == 0 ? qcow2 : raw);
             finished += kill.finishedFirst() ? 1 : 0;
             checkImages(dir, checked, 8 << 20, true, "round " + round + ", seed " + SEED);
         }
@@ -203,7 +166,7 @@ class CrashSafetyTest {
         Map<Path, Long> checked = new HashMap<>();
         int finished = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            Kill kill = killAtRandom(typical, clone);
+            Crashes.Kill kill = killAtRandom(typical, clone);
             finished += kill.finishedFirst() ? 1 : 0;
             String where = "round " + round + ", seed " + SEED;
             checkImages(dir, checked, 4 << 20, false, where);
@@ -292,7 +255,7 @@ class CrashSafetyTest {
                 String out = vsm.run("alloc", "san", "100", "", "4M").ok().out();
                 target = out.replaceAll("(?s).*'san:(.*)'.*", "$1");
             }
-            Kill kill = killAtRandom(typical, "free", "san:" + target);
+            Crashes.Kill kill = killAtRandom(typical, "free", "san:" + target);
             finished += kill.finishedFirst() ? 1 : 0;
             List<String> lvs = vg.lvNames();
             String where = "round " + round + ", seed " + SEED + ", LVs " + lvs;

@@ -195,10 +195,12 @@ class ThinLifeCycleTest {
     /**
      * 8 allocs and 8 clones of one base, 16 vsm processes started together (real processes: the
      * storage lock is a file lock between processes): 16 distinct, whole thin volumes, the clones
-     * holding the base's data, and nothing else in the VG.
+     * holding the base's data, and nothing else in the VG; then 16 frees of them started together:
+     * all gone, {@code vsm list} agreeing with {@code lvs}, the pool's transaction id and thin
+     * volume count in lvm2 the kernel's.
      */
     @Test
-    void sixteenParallelAllocsAndClonesGiveDistinctWholeVolumes() throws IOException {
+    void sixteenParallelAllocsClonesAndFrees() throws IOException {
         vsm.run("alloc", "thin", "101", "", "4M").ok();
         byte[] baseData = pattern((byte) 6, MIB);
         write(dev("vm-101-disk-0"), baseData);
@@ -226,6 +228,19 @@ class ThinLifeCycleTest {
                 assertThat(read(dev(lv), baseData.length)).as("clone %s holds the base's data", lv).isEqualTo(baseData);
             }
         }
+        vg.checkThinPool("data", "after 16 parallel allocs and clones");
+
+        java.util.List<Vsm.Started> frees = new java.util.ArrayList<>();
+        for (String lv : made) {
+            frees.add(parallel.start("free", "thin:" + lv));
+        }
+        for (Vsm.Started s : frees) {
+            s.finish(900).ok();
+        }
+        assertThat(vg.lvNames()).as("after 16 parallel frees").containsExactly("base-101-disk-0", "data");
+        vg.checkThinPool("data", "after 16 parallel frees");
+        assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json()).as("vsm list after 16 parallel frees")
+                .extracting(v -> v.get("volid").asText()).containsExactly("thin:base-101-disk-0");
     }
 
     /**

@@ -55,10 +55,81 @@ public final class DiskVolumeGroup implements AutoCloseable {
         return lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "-o", column, name + "/" + lv).strip();
     }
 
+    /**
+     * Some {@code lvs} columns of every LV in the group (sizes in bytes), by LV name, in one lvm2
+     * run: each row's values in the order of {@code columns} (empty where lvm2 has none).
+     */
+    public Map<String, List<String>> rows(String... columns) {
+        Map<String, List<String>> rows = new java.util.TreeMap<>();
+        String out = lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "--separator", "|", "-o",
+                "lv_name," + String.join(",", columns), name);
+        for (String line : out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+            List<String> fields = List.of(line.split("\\|", -1));
+            rows.put(fields.get(0), fields.subList(1, fields.size()));
+        }
+        return rows;
+    }
+
     /** The names of every LV in the group, sorted (hidden ones, e.g. the pool's tdata, not included). */
     public List<String> lvNames() {
         return lvm("lvs", "--noheadings", "-o", "lv_name", name).lines().map(String::strip).filter(s -> !s.isEmpty())
                 .sorted().toList();
+    }
+
+    /**
+     * Fails the test unless lvm2's idea of thin pool {@code pool} is the kernel's: lvm2's
+     * transaction id of the pool (its metadata) is the one the kernel's pool reports
+     * ({@code dmsetup status}), and lvm2 counts as many thin volumes as it lists in the pool.
+     */
+    public void checkThinPool(String pool, String where) {
+        String[] fields = lvm("lvs", "--noheadings", "-o", "transaction_id,thin_count", name + "/" + pool).strip().split("\\s+");
+        String dm = name.replace("-", "--") + "-" + pool.replace("-", "--");
+        String status = kernelPoolStatus(dm);
+        if (status == null) {
+            lvm("lvchange", "-ay", name + "/" + pool); // an inactive pool: lvm2 activates it only if its metadata agrees
+            status = kernelPoolStatus(dm);
+        }
+        if (status == null) {
+            throw new AssertionError(where + ": the kernel has no thin pool " + dm);
+        }
+        String[] kernel = status.split("\\s+");
+        if (kernel.length < 4 || !kernel[2].equals("thin-pool")) {
+            throw new AssertionError(where + ": the kernel has no thin pool " + dm + ": " + status);
+        }
+        if (!kernel[3].equals(fields[0])) {
+            throw new AssertionError(where + ": thin pool " + name + "/" + pool + ": lvm2's transaction id " + fields[0]
+                    + ", the kernel's " + kernel[3] + " (" + status + ")");
+        }
+        long inPool = lvm("lvs", "--noheadings", "-o", "pool_lv", name).lines().map(String::strip).filter(pool::equals).count();
+        if (Long.parseLong(fields[1]) != inPool) {
+            throw new AssertionError(where + ": thin pool " + name + "/" + pool + ": thin_count " + fields[1] + ", " + inPool + " listed");
+        }
+    }
+
+    /** {@code dmsetup status} of the pool's device (its {@code -tpool} layer when there is one), or null when there is none. */
+    private static String kernelPoolStatus(String dm) {
+        for (String device : List.of(dm + "-tpool", dm)) {
+            HostTools.Result r = HostTools.run(Map.of(), "dmsetup", "status", device);
+            if (r.ok() && r.out().contains(" thin-pool ")) {
+                return r.out().strip();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Deactivates the group, runs {@code thin_check} on the pool's metadata (activated alone,
+     * read-only), and activates the pool again; fails the test when the check fails.
+     */
+    public void checkThinPoolAfterReactivation(String pool) {
+        lvm("vgchange", "-an", name);
+        lvm("lvchange", "-ay", "-y", name + "/" + pool + "_tmeta");
+        HostTools.Result check = HostTools.run(Map.of(), "thin_check", "/dev/" + name + "/" + pool + "_tmeta");
+        lvm("lvchange", "-an", name + "/" + pool + "_tmeta");
+        if (!check.ok()) {
+            throw new AssertionError("thin_check of " + name + "/" + pool + ": " + (check.out() + check.err()).strip());
+        }
+        lvm("lvchange", "-ay", name + "/" + pool);
     }
 
     @Override

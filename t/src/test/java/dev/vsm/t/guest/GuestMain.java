@@ -5,8 +5,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
@@ -20,7 +23,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * {@link InGuest#inside()} being true) and writes each test's outcome, by unique id, as JSON for
  * {@link InGuest} on the host to report. One JVM per boot: a JVM start costs seconds under TCG.
  *
- * <p>Arguments: the test class, the results file.
+ * <p>Arguments: the test class, the results file, and a file of the unique ids to run (one a
+ * line: the methods selected on the host); without that file the whole class runs.
  */
 public final class GuestMain {
     private GuestMain() {}
@@ -34,7 +38,17 @@ public final class GuestMain {
         Path out = Path.of(args[1]);
         ObjectMapper json = new ObjectMapper();
         Launcher launcher = LauncherFactory.create();
-        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(DiscoverySelectors.selectClass(args[0])).build(),
+        List<DiscoverySelector> selectors = new ArrayList<>();
+        if (args.length > 2 && Files.exists(Path.of(args[2]))) {
+            for (String id : Files.readAllLines(Path.of(args[2]))) {
+                if (!id.isBlank()) {
+                    selectors.add(DiscoverySelectors.selectUniqueId(id));
+                }
+            }
+        } else {
+            selectors.add(DiscoverySelectors.selectClass(args[0]));
+        }
+        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectors).build(),
                 new TestExecutionListener() {
                     @Override
                     public void executionStarted(TestIdentifier id) {

@@ -20,8 +20,9 @@ import org.opentest4j.TestAbortedException;
 
 /**
  * Runs a test class in a {@link Guest} with a real kernel: on the host, the first test of the
- * class boots one guest with the class's disks, whose one JVM ({@link GuestMain}) runs the whole
- * class for real; every test method, and the class's set-up and tear-down, is then only reported
+ * class boots one guest with the class's disks, whose one JVM ({@link GuestMain}) runs the class's
+ * tests that the host selected ({@code -Dtest=Class#method} runs only that method; see
+ * {@link SelectedTests}) for real; every test method, and the class's set-up and tear-down, is then only reported
  * here as it ended in the guest (a failure with the guest's stack trace). In the guest
  * ({@link #inside()}) the extension does nothing.
  *
@@ -129,7 +130,7 @@ public final class InGuest implements InvocationInterceptor {
             throw new TestAbortedException("skipped: the guest tier is off (-Dvsm.guest=skip or VSM_GUEST=skip)");
         }
         if (results == null && unavailable == null) {
-            boot(context.getRequiredTestClass());
+            boot(context.getRequiredTestClass(), context.getParent().orElseThrow().getUniqueId());
         }
         if (unavailable != null) {
             HostTools.unavailable(unavailable);
@@ -148,7 +149,27 @@ public final class InGuest implements InvocationInterceptor {
         }
     }
 
-    private void boot(Class<?> testClass) {
+    /**
+     * The host's {@code -Dvsm.*} properties (e.g. a test's rounds or seed), as options of the
+     * guest's java: the guest's tests read them as the host's would.
+     */
+    private static String forwardedProperties() {
+        StringBuilder options = new StringBuilder();
+        for (String name : new java.util.TreeSet<>(System.getProperties().stringPropertyNames())) {
+            String value = System.getProperty(name);
+            if (name.startsWith("vsm.") && !List.of("vsm.home", "vsm.in-guest", "vsm.guest").contains(name)
+                    && name.matches("[A-Za-z0-9._-]+") && !value.contains("'")) {
+                options.append("'-D").append(name).append('=').append(value).append("' ");
+            }
+        }
+        return options.toString();
+    }
+
+    /**
+     * Boots the guest for the class; {@code classUniqueId} names the class in the host's test plan,
+     * whose selected methods ({@code -Dtest=Class#method}) are the only ones the guest runs.
+     */
+    private void boot(Class<?> testClass, String classUniqueId) {
         Optional<String> why = Guest.unavailable();
         if (why.isPresent()) {
             unavailable = why.get();
@@ -159,10 +180,15 @@ public final class InGuest implements InvocationInterceptor {
                 cd %s/t
                 export CI=%s
                 exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData -Xshare:auto -Dvsm.in-guest=true \\
-                  -Dvsm.home=%s -cp '%s' %s %s /vsmio/results.json
-                """.formatted(Guest.HOME, "true".equalsIgnoreCase(System.getenv("CI")) ? "true" : "false", Guest.HOME, classPath,
+                  -Dvsm.home=%s %s-cp '%s' %s %s /vsmio/results.json /vsmio/selected
+                """.formatted(Guest.HOME, "true".equalsIgnoreCase(System.getenv("CI")) ? "true" : "false", Guest.HOME,
+                forwardedProperties(), classPath,
                 GuestMain.class.getName(), testClass.getName());
         try (Guest.Boot boot = Guest.withDisks(disks)) {
+            Optional<List<String>> selected = SelectedTests.of(classUniqueId);
+            if (selected.isPresent()) {
+                Files.write(boot.io().resolve("selected"), selected.get());
+            }
             Guest.Outcome o = boot.run(scenario, timeout);
             System.out.println("guest run of " + testClass.getSimpleName() + ": exit " + o.status() + " in "
                     + o.took().toSeconds() + " s\n" + o.output());

@@ -195,8 +195,7 @@ final class LvmThinStorage implements Storage {
             throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
         }
         guard.check(lvs, "allocate " + name, Math.multiplyExact(request.sizeKib(), 1024L));
-        String what = "allocate " + name;
-        lvs.find(vg(), options.thinpool()).ifPresent(pool -> new ThinPoolUsage(config.id(), pool).refuseWhenFull(what));
+        refuseWhenFull(lvs, "allocate " + name);
         lvm.thinLvcreate(vg(), options.thinpool(), name, request.sizeKib(), tags);
         return name;
     }
@@ -296,7 +295,7 @@ final class LvmThinStorage implements Storage {
 
     /**
      * A writable thin snapshot of a base volume (or of a volume's snapshot) named as the next free
-     * {@code vm-<vmid>-disk-<n>}, within the over-provisioning guard.
+     * {@code vm-<vmid>-disk-<n>}, within the over-provisioning guard; refused in a full pool.
      */
     @Override
     public String cloneImage(VolumeName volume, int vmid, String snapshot) {
@@ -312,13 +311,14 @@ final class LvmThinStorage implements Storage {
         }
         String name = DiskNames.nextFree(lvs.names(vg()), config.id(), vmid, null, false, false);
         guard.check(lvs, "clone " + source.name() + " to " + name, source.size());
+        refuseWhenFull(lvs, "clone " + source.name() + " to " + name);
         lvm.thinClone(vg(), source.name(), name);
         return name;
     }
 
     // --- snapshots
 
-    /** {@code lvcreate -n snap_<volume>_<snapshot> -pr -s}: a read-only thin snapshot. */
+    /** {@code lvcreate -n snap_<volume>_<snapshot> -pr -s}: a read-only thin snapshot (refused in a full pool). */
     @Override
     public void volumeSnapshot(VolumeName volume, String snapshot) {
         LvsReport lvs = lvm.lvs(vg());
@@ -327,7 +327,16 @@ final class LvmThinStorage implements Storage {
         if (lvs.find(vg(), lv).isPresent()) {
             throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
         }
+        refuseWhenFull(lvs, "snapshot " + volume.name() + " as " + lv);
         lvm.thinSnapshot(vg(), volume.name(), lv);
+    }
+
+    /**
+     * Refuses to make a thin volume (alloc, clone, snapshot) in a full pool, saying what to do: a
+     * snapshot or a clone shares its origin's blocks, but the first write to either needs new ones.
+     */
+    private void refuseWhenFull(LvsReport lvs, String what) {
+        lvs.find(vg(), options.thinpool()).ifPresent(pool -> new ThinPoolUsage(config.id(), pool).refuseWhenFull(what));
     }
 
     @Override
