@@ -415,8 +415,8 @@ final class ZooKeeperCluster implements Cluster {
             Stat stat;
             long session;
             try {
-                session = client.getZookeeperClient().getZooKeeper().getSessionId();
-                stat = client.checkExists().forPath(node);
+                session = client().getZookeeperClient().getZooKeeper().getSessionId();
+                stat = client().checkExists().forPath(node);
             } catch (Exception e) {
                 LOG.debug("checking cluster lock {} failed", node, e);
                 throw lockLost(mutex.path, "ZooKeeper did not answer");
