@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,6 +31,13 @@ class PackagesTest {
     @Test
     void packagesAreFreeOfCycles() {
         slices().matching("dev.vsm.(**)").should().beFreeOfCycles().check(VSM);
+    }
+
+    /** The command line reaches a plugin's code, and the libraries it bundles, only through the SPI. */
+    @Test
+    void theCommandLineDependsOnNoPlugin() {
+        noClasses().that().resideInAPackage("dev.vsm.cli..").should().dependOnClassesThat()
+                .resideInAnyPackage("dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..").check(VSM);
     }
 
     @Test

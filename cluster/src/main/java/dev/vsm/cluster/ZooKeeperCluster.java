@@ -9,6 +9,7 @@ import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
 import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;
+import dev.vsm.config.ConfigStore;
 import dev.vsm.config.ConfigUnavailableException;
 import dev.vsm.engine.cluster.ClusterStatus;
 import dev.vsm.lock.FileLocks;
@@ -58,7 +59,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ZooKeeperCluster implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCluster.class);
-    static final String CONFIG_LOCK = "storage-config";
     private static final Pattern PROCESS = Pattern.compile("pid-([0-9]+)-[0-9]+");
 
     private final ClusterSettings settings;
@@ -207,7 +207,7 @@ final class ZooKeeperCluster implements Cluster {
 
             @Override
             public <T> T locked(Supplier<T> work) {
-                return withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+                return withLock(ConfigStore.LOCK, FileLocks.configuredTimeout(), work);
             }
 
             @Override
@@ -338,7 +338,7 @@ final class ZooKeeperCluster implements Cluster {
         if (dryRun) {
             work.get();
         } else {
-            withLock(CONFIG_LOCK, FileLocks.configuredTimeout(), work);
+            withLock(ConfigStore.LOCK, FileLocks.configuredTimeout(), work);
         }
     }
 

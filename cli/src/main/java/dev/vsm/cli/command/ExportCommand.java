@@ -47,11 +47,6 @@ public final class ExportCommand extends VsmCommand {
     ProgressOption progress;
 
     @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
-    @Override
     boolean stdoutIsData() {
         return file.equals("-");
     }
