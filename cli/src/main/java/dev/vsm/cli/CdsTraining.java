@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -50,7 +51,7 @@ public final class CdsTraining {
                     List.of("help", "status"),
                     List.of("--version"),
                     List.of("status", "--bad-option"));
-            PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), true);
+            PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
             for (List<String> command : commands) {
                 Main.run(command.toArray(String[]::new), nowhere, nowhere);
             }

@@ -5,6 +5,7 @@ import dev.vsm.exec.ChildProcesses;
 import dev.vsm.spi.StorageException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -59,8 +60,8 @@ public final class Main {
         if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
+        cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
+        cli.setErr(new PrintWriter(err, true, Charset.defaultCharset()));
         cli.setParameterExceptionHandler(Main::badParameters);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, vsm, err));
         return cli.execute(args);

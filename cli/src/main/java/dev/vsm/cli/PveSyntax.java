@@ -1,10 +1,12 @@
 package dev.vsm.cli;
 
+import dev.vsm.config.PveBoolean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,8 +37,6 @@ import picocli.CommandLine.Model.OptionSpec;
 final class PveSyntax {
     /** Options every command takes that may also be given before the command. */
     static final Set<String> HOISTED = Set.of("--output-format");
-    private static final Set<String> TRUE = Set.of("1", "yes", "on", "true");
-    private static final Set<String> FALSE = Set.of("0", "no", "off", "false");
 
     private PveSyntax() {}
 
@@ -105,12 +105,12 @@ final class PveSyntax {
             if (option != null && option.typeInfo().isBoolean() && option.arity().max() == 0) {
                 String value = eq < 0 ? (i + 1 < args.length ? args[i + 1].toLowerCase(Locale.ROOT) : null)
                         : arg.substring(eq + 1).toLowerCase(Locale.ROOT);
-                boolean isWord = value != null && (TRUE.contains(value) || FALSE.contains(value));
-                if (isWord) {
+                Optional<Boolean> word = value == null ? Optional.empty() : PveBoolean.parse(value);
+                if (word.isPresent()) {
                     if (eq < 0) {
                         i++;
                     }
-                    if (TRUE.contains(value)) {
+                    if (word.get()) {
                         target.add(name);
                     }
                     continue;

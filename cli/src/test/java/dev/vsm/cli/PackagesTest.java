@@ -35,6 +35,13 @@ class PackagesTest {
         slices().matching("dev.vsm.(**)").should().beFreeOfCycles().check(VSM);
     }
 
+    /** The command line reaches a plugin's code, and the libraries it bundles, only through the SPI. */
+    @Test
+    void theCommandLineDependsOnNoPlugin() {
+        noClasses().that().resideInAPackage("dev.vsm.cli..").should().dependOnClassesThat()
+                .resideInAnyPackage("dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..").check(VSM);
+    }
+
     @Test
     void eachPackageIsInOneModule() {
         Map<String, Set<String>> modules = new TreeMap<>();

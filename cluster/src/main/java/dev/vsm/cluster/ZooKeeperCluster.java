@@ -9,6 +9,7 @@ import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
 import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;
+import dev.vsm.config.ConfigStore;
 import dev.vsm.config.ConfigUnavailableException;
 import dev.vsm.engine.cluster.ClusterStatus;
 import dev.vsm.lock.FileLocks;
@@ -58,7 +59,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ZooKeeperCluster implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCluster.class);
-    static final String CONFIG_LOCK = "storage-config";
     private static final Pattern PROCESS = Pattern.compile("pid-([0-9]+)-[0-9]+");
 
     private final ClusterSettings settings;
@@ -214,7 +214,7 @@ final class ZooKeeperCluster implements Cluster {
 
             @Override
             public <T> T locked(Supplier<T> work) {
-                return withLock(CONFIG_LOCK, lockTimeout, work);
+                return withLock(ConfigStore.LOCK, lockTimeout, work);
             }
 
             @Override
@@ -345,7 +345,7 @@ final class ZooKeeperCluster implements Cluster {
         if (dryRun) {
             work.get();
         } else {
-            withLock(CONFIG_LOCK, lockTimeout, work);
+            withLock(ConfigStore.LOCK, lockTimeout, work);
         }
     }
 
@@ -422,8 +422,8 @@ final class ZooKeeperCluster implements Cluster {
             Stat stat;
             long session;
             try {
-                session = client.getZookeeperClient().getZooKeeper().getSessionId();
-                stat = client.checkExists().forPath(node);
+                session = client().getZookeeperClient().getZooKeeper().getSessionId();
+                stat = client().checkExists().forPath(node);
             } catch (Exception e) {
                 LOG.debug("checking cluster lock {} failed", node, e);
                 throw lockLost(mutex.path, "ZooKeeper did not answer");

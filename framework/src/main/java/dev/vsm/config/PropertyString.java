@@ -18,8 +18,6 @@ public final class PropertyString {
     private static final Pattern PART = Pattern.compile("([^=]+)=(.+)", Pattern.DOTALL);
     private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.\\d+|\\d+\\.|\\.\\d+|\\d+)([eE][+-]?\\d+)?");
-    private static final Pattern TRUE = Pattern.compile("1|on|yes|true", Pattern.CASE_INSENSITIVE);
-    private static final Pattern FALSE = Pattern.compile("0|off|no|false", Pattern.CASE_INSENSITIVE);
 
     /** The type of one key's value. */
     public enum Type { BOOLEAN, INTEGER, NUMBER }
@@ -77,13 +75,7 @@ public final class PropertyString {
     private static Number value(String key, String v, Key spec) {
         switch (spec.type()) {
             case BOOLEAN -> {
-                if (TRUE.matcher(v).matches()) {
-                    return 1L;
-                }
-                if (FALSE.matcher(v).matches()) {
-                    return 0L;
-                }
-                throw typeCheck(key, "boolean", v);
+                return PveBoolean.parse(v).map(b -> b ? 1L : 0L).orElseThrow(() -> typeCheck(key, "boolean", v));
             }
             case INTEGER -> {
                 if (!INTEGER.matcher(v).matches()) {

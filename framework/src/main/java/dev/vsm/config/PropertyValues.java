@@ -35,8 +35,6 @@ import java.util.regex.Pattern;
  * A value may not contain control characters (pve refuses line feeds in storage.cfg).
  */
 final class PropertyValues {
-    private static final Pattern BOOLEAN_TRUE = Pattern.compile("1|yes|on|true", Pattern.CASE_INSENSITIVE);
-    private static final Pattern BOOLEAN_FALSE = Pattern.compile("0|no|off|false", Pattern.CASE_INSENSITIVE);
     private static final Pattern INTEGER = Pattern.compile("[-+]?[0-9]+");
     private static final Pattern NUMBER = Pattern.compile("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
     private static final Pattern LIST_SEPARATORS = Pattern.compile("[,;\\s]+");
@@ -120,13 +118,7 @@ final class PropertyValues {
     }
 
     private static Boolean bool(Scalar s) {
-        if (BOOLEAN_TRUE.matcher(s.text()).matches()) {
-            return Boolean.TRUE;
-        }
-        if (BOOLEAN_FALSE.matcher(s.text()).matches()) {
-            return Boolean.FALSE;
-        }
-        throw typeCheck("boolean", s);
+        return PveBoolean.parse(s.text()).orElseThrow(() -> typeCheck("boolean", s));
     }
 
     private static Long integer(PropertySpec spec, Scalar s) {

@@ -60,4 +60,9 @@ public final class CommonProperties {
         return PropertySpec.string(QCOW2_CLUSTER_SIZE, "qcow2 cluster size (512 .. 2M, a power of two; at least 16k with subclusters)")
                 .withPattern(CLUSTER_SIZE_PATTERN);
     }
+
+    /** pve's {@code bwlimit}: I/O bandwidth limits per operation (read by the engine). */
+    public static PropertySpec bwlimit() {
+        return PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N");
+    }
 }

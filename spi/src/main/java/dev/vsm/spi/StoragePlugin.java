@@ -1,5 +1,9 @@
 package dev.vsm.spi;
 
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
 /**
  * A storage type, found with {@link java.util.ServiceLoader} (list the class in
  * {@code META-INF/services/dev.vsm.spi.StoragePlugin}). It describes the type and opens
@@ -33,4 +37,22 @@ public interface StoragePlugin {
 
     /** Called before a storage section is removed. Data is never touched by vsm when a storage is removed. */
     default void onDelete(StorageConfig config, StorageContext context) {}
+
+    /**
+     * {@code vsm scan <type> [args]}: what this host has that a new storage of this type could
+     * use (pvesm scan: the volume groups for lvm, a volume group's thin pools for lvmthin),
+     * sorted, one row each, whose first entry is its name. A type with nothing to scan refuses.
+     */
+    default List<Map<String, Object>> scan(List<String> args, StorageContext context) {
+        throw StorageException.badInput("storage type '%s' has nothing to scan", type());
+    }
+
+    /**
+     * The block devices a configured storage's data lives on, each with what it is to the
+     * storage, said as a phrase ({@code physical volume /dev/sdb of volume group 'vg0'}):
+     * {@code vsm wipe} refuses them. Empty when the data is not on devices of its own.
+     */
+    default Map<Path, String> devices(StorageConfig config, StorageContext context) {
+        return Map.of();
+    }
 }

@@ -188,7 +188,9 @@ class PvesmSyntaxTest {
         assertThat(help.out()).startsWith("Usage: vsm list").doesNotContain("Volid");
         assertThat(vsm.run("help", "list").out()).isEqualTo(vsm.run("list", "--help").out());
         assertThat(vsm.run("help").ok().out()).startsWith("Usage: vsm ").contains("  alloc ");
-        assertThat(vsm.run("help", "scan", "lvm").ok().out()).startsWith("Usage: vsm scan lvm");
+        assertThat(vsm.run("help", "scan", "lvm").ok().out()).startsWith("Usage: vsm scan lvm")
+                .isEqualTo(vsm.run("scan", "lvm", "--help").ok().out());
+        assertThat(vsm.run("help", "add", "dir").ok().out()).isEqualTo(vsm.run("add", "dir", "--help").ok().out());
         assertThat(sh("pvesm help alloc").ok().out()).startsWith("Usage: pvesm alloc");
         assertThat(vsm.run("add", "lvm", "--help").ok().out()).contains("Properties of lvm:", "--vgname", "--saferemove");
         assertThat(vsm.run("help", "add", "dir").ok().out()).contains("Properties of dir:", "--path").doesNotContain("--vgname");

@@ -38,11 +38,6 @@ public final class CopyCommand extends ChangingCommand {
     ProgressOption progress;
 
     @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
-    @Override
     void execute() {
         VolumeId source = VolumeId.parse(volume);
         VolumeId.checkStorageId(targetStorage);

@@ -56,11 +56,6 @@ public final class ExportCommand extends VsmCommand {
     ProgressOption progress;
 
     @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
-    @Override
     boolean stdoutIsData() {
         return file.equals("-");
     }

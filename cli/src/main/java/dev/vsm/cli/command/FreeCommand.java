@@ -25,11 +25,6 @@ public final class FreeCommand extends ChangingCommand {
     @Mixin
     ProgressOption progress;
 
-    @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
 
     @Override
     void execute() {

@@ -46,11 +46,6 @@ public final class ImportCommand extends ChangingCommand {
     ProgressOption progress;
 
     @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
-    @Override
     void execute() {
         VolumeId.checkStorageId(storage);
         int owner = Args.vmid(vmid);

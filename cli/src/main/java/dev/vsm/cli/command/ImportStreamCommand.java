@@ -56,11 +56,6 @@ public final class ImportStreamCommand extends ChangingCommand {
     ProgressOption progress;
 
     @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
-
-    @Override
     void execute() {
         VolumeId target = VolumeId.parse(volume);
         StreamFormat fmt = StreamFormat.parse(format);

@@ -1,12 +1,12 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.config.PveBoolean;
 import dev.vsm.engine.Backups;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -17,8 +17,6 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "update-attributes", description = "Set a backup's notes and protection.")
 public final class UpdateAttributesCommand extends ChangingCommand {
-    private static final Pattern TRUE = Pattern.compile("1|on|yes|true", Pattern.CASE_INSENSITIVE);
-    private static final Pattern FALSE = Pattern.compile("0|off|no|false", Pattern.CASE_INSENSITIVE);
 
     @Parameters(index = "0", paramLabel = "VOLUME", description = "a volume id, or a volume name with --storage")
     String volume;
@@ -50,12 +48,6 @@ public final class UpdateAttributesCommand extends ChangingCommand {
     }
 
     private static boolean bool(String text) {
-        if (TRUE.matcher(text).matches()) {
-            return true;
-        }
-        if (FALSE.matcher(text).matches()) {
-            return false;
-        }
-        throw StorageException.badInput("protected: type check ('boolean') failed - got '%s'", VolumeId.printable(text));
+        return PveBoolean.parse(text).orElseThrow(() -> StorageException.badInput("protected: type check ('boolean') failed - got '%s'", VolumeId.printable(text)));
     }
 }

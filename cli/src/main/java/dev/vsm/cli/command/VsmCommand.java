@@ -1,6 +1,7 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.OutputOptions;
+import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.cli.support.Session;
 import dev.vsm.cli.support.Vsm;
 import java.io.PrintStream;
@@ -37,9 +38,10 @@ abstract class VsmCommand implements Callable<Integer> {
         return false;
     }
 
-    /** Whether progress is silenced ({@code --quiet}); commands with long jobs override it. */
+    /** Whether progress is silenced: {@code --quiet} of a command with a {@code ProgressOption} mixin named {@code progress}. */
     boolean quiet() {
-        return false;
+        CommandSpec progress = spec.mixins().get("progress");
+        return progress != null && ((ProgressOption) progress.userObject()).quiet();
     }
 
     /** Whether standard output carries data ({@code -} as the output file): messages then go to stderr. */

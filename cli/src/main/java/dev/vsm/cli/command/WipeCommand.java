@@ -4,10 +4,9 @@ import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.ZeroOut;
-import dev.vsm.lvm.Lvm;
-import dev.vsm.lvm.VolumeGroup;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StoragePlugin;
 import dev.vsm.zeroout.BlockDevice;
 import dev.vsm.zeroout.DeviceSignatures;
 import dev.vsm.zeroout.DeviceUse;
@@ -45,8 +44,6 @@ import picocli.CommandLine.Parameters;
         "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."})
 public final class WipeCommand extends ChangingCommand {
     /** The storage types whose {@code vgname} names a volume group on block devices. */
-    private static final Set<String> LVM_TYPES = Set.of("lvm", "lvmthin");
-    private static final String VGNAME = "vgname";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "VOLUME", description = "a volume id, e.g. san:vm-100-disk-0")
     String volume;
@@ -71,11 +68,6 @@ public final class WipeCommand extends ChangingCommand {
 
     @Mixin
     ProgressOption progress;
-
-    @Override
-    boolean quiet() {
-        return progress.quiet();
-    }
 
     @Override
     void execute() {
@@ -128,32 +120,23 @@ public final class WipeCommand extends ChangingCommand {
     }
 
     /**
-     * The configured lvm or lvmthin storage whose volume group has the device (or one of its
-     * partitions) as a physical volume, said in one phrase with the way out; empty when none.
+     * The configured storage whose data lives on the device (or one of its partitions), as its
+     * plugin tells ({@code StoragePlugin.devices}: an lvm or lvmthin storage's physical
+     * volumes), said in one phrase with the way out; empty when none.
      */
     private Optional<String> backedStorage(BlockDevice target, Sysfs sysfs) {
-        Map<String, String> vgToStorage = new LinkedHashMap<>();
-        for (StorageConfig config : session().config().storages().values()) {
-            if (LVM_TYPES.contains(config.type())) {
-                config.string(VGNAME).ifPresent(vg -> vgToStorage.putIfAbsent(vg, config.id()));
-            }
-        }
-        if (vgToStorage.isEmpty()) {
-            return Optional.empty();
-        }
         Set<String> names = new HashSet<>(sysfs.partitions(target.name()));
         names.add(target.name());
         StorageContext context = session().context();
-        for (VolumeGroup vg : new Lvm(context.commands(), context.console()).vgsWithPvs().groups()) {
-            String storage = vgToStorage.get(vg.name());
-            if (storage == null) {
+        for (StorageConfig config : session().config().storages().values()) {
+            Optional<StoragePlugin> plugin = session().registry().plugin(config.type());
+            if (plugin.isEmpty()) {
                 continue;
             }
-            for (VolumeGroup.PhysicalVolume pv : vg.pvs()) {
-                String kernelName = kernelName(Path.of(pv.name()));
-                if (names.contains(kernelName)) {
-                    return Optional.of(String.format("'%s' is physical volume %s of volume group '%s', which storage '%s' uses "
-                            + "- remove the storage first (vsm remove %s)", device, pv.name(), vg.name(), storage, storage));
+            for (Map.Entry<Path, String> used : plugin.get().devices(config, context).entrySet()) {
+                if (names.contains(kernelName(used.getKey()))) {
+                    return Optional.of(String.format("'%s' is %s, which storage '%s' uses - remove the storage first (vsm remove %s)",
+                            device, used.getValue(), config.id(), config.id()));
                 }
             }
         }

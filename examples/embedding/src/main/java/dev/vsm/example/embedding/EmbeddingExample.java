@@ -42,9 +42,9 @@ public final class EmbeddingExample {
                 storages:
                   images:
                     type: dir
-                    path: %s
+                    path: IMAGES
                     content: [images]
-                """.formatted(workDir.resolve("images")));
+                """.replace("IMAGES", workDir.resolve("images").toString()));
 
         // [runtime]
         try (VsmRuntime vsm = VsmRuntime.builder()

@@ -73,7 +73,7 @@ public final class DirPlugin implements StoragePlugin {
                     .withDefault(false).asFixed(),
             PropertySpec.string("prune-backups", "backup retention, as keep-last=N,keep-daily=N,..."),
             PropertySpec.integer("max-protected-backups", "how many protected backups a guest may have (-1: unlimited)"),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            CommonProperties.bwlimit()))
             .content(EnumSet.allOf(ContentType.class), EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR))
             .formats(FORMATS, "raw")
             .build();

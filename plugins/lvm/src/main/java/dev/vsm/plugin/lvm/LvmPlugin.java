@@ -1,6 +1,7 @@
 package dev.vsm.plugin.lvm;
 
 import dev.vsm.lvm.LvmNames;
+import dev.vsm.lvm.LvmScans;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -12,8 +13,10 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.ZeroOut;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Storage type {@code lvm}: raw VM disks as logical volumes of one LVM volume group (pve's
@@ -51,7 +54,7 @@ public final class LvmPlugin implements StoragePlugin {
             CommonProperties.shared(),
             CommonProperties.disable(),
             CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            CommonProperties.bwlimit()))
             .content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR), EnumSet.of(ContentType.IMAGES))
             .formats(List.of("raw", "qcow2"), "raw")
             .build();
@@ -73,6 +76,21 @@ public final class LvmPlugin implements StoragePlugin {
     @Override
     public PluginSchema schema() {
         return SCHEMA;
+    }
+
+    /** pvesm scan lvm. */
+    @Override
+    public List<Map<String, Object>> scan(List<String> args, StorageContext context) {
+        if (!args.isEmpty()) {
+            throw StorageException.badInput("scan lvm takes no arguments");
+        }
+        return LvmScans.volumeGroups(context);
+    }
+
+    /** The volume group's physical volumes. */
+    @Override
+    public Map<Path, String> devices(StorageConfig config, StorageContext context) {
+        return config.string(VGNAME).map(vg -> LvmScans.physicalVolumes(vg, context)).orElse(Map.of());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.vsm.plugin.lvmthin;
 
 import dev.vsm.lvm.LvmNames;
+import dev.vsm.lvm.LvmScans;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -9,9 +10,12 @@ import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Storage type {@code lvmthin}: raw VM disks as thin volumes of one LVM thin pool (pve's
@@ -45,7 +49,7 @@ public final class LvmThinPlugin implements StoragePlugin {
             CommonProperties.nodes(),
             CommonProperties.disable(),
             CommonProperties.content(CONTENT),
-            PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N")))
+            CommonProperties.bwlimit()))
             .content(CONTENT, CONTENT)
             .formats(List.of("raw"), "raw")
             .build();
@@ -63,6 +67,21 @@ public final class LvmThinPlugin implements StoragePlugin {
     @Override
     public PluginSchema schema() {
         return SCHEMA;
+    }
+
+    /** pvesm scan lvmthin. */
+    @Override
+    public List<Map<String, Object>> scan(List<String> args, StorageContext context) {
+        if (args.size() != 1) {
+            throw StorageException.badInput("scan lvmthin takes one argument: the volume group");
+        }
+        return LvmScans.thinPools(args.get(0), context);
+    }
+
+    /** The volume group's physical volumes. */
+    @Override
+    public Map<Path, String> devices(StorageConfig config, StorageContext context) {
+        return config.string(VGNAME).map(vg -> LvmScans.physicalVolumes(vg, context)).orElse(Map.of());
     }
 
     @Override
