@@ -27,8 +27,10 @@ public final class CdsTraining {
         Path sandbox = Files.createTempDirectory("vsm-cds-training");
         try {
             Path config = sandbox.resolve("storage.yaml");
-            Files.writeString(config, "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("store")
-                    + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
+            Files.writeString(
+                    config,
+                    "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("store")
+                            + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
             Files.createDirectories(sandbox.resolve("store/images/100"));
             Files.createFile(sandbox.resolve("store/images/100/base-100-disk-0.qcow2"));
             String cfg = "--config=" + config;
@@ -38,7 +40,11 @@ public final class CdsTraining {
                     List.of("list", "local", cfg),
                     List.of("list", "local", cfg, "--output-format", "yaml"),
                     List.of("path", "local:100/vm-100-disk-0.qcow2", cfg),
-                    List.of("volid", sandbox.resolve("store/images/100/vm-100-disk-0.raw").toString(), cfg),
+                    List.of(
+                            "volid",
+                            sandbox.resolve("store/images/100/vm-100-disk-0.raw")
+                                    .toString(),
+                            cfg),
                     List.of("info", "local:100/vm-100-disk-0.qcow2", cfg),
                     List.of("free", "--dry-run", "local:100/vm-100-disk-0.raw", cfg),
                     List.of("alloc", "--dry-run", "local", "100", "vm-100-disk-0.qcow2", "1G", cfg),

@@ -81,8 +81,13 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
             StringBuilder line = new StringBuilder(128);
             TIME.formatTo(Instant.ofEpochMilli(event.getTimeStamp()).atZone(zone), line);
             String level = event.getLevel().toString();
-            line.append(' ').append(level).append(" ".repeat(Math.max(0, 5 - level.length()))).append(' ')
-                    .append(logger.abbreviate(event.getLoggerName())).append(" - ").append(event.getFormattedMessage())
+            line.append(' ')
+                    .append(level)
+                    .append(" ".repeat(Math.max(0, 5 - level.length())))
+                    .append(' ')
+                    .append(logger.abbreviate(event.getLoggerName()))
+                    .append(" - ")
+                    .append(event.getFormattedMessage())
                     .append(CoreConstants.LINE_SEPARATOR);
             IThrowableProxy thrown = event.getThrowableProxy();
             if (thrown != null) {

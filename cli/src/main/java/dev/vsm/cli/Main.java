@@ -57,7 +57,8 @@ public final class Main {
             err.println(oneLine(e.getMessage()));
             return ExitCode.BAD_INPUT;
         }
-        if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
+        if (java.util.Arrays.asList(args).contains("--verbose")
+                || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
         cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
@@ -91,7 +92,8 @@ public final class Main {
             err.println(oneLine(se.getMessage()));
             return se.kind() == StorageException.Kind.BAD_INPUT ? ExitCode.BAD_INPUT : ExitCode.FAILED;
         }
-        err.println("internal error: " + oneLine(String.valueOf(e)) + (vsm.verbose() ? "" : " (run with --verbose for details)"));
+        err.println("internal error: " + oneLine(String.valueOf(e))
+                + (vsm.verbose() ? "" : " (run with --verbose for details)"));
         return ExitCode.FAILED;
     }
 

@@ -53,7 +53,8 @@ final class PveSyntax {
     }
 
     /** The stream formats pvesm knows ({@code $KNOWN_EXPORT_FORMATS} in pve's Storage.pm). */
-    private static final Set<String> STREAM_FORMATS = Set.of("raw+size", "tar+size", "qcow2+size", "vmdk+size", "zfs", "btrfs");
+    private static final Set<String> STREAM_FORMATS =
+            Set.of("raw+size", "tar+size", "qcow2+size", "vmdk+size", "zfs", "btrfs");
 
     /**
      * {@code import <volid> <format> <file>} is pvesm's stream import, vsm's {@code import-stream}:
@@ -63,7 +64,10 @@ final class PveSyntax {
      */
     static String[] streamImport(String[] args) {
         int at = Subcommands.namedIndex(args);
-        if (at < 0 || at + 2 >= args.length || !args[at].equals("import") || !args[at + 1].contains(":")
+        if (at < 0
+                || at + 2 >= args.length
+                || !args[at].equals("import")
+                || !args[at + 1].contains(":")
                 || !STREAM_FORMATS.contains(args[at + 2])) {
             return args;
         }
@@ -84,7 +88,8 @@ final class PveSyntax {
                 break;
             }
             if (!a.startsWith("-") || a.equals("-")) {
-                CommandLine sub = positionalSeen ? null : current.getSubcommands().get(a);
+                CommandLine sub =
+                        positionalSeen ? null : current.getSubcommands().get(a);
                 if (sub != null) {
                     current = sub;
                 } else {
@@ -102,8 +107,11 @@ final class PveSyntax {
             if (option == null && !current.getSubcommands().isEmpty() && HOISTED.contains(name)) {
                 target = hoisted; // before the command: given to the command once it is known
             }
-            if (option != null && option.typeInfo().isBoolean() && option.arity().max() == 0) {
-                String value = eq < 0 ? (i + 1 < args.length ? args[i + 1].toLowerCase(Locale.ROOT) : null)
+            if (option != null
+                    && option.typeInfo().isBoolean()
+                    && option.arity().max() == 0) {
+                String value = eq < 0
+                        ? (i + 1 < args.length ? args[i + 1].toLowerCase(Locale.ROOT) : null)
                         : arg.substring(eq + 1).toLowerCase(Locale.ROOT);
                 Optional<Boolean> word = value == null ? Optional.empty() : PveBoolean.parse(value);
                 if (word.isPresent()) {
@@ -186,7 +194,9 @@ final class PveSyntax {
             return matches.get(0) + rest;
         }
         if (matches.size() > 1) {
-            throw dev.vsm.spi.StorageException.badInput("Option %s is ambiguous (%s)", name.substring(2),
+            throw dev.vsm.spi.StorageException.badInput(
+                    "Option %s is ambiguous (%s)",
+                    name.substring(2),
                     String.join(", ", matches.stream().map(m -> m.substring(2)).toList()));
         }
         return arg;
@@ -205,8 +215,11 @@ final class PveSyntax {
         String dashed = "-" + a;
         String dashedName = "-" + name;
         String lower = dashedName.toLowerCase(Locale.ROOT);
-        boolean known = options.containsKey(dashedName) || HOISTED.contains(dashedName)
-                || options.keySet().stream().anyMatch(n -> n.startsWith("--") && n.toLowerCase(Locale.ROOT).startsWith(lower));
+        boolean known = options.containsKey(dashedName)
+                || HOISTED.contains(dashedName)
+                || options.keySet().stream()
+                        .anyMatch(n ->
+                                n.startsWith("--") && n.toLowerCase(Locale.ROOT).startsWith(lower));
         boolean property = !spec.unmatchedArgsBindings().isEmpty();
         return known || property ? dashed : a;
     }

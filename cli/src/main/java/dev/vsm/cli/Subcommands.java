@@ -4,8 +4,8 @@ import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
 import dev.vsm.cli.command.CleanupCommand;
-import dev.vsm.cli.command.ClusterCommand;
 import dev.vsm.cli.command.CloneCommand;
+import dev.vsm.cli.command.ClusterCommand;
 import dev.vsm.cli.command.CopyCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
 import dev.vsm.cli.command.ExportCommand;
@@ -79,8 +79,8 @@ final class Subcommands {
     }
 
     /** Global options that take a value in the next argument, in pvesm's one-dash form too. */
-    private static final Set<String> WITH_VALUE = Set.of("--config", "--plugin-dir", "--output-format",
-            "-config", "-plugin-dir", "-output-format");
+    private static final Set<String> WITH_VALUE =
+            Set.of("--config", "--plugin-dir", "--output-format", "-config", "-plugin-dir", "-output-format");
 
     private Subcommands() {}
 

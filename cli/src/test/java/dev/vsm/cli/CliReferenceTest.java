@@ -33,7 +33,8 @@ class CliReferenceTest {
     static final String REFRESH = "mvn -B -q verify -pl cli -am -Dtest=CliReferenceTest"
             + " -Dsurefire.failIfNoSpecifiedTests=false -Dvsm.cli-reference.write=true";
 
-    private static final Path DOCS = Path.of(System.getProperty("user.dir")).resolveSibling("docs").resolve("cli");
+    private static final Path DOCS =
+            Path.of(System.getProperty("user.dir")).resolveSibling("docs").resolve("cli");
 
     @TempDir
     Path generated;
@@ -61,7 +62,9 @@ class CliReferenceTest {
 
     @Test
     void committedPagesAreWhatTheModelGenerates() throws IOException {
-        assertThat(ManPageGenerator.generateManPage(generated.toFile(), null, new boolean[0], true, vsm().getCommandSpec())).isZero();
+        assertThat(ManPageGenerator.generateManPage(
+                        generated.toFile(), null, new boolean[0], true, vsm().getCommandSpec()))
+                .isZero();
         Map<String, String> fresh = pages(generated);
         assertThat(fresh).containsKeys("vsm.adoc", "vsm-status.adoc", "vsm-scan-lvm.adoc");
         if (Boolean.getBoolean("vsm.cli-reference.write")) {
@@ -80,8 +83,10 @@ class CliReferenceTest {
         names.addAll(fresh.keySet());
         names.removeIf(name -> Objects.equals(committed.get(name), fresh.get(name)));
         assertThat(names)
-                .as("pages in docs/cli/ that differ from the commands' picocli model (stale, missing or extra);"
-                        + " refresh them from the repository root with:%n  %s%n", REFRESH)
+                .as(
+                        "pages in docs/cli/ that differ from the commands' picocli model (stale, missing or extra);"
+                                + " refresh them from the repository root with:%n  %s%n",
+                        REFRESH)
                 .isEmpty();
     }
 
@@ -97,14 +102,19 @@ class CliReferenceTest {
             viaHelp.addAll(command);
             List<String> viaOption = new ArrayList<>(command);
             viaOption.add("--help");
-            assertThat(run(viaHelp)).as(String.join(" ", viaHelp)).isEqualTo(run(viaOption)).startsWith("Usage: vsm " + String.join(" ", command));
+            assertThat(run(viaHelp))
+                    .as(String.join(" ", viaHelp))
+                    .isEqualTo(run(viaOption))
+                    .startsWith("Usage: vsm " + String.join(" ", command));
         }
     }
 
     private static String run(List<String> args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream err = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        assertThat(Main.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8), err)).as(String.join(" ", args)).isZero();
+        assertThat(Main.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8), err))
+                .as(String.join(" ", args))
+                .isZero();
         return out.toString(StandardCharsets.UTF_8);
     }
 }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterCliTest {
     @TempDir
     Path tmp;
+
     TestingServer server;
     Path config;
     String out;
@@ -29,8 +30,10 @@ class ClusterCliTest {
     void start() throws Exception {
         server = new TestingServer(true);
         config = tmp.resolve("storage.yaml");
-        Files.writeString(config, "cluster:\n  zookeeper: " + server.getConnectString() + "\n  node: node1\n  root: /t"
-                + ProcessHandle.current().pid() + "\n  session-timeout: 2\n");
+        Files.writeString(
+                config,
+                "cluster:\n  zookeeper: " + server.getConnectString() + "\n  node: node1\n  root: /t"
+                        + ProcessHandle.current().pid() + "\n  session-timeout: 2\n");
     }
 
     @AfterEach
@@ -46,7 +49,10 @@ class ClusterCliTest {
         String[] all = new String[args.length + 1];
         all[0] = "--config=" + config;
         System.arraycopy(args, 0, all, 1, args.length);
-        int status = Main.run(all, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+        int status = Main.run(
+                all,
+                new PrintStream(o, true, StandardCharsets.UTF_8),
+                new PrintStream(e, true, StandardCharsets.UTF_8));
         out = o.toString(StandardCharsets.UTF_8);
         err = e.toString(StandardCharsets.UTF_8);
         return status;
@@ -54,15 +60,19 @@ class ClusterCliTest {
 
     private Path seed() throws IOException {
         Path seed = tmp.resolve("seed.yaml");
-        Files.writeString(seed, "storages:\n  shared1:\n    type: dir\n    path: " + tmp.resolve("s1") + "\n    shared: true\n"
-                + "  elsewhere:\n    type: dir\n    path: " + tmp.resolve("s2") + "\n    nodes: node2\n");
+        Files.writeString(
+                seed,
+                "storages:\n  shared1:\n    type: dir\n    path: " + tmp.resolve("s1") + "\n    shared: true\n"
+                        + "  elsewhere:\n    type: dir\n    path: " + tmp.resolve("s2") + "\n    nodes: node2\n");
         return seed;
     }
 
     @Test
     void withoutABlockEveryClusterCommandSaysSo() throws IOException {
         Files.writeString(config, "storages:\n  a:\n    type: dir\n    path: " + tmp.resolve("a") + "\n");
-        for (String[] args : new String[][] {{"cluster", "export"}, {"cluster", "status"}, {"cluster", "init", "--from", config.toString()}}) {
+        for (String[] args : new String[][] {
+            {"cluster", "export"}, {"cluster", "status"}, {"cluster", "init", "--from", config.toString()}
+        }) {
             assertThat(run(args)).as(String.join(" ", args)).isEqualTo(2);
             assertThat(err).isEqualTo("not in cluster mode: no 'cluster' block in " + config + "\n");
         }
@@ -72,22 +82,36 @@ class ClusterCliTest {
     void aBadBlockIsBadInputWithFileAndLine() throws IOException {
         Files.writeString(config, "cluster:\n  zookeeper: nowhere\n  node: node1\n");
         assertThat(run("status")).isEqualTo(2);
-        assertThat(err).isEqualTo(config + ":2: cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'nowhere')\n");
+        assertThat(err)
+                .isEqualTo(
+                        config
+                                + ":2: cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'nowhere')\n");
     }
 
     @Test
     void initStatusEditsAndLossOfQuorum() throws Exception {
         assertThat(run("status")).isEqualTo(2);
-        assertThat(err).matches("cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
-        assertThat(run("add", "dir", "first", "--path", tmp.resolve("s0").toString())).isEqualTo(2);
-        assertThat(err).matches("cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
+        assertThat(err)
+                .matches(
+                        "cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
+        assertThat(run("add", "dir", "first", "--path", tmp.resolve("s0").toString()))
+                .isEqualTo(2);
+        assertThat(err)
+                .matches(
+                        "cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
 
-        assertThat(run("cluster", "init", "--from", tmp.resolve("missing.yaml").toString())).isEqualTo(2);
-        assertThat(err).isEqualTo("file '" + tmp.resolve("missing.yaml") + "' does not exist: give the storage.yaml whose storages the cluster gets\n");
+        assertThat(run("cluster", "init", "--from", tmp.resolve("missing.yaml").toString()))
+                .isEqualTo(2);
+        assertThat(err)
+                .isEqualTo("file '" + tmp.resolve("missing.yaml")
+                        + "' does not exist: give the storage.yaml whose storages the cluster gets\n");
         Files.writeString(tmp.resolve("bad.yaml"), "storages:\n  aa:\n    type: dir\n");
-        assertThat(run("cluster", "init", "--from", tmp.resolve("bad.yaml").toString())).isEqualTo(2);
+        assertThat(run("cluster", "init", "--from", tmp.resolve("bad.yaml").toString()))
+                .isEqualTo(2);
         assertThat(err).startsWith(tmp.resolve("bad.yaml") + ":2: storage 'aa': ");
-        assertThat(run("cluster", "init", "--dry-run", "--from", seed().toString())).as(err).isZero();
+        assertThat(run("cluster", "init", "--dry-run", "--from", seed().toString()))
+                .as(err)
+                .isZero();
         assertThat(out).matches("\\+ zookeeper create /t\\d+/config\n");
         assertThat(run("cluster", "init", "--from", seed().toString())).as(err).isZero();
         assertThat(out).matches("stored 2 storage\\(s\\) from .*seed.yaml at /t\\d+/config\n");
@@ -100,8 +124,12 @@ class ClusterCliTest {
         assertThat(out).containsPattern("elsewhere\\s+dir\\s+disabled").containsPattern("shared1\\s+dir\\s+active");
         assertThat(run("alloc", "elsewhere", "100", "vm-100-disk-0.raw", "1M")).isEqualTo(2);
         assertThat(err).isEqualTo("storage 'elsewhere' is not available on node 'node1'\n");
-        assertThat(run("alloc", "shared1", "100", "vm-100-disk-0.raw", "1M")).as(err).isZero();
-        assertThat(run("add", "dir", "third", "--path", tmp.resolve("s3").toString())).as(err).isZero();
+        assertThat(run("alloc", "shared1", "100", "vm-100-disk-0.raw", "1M"))
+                .as(err)
+                .isZero();
+        assertThat(run("add", "dir", "third", "--path", tmp.resolve("s3").toString()))
+                .as(err)
+                .isZero();
 
         assertThat(run("cluster", "status", "--output-format", "json")).as(err).isZero();
         JsonNode status = new ObjectMapper().readTree(out);
@@ -111,10 +139,14 @@ class ClusterCliTest {
         assertThat(status.get("nodes").get(0).get("name").asText()).isEqualTo("node1");
 
         server.stop();
-        assertThat(run("add", "dir", "fourth", "--path", tmp.resolve("s4").toString())).isEqualTo(1);
-        assertThat(err).isEqualTo("no quorum! (ZooKeeper " + server.getConnectString() + " not reachable): nothing changed\n");
+        assertThat(run("add", "dir", "fourth", "--path", tmp.resolve("s4").toString()))
+                .isEqualTo(1);
+        assertThat(err)
+                .isEqualTo("no quorum! (ZooKeeper " + server.getConnectString() + " not reachable): nothing changed\n");
         assertThat(run("status")).isZero();
-        assertThat(err).startsWith("warning: no quorum: using the cluster configuration cached at ").hasLineCount(1);
+        assertThat(err)
+                .startsWith("warning: no quorum: using the cluster configuration cached at ")
+                .hasLineCount(1);
         assertThat(out).contains("third").doesNotContain("fourth");
     }
 }

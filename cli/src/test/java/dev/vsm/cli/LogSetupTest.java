@@ -26,9 +26,10 @@ class LogSetupTest {
         Logger logger = context.getLogger("dev.vsm.exec.ProcessCommandRunner");
         Exception cause = new IOException("no such file", new IllegalStateException("inner"));
         for (LoggingEvent event : new LoggingEvent[] {
-                new LoggingEvent("x", logger, Level.DEBUG, "run {} with {}", null, new Object[] {"qemu-img", 3}),
-                new LoggingEvent("x", logger, Level.WARN, "failed", cause, null),
-                new LoggingEvent("x", context.getLogger("short"), Level.INFO, "plain", null, null)}) {
+            new LoggingEvent("x", logger, Level.DEBUG, "run {} with {}", null, new Object[] {"qemu-img", 3}),
+            new LoggingEvent("x", logger, Level.WARN, "failed", cause, null),
+            new LoggingEvent("x", context.getLogger("short"), Level.INFO, "plain", null, null)
+        }) {
             assertThat(line.doLayout(event)).isEqualTo(pattern.doLayout(event));
         }
     }

@@ -13,7 +13,10 @@ class MainTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     @Test
@@ -25,7 +28,8 @@ class MainTest {
 
     @Test
     void everyCommandTakesHelp() {
-        for (String[] args : new String[][] {{"status", "--help"}, {"alloc", "-h"}, {"scan", "lvm", "--help"}, {"scan", "--help"}}) {
+        for (String[] args :
+                new String[][] {{"status", "--help"}, {"alloc", "-h"}, {"scan", "lvm", "--help"}, {"scan", "--help"}}) {
             out.reset();
             assertThat(run(args)).as(String.join(" ", args)).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: vsm " + args[0]);
@@ -46,8 +50,11 @@ class MainTest {
 
     @Test
     void eachSubcommandIsRegisteredUnderItsCommandName() {
-        Subcommands.ALL.forEach((name, command) ->
-                assertThat(command.get().getClass().getAnnotation(picocli.CommandLine.Command.class).name()).isEqualTo(name));
+        Subcommands.ALL.forEach((name, command) -> assertThat(command.get()
+                        .getClass()
+                        .getAnnotation(picocli.CommandLine.Command.class)
+                        .name())
+                .isEqualTo(name));
     }
 
     @Test
@@ -59,8 +66,10 @@ class MainTest {
 
     @Test
     void theNamedSubcommandIsFoundAfterGlobalOptions() {
-        assertThat(Subcommands.named(new String[] {"--config", "status", "-v", "list", "local"})).isEqualTo("list");
-        assertThat(Subcommands.named(new String[] {"--plugin-dir=/x", "apiinfo"})).isEqualTo("apiinfo");
+        assertThat(Subcommands.named(new String[] {"--config", "status", "-v", "list", "local"}))
+                .isEqualTo("list");
+        assertThat(Subcommands.named(new String[] {"--plugin-dir=/x", "apiinfo"}))
+                .isEqualTo("apiinfo");
         assertThat(Subcommands.named(new String[] {"--verbose"})).isNull();
         assertThat(run("--config", "/nonexistent/storage.yaml", "apiinfo")).isZero();
     }

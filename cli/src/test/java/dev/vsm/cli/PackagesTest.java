@@ -23,12 +23,11 @@ import org.junit.jupiter.api.Test;
  */
 class PackagesTest {
     /** Main code only: Maven's test-classes directories and test jars are left out. */
-    private static final ImportOption MAIN_ONLY = (Location location) ->
-            !location.contains("/test-classes/") && !location.contains("-tests.jar");
+    private static final ImportOption MAIN_ONLY =
+            (Location location) -> !location.contains("/test-classes/") && !location.contains("-tests.jar");
 
-    private static final JavaClasses VSM = new ClassFileImporter()
-            .withImportOption(MAIN_ONLY)
-            .importPackages("dev.vsm");
+    private static final JavaClasses VSM =
+            new ClassFileImporter().withImportOption(MAIN_ONLY).importPackages("dev.vsm");
 
     @Test
     void packagesAreFreeOfCycles() {
@@ -38,8 +37,13 @@ class PackagesTest {
     /** The command line reaches a plugin's code, and the libraries it bundles, only through the SPI. */
     @Test
     void theCommandLineDependsOnNoPlugin() {
-        noClasses().that().resideInAPackage("dev.vsm.cli..").should().dependOnClassesThat()
-                .resideInAnyPackage("dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..").check(VSM);
+        noClasses()
+                .that()
+                .resideInAPackage("dev.vsm.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..")
+                .check(VSM);
     }
 
     @Test
@@ -49,15 +53,21 @@ class PackagesTest {
             String where = c.getSource().map(s -> module(s.getUri().toString())).orElse("?");
             modules.computeIfAbsent(c.getPackageName(), p -> new TreeSet<>()).add(where);
         }
-        assertThat(modules).isNotEmpty().allSatisfy((pkg, where) -> assertThat(where).as(pkg).hasSize(1));
+        assertThat(modules)
+                .isNotEmpty()
+                .allSatisfy((pkg, where) -> assertThat(where).as(pkg).hasSize(1));
     }
 
     /** Settings come from an {@link Environment}, which tests and embedders can give: only it reads the process's. */
     @Test
     void onlyEnvironmentReadsTheProcessEnvironment() {
-        noClasses().that().doNotHaveFullyQualifiedName(Environment.class.getName())
-                .should().callMethod(System.class, "getenv")
-                .orShould().callMethod(System.class, "getenv", String.class)
+        noClasses()
+                .that()
+                .doNotHaveFullyQualifiedName(Environment.class.getName())
+                .should()
+                .callMethod(System.class, "getenv")
+                .orShould()
+                .callMethod(System.class, "getenv", String.class)
                 .check(VSM);
     }
 

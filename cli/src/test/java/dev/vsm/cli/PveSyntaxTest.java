@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.cli.support.Vsm;
 import dev.vsm.spi.StorageException;
-import java.io.PrintStream;
 import java.io.OutputStream;
-import picocli.CommandLine;
+import java.io.PrintStream;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** pvesm's option syntax mapped onto picocli's, before picocli parses. */
 class PveSyntaxTest {
@@ -32,11 +32,14 @@ class PveSyntaxTest {
 
     @Test
     void shortOptionsValuesAndTheEndOfOptionsAreLeftAlone() {
-        assertThat(translate("free", "-q", "-h", "local:100/x.raw")).containsExactly("free", "-q", "-h", "local:100/x.raw");
+        assertThat(translate("free", "-q", "-h", "local:100/x.raw"))
+                .containsExactly("free", "-q", "-h", "local:100/x.raw");
         assertThat(translate("rename", "local:100/vm-100-disk-0.raw", "101", "-name", "-content"))
-                .as("the value of an option that takes one").containsExactly("rename", "local:100/vm-100-disk-0.raw", "101", "--name", "-content");
+                .as("the value of an option that takes one")
+                .containsExactly("rename", "local:100/vm-100-disk-0.raw", "101", "--name", "-content");
         assertThat(translate("resize", "local:100/x.raw", "-5")).containsExactly("resize", "local:100/x.raw", "-5");
-        assertThat(translate("export", "local:100/x.raw", "raw+size", "-")).containsExactly("export", "local:100/x.raw", "raw+size", "-");
+        assertThat(translate("export", "local:100/x.raw", "raw+size", "-"))
+                .containsExactly("export", "local:100/x.raw", "raw+size", "-");
         assertThat(translate("list", "--", "-content")).containsExactly("list", "--", "-content");
         assertThat(translate("list", "local", "-nosuch")).containsExactly("list", "local", "-nosuch");
     }
@@ -46,14 +49,16 @@ class PveSyntaxTest {
         assertThat(translate("add", "dir", "x", "-path", "/srv/x", "-content=iso", "-v"))
                 .containsExactly("add", "dir", "x", "--path", "/srv/x", "--content=iso", "-v");
         assertThat(translate("set", "x", "-vgname", "vg", "-delete", "content"))
-                .as("-vgname is a property, not -v and gname").containsExactly("set", "x", "--vgname", "vg", "--delete", "content");
+                .as("-vgname is a property, not -v and gname")
+                .containsExactly("set", "x", "--vgname", "vg", "--delete", "content");
     }
 
     @Test
     void outputFormatMayComeBeforeTheCommandAndHelpNamesOne() {
         assertThat(translate("-output-format", "json", "status", "-storage", "local"))
                 .containsExactly("status", "--storage", "local", "--output-format", "json");
-        assertThat(translate("--output-format=yaml", "scan", "lvm")).containsExactly("scan", "lvm", "--output-format=yaml");
+        assertThat(translate("--output-format=yaml", "scan", "lvm"))
+                .containsExactly("scan", "lvm", "--output-format=yaml");
         assertThat(translate("help", "list")).containsExactly("list", "--help");
         assertThat(translate("--verbose", "help", "scan", "lvm")).containsExactly("--verbose", "scan", "lvm", "--help");
         assertThat(translate("help")).containsExactly("--help");
@@ -68,26 +73,69 @@ class PveSyntaxTest {
     @Test
     void uniqueAbbreviationsInAnyCaseAreTheOptionAmbiguousOnesAreRefused() {
         assertThat(translate("export", "local:100/x.qcow2", "qcow2+size", "-", "-with", "1", "-snapshot-l", "a,b"))
-                .containsExactly("export", "local:100/x.qcow2", "qcow2+size", "-", "--with-snapshots", "1", "--snapshot-list", "a,b");
-        assertThat(translate("import-stream", "local:100/x.raw", "raw+size", "-", "--WITH-SNAPSHOTS=0", "-snap", "s", "-allow"))
-                .containsExactly("import-stream", "local:100/x.raw", "raw+size", "-", "--with-snapshots=0", "--snapshot", "s",
+                .containsExactly(
+                        "export",
+                        "local:100/x.qcow2",
+                        "qcow2+size",
+                        "-",
+                        "--with-snapshots",
+                        "1",
+                        "--snapshot-list",
+                        "a,b");
+        assertThat(translate(
+                        "import-stream",
+                        "local:100/x.raw",
+                        "raw+size",
+                        "-",
+                        "--WITH-SNAPSHOTS=0",
+                        "-snap",
+                        "s",
+                        "-allow"))
+                .containsExactly(
+                        "import-stream",
+                        "local:100/x.raw",
+                        "raw+size",
+                        "-",
+                        "--with-snapshots=0",
+                        "--snapshot",
+                        "s",
                         "--allow-rename");
         assertThat(translate("import-stream", "local:100/x.raw", "raw+size", "-", "-allow-rename", "-q"))
-                .as("an optional value is not taken from the next option").endsWith("--allow-rename", "-q");
+                .as("an optional value is not taken from the next option")
+                .endsWith("--allow-rename", "-q");
         assertThat(translate("export", "local:100/x.raw", "raw+size", "-", "-snapshot", "s"))
-                .as("an exact name wins over the longer one it starts").contains("--snapshot");
+                .as("an exact name wins over the longer one it starts")
+                .contains("--snapshot");
         assertThatThrownBy(() -> translate("export", "local:100/x.raw", "raw+size", "-", "-snap", "s"))
-                .isInstanceOf(StorageException.class).hasMessage("Option snap is ambiguous (snapshot, snapshot-list)");
+                .isInstanceOf(StorageException.class)
+                .hasMessage("Option snap is ambiguous (snapshot, snapshot-list)");
         assertThat(translate("list", "local", "-nosuch")).containsExactly("list", "local", "-nosuch");
     }
 
     @Test
     void pvesmImportOfAVolumeIdAndAStreamFormatIsTheStreamImport() {
-        assertThat(translate("import", "local:100/vm-100-disk-0.raw", "raw+size", "-", "-with-snapshots", "0", "-allow-rename", "1"))
-                .containsExactly("import-stream", "local:100/vm-100-disk-0.raw", "raw+size", "-", "--with-snapshots", "0",
-                        "--allow-rename", "1");
-        assertThat(translate("import", "local", "100", "/srv/disk.qcow2")).as("vsm's own import")
+        assertThat(translate(
+                        "import",
+                        "local:100/vm-100-disk-0.raw",
+                        "raw+size",
+                        "-",
+                        "-with-snapshots",
+                        "0",
+                        "-allow-rename",
+                        "1"))
+                .containsExactly(
+                        "import-stream",
+                        "local:100/vm-100-disk-0.raw",
+                        "raw+size",
+                        "-",
+                        "--with-snapshots",
+                        "0",
+                        "--allow-rename",
+                        "1");
+        assertThat(translate("import", "local", "100", "/srv/disk.qcow2"))
+                .as("vsm's own import")
                 .containsExactly("import", "local", "100", "/srv/disk.qcow2");
-        assertThat(translate("import", "local", "100", "local:import/disk.qcow2")).startsWith("import");
+        assertThat(translate("import", "local", "100", "local:import/disk.qcow2"))
+                .startsWith("import");
     }
 }

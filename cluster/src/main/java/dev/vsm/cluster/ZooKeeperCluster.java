@@ -4,14 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.vsm.engine.cluster.Cluster;
-import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
-import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.ConfigUnavailableException;
+import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.engine.cluster.ClusterStatus;
+import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
+import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
@@ -79,7 +79,8 @@ final class ZooKeeperCluster implements Cluster {
         this(settings, cacheFile, FileLocks.DEFAULT_TIMEOUT, changing, warn);
     }
 
-    ZooKeeperCluster(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
+    ZooKeeperCluster(
+            ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
         this.settings = requireNonNull(settings, "settings");
         this.cacheFile = requireNonNull(cacheFile, "cacheFile");
         this.lockTimeout = requireNonNull(lockTimeout, "lockTimeout");
@@ -119,7 +120,8 @@ final class ZooKeeperCluster implements Cluster {
     private synchronized boolean connected() {
         if (reachable == null) {
             try {
-                reachable = client().blockUntilConnected((int) settings.connectWait().toMillis(), TimeUnit.MILLISECONDS);
+                reachable = client().blockUntilConnected(
+                                (int) settings.connectWait().toMillis(), TimeUnit.MILLISECONDS);
                 if (reachable) {
                     register();
                 }
@@ -137,10 +139,14 @@ final class ZooKeeperCluster implements Cluster {
     /** {@code <root>/nodes/<node>} with the time, and this process's ephemeral child. */
     private void register() throws Exception {
         String nodePath = nodesPath() + "/" + settings.node();
-        byte[] seen = ("{\"last-seen\": \"" + Instant.now().truncatedTo(ChronoUnit.SECONDS) + "\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] seen = ("{\"last-seen\": \"" + Instant.now().truncatedTo(ChronoUnit.SECONDS) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
         client.create().orSetData().creatingParentsIfNeeded().forPath(nodePath, seen);
-        client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(nodePath + "/pid-" + ProcessHandle.current().pid() + "-", holder.getBytes(StandardCharsets.UTF_8));
+        client.create()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(
+                        nodePath + "/pid-" + ProcessHandle.current().pid() + "-",
+                        holder.getBytes(StandardCharsets.UTF_8));
     }
 
     /** For a changing step: a live connection, or {@code no quorum!}. */
@@ -154,7 +160,8 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     private StorageException noQuorum(String tail) {
-        return new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + " not reachable)" + tail);
+        return new ConfigUnavailableException(
+                "no quorum! (ZooKeeper " + settings.zookeeper() + " not reachable)" + tail);
     }
 
     private StorageException connectionLost() {
@@ -166,10 +173,12 @@ final class ZooKeeperCluster implements Cluster {
     private void sync(String path) throws Exception {
         CountDownLatch done = new CountDownLatch(1);
         AtomicInteger rc = new AtomicInteger();
-        client().sync().inBackground((c, event) -> {
-            rc.set(event.getResultCode());
-            done.countDown();
-        }).forPath(path);
+        client().sync()
+                .inBackground((c, event) -> {
+                    rc.set(event.getResultCode());
+                    done.countDown();
+                })
+                .forPath(path);
         if (!done.await(settings.connectWait().toMillis(), TimeUnit.MILLISECONDS)) {
             throw new KeeperException.ConnectionLossException();
         }
@@ -188,8 +197,10 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     private StorageException notInitialised() {
-        return new ConfigUnavailableException(StorageException.Kind.BAD_INPUT, "cluster configuration not found at "
-                + settings.configPath() + ": seed it with 'vsm cluster init --from FILE'");
+        return new ConfigUnavailableException(
+                StorageException.Kind.BAD_INPUT,
+                "cluster configuration not found at " + settings.configPath()
+                        + ": seed it with 'vsm cluster init --from FILE'");
     }
 
     // ---- the configuration ----
@@ -250,7 +261,8 @@ final class ZooKeeperCluster implements Cluster {
         try {
             client().setData().withVersion((int) expected.version()).forPath(settings.configPath(), bytes);
         } catch (KeeperException.BadVersionException e) {
-            throw StorageException.failed("configuration changed on another node meanwhile; nothing written, try again");
+            throw StorageException.failed(
+                    "configuration changed on another node meanwhile; nothing written, try again");
         } catch (KeeperException.NoNodeException e) {
             throw notInitialised();
         } catch (Exception e) {
@@ -297,7 +309,10 @@ final class ZooKeeperCluster implements Cluster {
             warnedCache = true;
             String at;
             try {
-                at = Files.getLastModifiedTime(cacheFile, LinkOption.NOFOLLOW_LINKS).toInstant().truncatedTo(ChronoUnit.SECONDS).toString();
+                at = Files.getLastModifiedTime(cacheFile, LinkOption.NOFOLLOW_LINKS)
+                        .toInstant()
+                        .truncatedTo(ChronoUnit.SECONDS)
+                        .toString();
             } catch (IOException e) {
                 at = "an unknown time";
             }
@@ -315,11 +330,14 @@ final class ZooKeeperCluster implements Cluster {
                 sync(settings.configPath());
                 Stat stat = client().checkExists().forPath(settings.configPath());
                 if (stat != null && !force) {
-                    throw StorageException.badInput("cluster configuration already exists at %s (version %d): use --force to replace it",
+                    throw StorageException.badInput(
+                            "cluster configuration already exists at %s (version %d): use --force to replace it",
                             settings.configPath(), stat.getVersion());
                 }
-                changes.accept(stat == null ? "+ zookeeper create " + settings.configPath()
-                        : "+ zookeeper set " + settings.configPath() + " --version " + stat.getVersion());
+                changes.accept(
+                        stat == null
+                                ? "+ zookeeper create " + settings.configPath()
+                                : "+ zookeeper set " + settings.configPath() + " --version " + stat.getVersion());
                 if (dryRun) {
                     return null;
                 }
@@ -334,10 +352,12 @@ final class ZooKeeperCluster implements Cluster {
             } catch (StorageException e) {
                 throw e;
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
-                throw StorageException.failed("configuration changed on another node meanwhile; nothing written, try again");
+                throw StorageException.failed(
+                        "configuration changed on another node meanwhile; nothing written, try again");
             } catch (Exception e) {
                 LOG.debug("storing {} failed", settings.configPath(), e);
-                throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e) + "): nothing changed");
+                throw new ConfigUnavailableException(
+                        "no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e) + "): nothing changed");
             }
             cache(yaml);
             return null;
@@ -435,8 +455,8 @@ final class ZooKeeperCluster implements Cluster {
     }
 
     private StorageException lockLost(String lock, String why) {
-        return new ConfigUnavailableException("no quorum! lost the cluster lock '" + lock + "' (" + why
-                + "): stopped before the next change");
+        return new ConfigUnavailableException(
+                "no quorum! lost the cluster lock '" + lock + "' (" + why + "): stopped before the next change");
     }
 
     /** Runs {@code work} holding the cluster lock {@code <root>/locks/<name>}; re-entrant within a thread. */
@@ -506,7 +526,8 @@ final class ZooKeeperCluster implements Cluster {
     public ClusterStatus status() {
         if (!connected()) {
             byte[] cached = cached();
-            return new ClusterStatus(settings.zookeeper(), sessionState(), settings.node(), null, sha1(cached), List.of(), List.of());
+            return new ClusterStatus(
+                    settings.zookeeper(), sessionState(), settings.node(), null, sha1(cached), List.of(), List.of());
         }
         try {
             sync(settings.root());
@@ -521,9 +542,11 @@ final class ZooKeeperCluster implements Cluster {
             } catch (KeeperException.NoNodeException e) {
                 // not initialised: shown as such
             }
-            return new ClusterStatus(settings.zookeeper(), sessionState(), settings.node(), version, digest, nodes(), locks());
+            return new ClusterStatus(
+                    settings.zookeeper(), sessionState(), settings.node(), version, digest, nodes(), locks());
         } catch (Exception e) {
-            throw StorageException.failed(e, "cannot read the cluster status from ZooKeeper %s: %s", settings.zookeeper(), oneLine(e));
+            throw StorageException.failed(
+                    e, "cannot read the cluster status from ZooKeeper %s: %s", settings.zookeeper(), oneLine(e));
         }
     }
 
@@ -543,7 +566,9 @@ final class ZooKeeperCluster implements Cluster {
             String lastSeen = null;
             try {
                 JsonNode json = new ObjectMapper().readTree(client().getData().forPath(path));
-                lastSeen = json.path("last-seen").isTextual() ? json.path("last-seen").asText() : null;
+                lastSeen = json.path("last-seen").isTextual()
+                        ? json.path("last-seen").asText()
+                        : null;
             } catch (IOException e) {
                 // not JSON: shown as unknown
             } catch (KeeperException.NoNodeException e) {
@@ -571,7 +596,9 @@ final class ZooKeeperCluster implements Cluster {
                 continue;
             }
             try {
-                locks.add(new LockHeld(path, new String(client().getData().forPath(path + "/" + first.get()), StandardCharsets.UTF_8)));
+                locks.add(new LockHeld(
+                        path,
+                        new String(client().getData().forPath(path + "/" + first.get()), StandardCharsets.UTF_8)));
             } catch (KeeperException.NoNodeException e) {
                 // released meanwhile
             }

@@ -10,7 +10,8 @@ import java.util.function.Consumer;
 /** {@link ClusterConnector} on Curator: what {@code META-INF/services} names for the CLI to find. */
 public final class ZooKeeperConnector implements ClusterConnector {
     @Override
-    public Cluster open(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
+    public Cluster open(
+            ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
         return new ZooKeeperCluster(settings, cacheFile, lockTimeout, changing, warn);
     }
 }

@@ -10,8 +10,8 @@ import dev.vsm.config.ConfigStore;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +35,9 @@ class ClusterBlockTest {
 
     @Test
     void aFullBlockIsRead() throws IOException {
-        ClusterSettings s = read("cluster:\n  zookeeper: 127.0.0.1:2181, 127.0.0.1:2182,zk-3.lab:2183\n  node: node1\n  root: /lab/vsm\n  session-timeout: 30\nplugin-dir: /opt\n").orElseThrow();
+        ClusterSettings s =
+                read("cluster:\n  zookeeper: 127.0.0.1:2181, 127.0.0.1:2182,zk-3.lab:2183\n  node: node1\n  root: /lab/vsm\n  session-timeout: 30\nplugin-dir: /opt\n")
+                        .orElseThrow();
         assertThat(s.zookeeper()).isEqualTo("127.0.0.1:2181,127.0.0.1:2182,zk-3.lab:2183");
         assertThat(s.node()).isEqualTo("node1");
         assertThat(s.root()).isEqualTo("/lab/vsm");
@@ -46,12 +48,18 @@ class ClusterBlockTest {
 
     @Test
     void rootAndSessionTimeoutHaveDefaults() throws IOException {
-        ClusterSettings s = read("cluster:\n  zookeeper: localhost:2181\n  node: n2\n  session-timeout: 3\n").orElseThrow();
+        ClusterSettings s = read("cluster:\n  zookeeper: localhost:2181\n  node: n2\n  session-timeout: 3\n")
+                .orElseThrow();
         assertThat(s.root()).isEqualTo("/vsm");
         assertThat(s.connectWait()).isEqualTo(Duration.ofSeconds(3));
-        assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: n2\n").orElseThrow().sessionTimeout()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: 7\n  session-timeout: '20'\n").orElseThrow())
-                .extracting(ClusterSettings::node, ClusterSettings::sessionTimeout).containsExactly("7", Duration.ofSeconds(20));
+        assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: n2\n")
+                        .orElseThrow()
+                        .sessionTimeout())
+                .isEqualTo(Duration.ofSeconds(10));
+        assertThat(read("cluster:\n  zookeeper: localhost:2181\n  node: 7\n  session-timeout: '20'\n")
+                        .orElseThrow())
+                .extracting(ClusterSettings::node, ClusterSettings::sessionTimeout)
+                .containsExactly("7", Duration.ofSeconds(20));
     }
 
     @Test
@@ -61,20 +69,22 @@ class ClusterBlockTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "zookeeper: ''|cluster: zookeeper: must be a string (got '')",
-            "zookeeper: 127.0.0.1|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got '127.0.0.1')",
-            "zookeeper: 'a:1,,b:2'|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'a:1,,b:2')",
-            "zookeeper: a:99999|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'a:99999')",
-            "node: -bad|cluster: node: must be a node name: letters, digits and '-', starting and ending with a letter or digit (got '-bad')",
-            "root: vsm|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got 'vsm')",
-            "root: /vsm/|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got '/vsm/')",
-            "root: /a/../b|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got '/a/../b')",
-            "session-timeout: 1|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '1')",
-            "session-timeout: 601|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '601')",
-            "session-timeout: 10s|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '10s')",
-            "name: lab|cluster: name: unknown key (the cluster block takes zookeeper, node, root and session-timeout)",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "zookeeper: ''|cluster: zookeeper: must be a string (got '')",
+                "zookeeper: 127.0.0.1|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got '127.0.0.1')",
+                "zookeeper: 'a:1,,b:2'|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'a:1,,b:2')",
+                "zookeeper: a:99999|cluster: zookeeper: must be the ZooKeeper servers as host:port[,host:port...] (got 'a:99999')",
+                "node: -bad|cluster: node: must be a node name: letters, digits and '-', starting and ending with a letter or digit (got '-bad')",
+                "root: vsm|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got 'vsm')",
+                "root: /vsm/|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got '/vsm/')",
+                "root: /a/../b|cluster: root: must be an absolute znode path such as /vsm, without a trailing '/' (got '/a/../b')",
+                "session-timeout: 1|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '1')",
+                "session-timeout: 601|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '601')",
+                "session-timeout: 10s|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '10s')",
+                "name: lab|cluster: name: unknown key (the cluster block takes zookeeper, node, root and session-timeout)",
+            })
     void badValuesNameFileLineAndKey(String entry, String message) throws IOException {
         String key = entry.substring(0, entry.indexOf(':'));
         boolean zookeeper = key.equals("zookeeper");
@@ -85,7 +95,8 @@ class ClusterBlockTest {
                 + (zookeeper || node ? "" : "  " + entry + "\n");
         int line = zookeeper ? 2 : node ? 3 : 4;
         assertThatThrownBy(() -> read(yaml))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .isInstanceOfSatisfying(
+                        ConfigException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage(tmp.resolve("storage.yaml") + ":" + line + ": " + message);
     }
 
@@ -103,7 +114,8 @@ class ClusterBlockTest {
     @Test
     void localStoragesAreRefusedInClusterMode() throws IOException {
         String file = tmp.resolve("storage.yaml").toString();
-        assertThatThrownBy(() -> read("cluster:\n  zookeeper: a:1\n  node: n1\nstorages:\n  a:\n    type: dir\n    path: /srv\n"))
+        assertThatThrownBy(() -> read(
+                        "cluster:\n  zookeeper: a:1\n  node: n1\nstorages:\n  a:\n    type: dir\n    path: /srv\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(file + ":4: storages: not used in cluster mode: the storage configuration is in ZooKeeper"
                         + " (seed it with 'vsm cluster init --from FILE')");

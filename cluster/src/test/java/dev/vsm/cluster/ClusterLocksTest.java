@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.engine.cluster.Cluster;
-import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
 import dev.vsm.engine.cluster.ClusterStatus;
+import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
 import java.nio.file.Path;
@@ -29,6 +29,7 @@ class ClusterLocksTest {
 
     @TempDir
     Path tmp;
+
     TestingServer server;
     final List<Cluster> clusters = new ArrayList<>();
 
@@ -44,8 +45,11 @@ class ClusterLocksTest {
     }
 
     private ZooKeeperCluster cluster(String node, int sessionTimeoutSeconds) {
-        ZooKeeperCluster c = new ZooKeeperCluster(Fixtures.settings(server.getConnectString(), node, sessionTimeoutSeconds),
-                tmp.resolve(node + ".yaml"), true, w -> { });
+        ZooKeeperCluster c = new ZooKeeperCluster(
+                Fixtures.settings(server.getConnectString(), node, sessionTimeoutSeconds),
+                tmp.resolve(node + ".yaml"),
+                true,
+                w -> {});
         clusters.add(c);
         return c;
     }
@@ -67,7 +71,8 @@ class ClusterLocksTest {
     }
 
     /** Holds {@code name} on {@code c} in another thread until {@code release} counts down; returns when it is held. */
-    private static CompletableFuture<Void> holdInThread(ZooKeeperCluster c, String name, CountDownLatch release) throws Exception {
+    private static CompletableFuture<Void> holdInThread(ZooKeeperCluster c, String name, CountDownLatch release)
+            throws Exception {
         CountDownLatch held = new CountDownLatch(1);
         CompletableFuture<Void> done = CompletableFuture.runAsync(() -> c.withLock(name, Duration.ofSeconds(30), () -> {
             held.countDown();
@@ -101,9 +106,11 @@ class ClusterLocksTest {
         CompletableFuture<Void> holder = holdInThread(one, "storage-san", release);
         try {
             assertThatThrownBy(() -> two.withLock("storage-san", SHORT, () -> "ran"))
-                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                    .isInstanceOfSatisfying(
+                            StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                     .hasMessage("can't lock '/vsm/locks/storage-san' - got timeout");
-            assertThat(two.storageLocks(new LocalLocks(), id -> true).tryExclusive("x", () -> { })).isTrue();
+            assertThat(two.storageLocks(new LocalLocks(), id -> true).tryExclusive("x", () -> {}))
+                    .isTrue();
         } finally {
             release.countDown();
             holder.get(30, TimeUnit.SECONDS);
@@ -119,12 +126,14 @@ class ClusterLocksTest {
         CompletableFuture<Void> holder = holdInThread(one, "claim-vg_san-vm-100-disk-0", release);
         List<String> ran = new ArrayList<>();
         try {
-            assertThat(two.tryExclusive("vg_san-vm-100-disk-0", () -> ran.add("two"))).isFalse();
+            assertThat(two.tryExclusive("vg_san-vm-100-disk-0", () -> ran.add("two")))
+                    .isFalse();
         } finally {
             release.countDown();
             holder.get(30, TimeUnit.SECONDS);
         }
-        assertThat(two.tryExclusive("vg_san-vm-100-disk-0", () -> ran.add("two"))).isTrue();
+        assertThat(two.tryExclusive("vg_san-vm-100-disk-0", () -> ran.add("two")))
+                .isTrue();
         assertThat(ran).containsExactly("two");
     }
 
@@ -133,7 +142,8 @@ class ClusterLocksTest {
         ZooKeeperCluster one = cluster("n1", 10);
         String inner = one.withLock("storage-san", SHORT, () -> one.withLock("storage-san", SHORT, () -> "inner"));
         assertThat(inner).isEqualTo("inner");
-        assertThat(cluster("n2", 10).withLock("storage-san", SHORT, () -> "free again")).isEqualTo("free again");
+        assertThat(cluster("n2", 10).withLock("storage-san", SHORT, () -> "free again"))
+                .isEqualTo("free again");
     }
 
     @Test
@@ -143,14 +153,19 @@ class ClusterLocksTest {
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> holder = holdInThread(one, "storage-san", release);
         try {
-            assertThatThrownBy(() -> two.withLock("storage-san", SHORT, () -> "ran")).hasMessageContaining("got timeout");
+            assertThatThrownBy(() -> two.withLock("storage-san", SHORT, () -> "ran"))
+                    .hasMessageContaining("got timeout");
             one.expireSession();
             // the server deletes the holder's ephemeral lock znode with its session
-            assertThat(two.withLock("storage-san", Duration.ofSeconds(30), () -> two.status().locks()))
+            assertThat(two.withLock(
+                            "storage-san",
+                            Duration.ofSeconds(30),
+                            () -> two.status().locks()))
                     .containsExactly(new LockHeld("/vsm/locks/storage-san", "n2 pid " + PID));
             assertThatThrownBy(() -> one.withLock("storage-x", SHORT, () -> "ran"))
                     .isInstanceOf(StorageException.class)
-                    .hasMessageStartingWith("no quorum! (the connection to ZooKeeper " + server.getConnectString() + " was lost");
+                    .hasMessageStartingWith(
+                            "no quorum! (the connection to ZooKeeper " + server.getConnectString() + " was lost");
         } finally {
             release.countDown();
             holder.get(30, TimeUnit.SECONDS);
@@ -177,7 +192,8 @@ class ClusterLocksTest {
         }));
         assertThat(checkedOnce.await(30, TimeUnit.SECONDS)).isTrue();
         one.expireSession();
-        assertThat(two.withLock("storage-san", Duration.ofSeconds(30), () -> "n2 holds it")).isEqualTo("n2 holds it");
+        assertThat(two.withLock("storage-san", Duration.ofSeconds(30), () -> "n2 holds it"))
+                .isEqualTo("n2 holds it");
         otherGotIt.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS))
                 .startsWith("no quorum! lost the cluster lock '/vsm/locks/storage-san'")
@@ -208,7 +224,9 @@ class ClusterLocksTest {
         });
         assertThat(status.configVersion()).isNull();
         one.close();
-        assertThat(cluster("n3", 10).status().nodes()).filteredOn(n -> n.name().equals("n1"))
-                .singleElement().satisfies(n -> assertThat(n.processes()).isEmpty());
+        assertThat(cluster("n3", 10).status().nodes())
+                .filteredOn(n -> n.name().equals("n1"))
+                .singleElement()
+                .satisfies(n -> assertThat(n.processes()).isEmpty());
     }
 }

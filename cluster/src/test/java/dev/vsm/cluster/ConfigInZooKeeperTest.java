@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigInZooKeeperTest {
     @TempDir
     Path tmp;
+
     TestingServer server;
     final List<Cluster> clusters = new ArrayList<>();
     final List<String> warnings = new CopyOnWriteArrayList<>();
@@ -45,8 +46,11 @@ class ConfigInZooKeeperTest {
     }
 
     private Cluster cluster(String node, boolean changing) {
-        Cluster c = new ZooKeeperCluster(Fixtures.settings(server.getConnectString(), node, 10), tmp.resolve(node + "/cluster-config.yaml"),
-                changing, warnings::add);
+        Cluster c = new ZooKeeperCluster(
+                Fixtures.settings(server.getConnectString(), node, 10),
+                tmp.resolve(node + "/cluster-config.yaml"),
+                changing,
+                warnings::add);
         clusters.add(c);
         return c;
     }
@@ -57,28 +61,32 @@ class ConfigInZooKeeperTest {
         cluster("n1", true).init(bytes(Fixtures.SEED), false, true, lines::add);
         assertThat(lines).containsExactly("+ zookeeper create /vsm/config");
         assertThatThrownBy(() -> cluster("n1", false).export())
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
-                .hasMessage("cluster configuration not found at /vsm/config: seed it with 'vsm cluster init --from FILE'");
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessage(
+                        "cluster configuration not found at /vsm/config: seed it with 'vsm cluster init --from FILE'");
 
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         assertThat(text(cluster("n2", false).export())).isEqualTo(Fixtures.SEED);
         assertThat(warnings).isEmpty();
     }
 
     @Test
     void initRefusesToReplaceUnlessForced() {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
-        assertThatThrownBy(() -> cluster("n1", true).init(bytes("storages:\n"), false, false, l -> { }))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
-                .hasMessage("cluster configuration already exists at /vsm/config (version 0): use --force to replace it");
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
+        assertThatThrownBy(() -> cluster("n1", true).init(bytes("storages:\n"), false, false, l -> {}))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessage(
+                        "cluster configuration already exists at /vsm/config (version 0): use --force to replace it");
         assertThat(text(cluster("n1", false).export())).isEqualTo(Fixtures.SEED);
-        cluster("n1", true).init(bytes("storages:\n"), true, false, l -> { });
+        cluster("n1", true).init(bytes("storages:\n"), true, false, l -> {});
         assertThat(text(cluster("n1", false).export())).isEqualTo("storages:\n");
     }
 
     @Test
     void aStoreReadsTheConfigurationWithTheDigestOfItsBytesAndCachesIt() throws Exception {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         StorageConfigs configs = Fixtures.store(cluster("n2", false), tmp).load();
         assertThat(configs.ids()).containsExactly("local", "san");
         assertThat(configs.require("san").shared()).isTrue();
@@ -89,7 +97,7 @@ class ConfigInZooKeeperTest {
 
     @Test
     void concurrentEditsFromTwoNodesAllLand() throws Exception {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         ConfigStore one = Fixtures.store(cluster("n1", true), tmp);
         ConfigStore two = Fixtures.store(cluster("n2", true), tmp);
         ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -107,25 +115,28 @@ class ConfigInZooKeeperTest {
             pool.shutdownNow();
         }
         StorageConfigs after = Fixtures.store(cluster("n3", false), tmp).load();
-        assertThat(after.ids()).containsExactlyInAnyOrder("local", "san", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7");
+        assertThat(after.ids())
+                .containsExactlyInAnyOrder("local", "san", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7");
     }
 
     @Test
     void aStaleDigestIsRefusedAndNothingIsWritten() {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         ConfigStore one = Fixtures.store(cluster("n1", true), tmp);
         String digest = one.load().digest();
         Fixtures.store(cluster("n2", true), tmp).update("local", Map.of("disable", true), List.of(), null);
         byte[] before = cluster("n3", false).export();
         assertThatThrownBy(() -> one.update("san", Map.of("disable", true), List.of(), digest))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
-                .hasMessage("update storage failed: detected modified configuration - file changed by other user? Try again.");
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessage(
+                        "update storage failed: detected modified configuration - file changed by other user? Try again.");
         assertThat(cluster("n3", false).export()).isEqualTo(before);
     }
 
     @Test
     void aWriteOfAnOutdatedVersionIsRefused() {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         ConfigSource source = cluster("n1", true).configSource();
         ConfigSource.Stored read = source.read().orElseThrow();
         assertThat(read.version()).isZero();
@@ -133,7 +144,8 @@ class ConfigInZooKeeperTest {
         byte[] landed = cluster("n3", false).export();
 
         assertThatThrownBy(() -> source.write(read, bytes("storages:\n")))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("configuration changed on another node meanwhile; nothing written, try again");
         assertThat(cluster("n3", false).export()).isEqualTo(landed);
         assertThat(text(landed)).contains("disable: true");
@@ -141,7 +153,7 @@ class ConfigInZooKeeperTest {
 
     @Test
     void dryRunEditsDescribeTheVersionedWrite() {
-        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("n1", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         var result = Fixtures.store(cluster("n1", true), tmp)
                 .apply(new dev.vsm.config.ConfigEdit.Remove("local"), dev.vsm.config.ConfigHooks.NONE, true);
         assertThat(result.changes()).containsExactly("+ zookeeper set /vsm/config --version 0");

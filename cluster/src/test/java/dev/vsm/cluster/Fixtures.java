@@ -21,18 +21,20 @@ import java.util.function.Function;
 final class Fixtures {
     static final PluginSchema DIR = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string("path", "base directory").asRequired(),
-            CommonProperties.content(EnumSet.allOf(ContentType.class)),
-            CommonProperties.nodes(),
-            CommonProperties.disable(),
-            CommonProperties.shared()))
+                    PropertySpec.string("path", "base directory").asRequired(),
+                    CommonProperties.content(EnumSet.allOf(ContentType.class)),
+                    CommonProperties.nodes(),
+                    CommonProperties.disable(),
+                    CommonProperties.shared()))
             .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES))
             .formats(List.of("raw"), "raw")
             .build();
 
-    static final Function<String, Optional<PluginSchema>> SCHEMAS = type -> type.equals("dir") ? Optional.of(DIR) : Optional.empty();
+    static final Function<String, Optional<PluginSchema>> SCHEMAS =
+            type -> type.equals("dir") ? Optional.of(DIR) : Optional.empty();
 
-    static final String SEED = "storages:\n  local:\n    type: dir\n    path: /srv/local\n  san:\n    type: dir\n    path: /srv/san\n    shared: true\n";
+    static final String SEED =
+            "storages:\n  local:\n    type: dir\n    path: /srv/local\n  san:\n    type: dir\n    path: /srv/san\n    shared: true\n";
 
     private Fixtures() {}
 
@@ -41,7 +43,10 @@ final class Fixtures {
     }
 
     static ConfigStore store(Cluster cluster, Path dir) {
-        return ConfigStore.clustered(new ConfigLocation(dir.resolve("local.yaml"), true, dir.resolve("local")), cluster.configSource(), SCHEMAS);
+        return ConfigStore.clustered(
+                new ConfigLocation(dir.resolve("local.yaml"), true, dir.resolve("local")),
+                cluster.configSource(),
+                SCHEMAS);
     }
 
     static byte[] bytes(String text) {

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NoQuorumTest {
     @TempDir
     Path tmp;
+
     TestingCluster ensemble;
     final List<Cluster> clusters = new ArrayList<>();
     final List<String> warnings = new CopyOnWriteArrayList<>();
@@ -43,7 +44,11 @@ class NoQuorumTest {
     }
 
     private Cluster cluster(String cacheName, boolean changing) {
-        Cluster c = new ZooKeeperCluster(Fixtures.settings(ensemble.getConnectString(), "n1", 2), tmp.resolve(cacheName), changing, warnings::add);
+        Cluster c = new ZooKeeperCluster(
+                Fixtures.settings(ensemble.getConnectString(), "n1", 2),
+                tmp.resolve(cacheName),
+                changing,
+                warnings::add);
         clusters.add(c);
         return c;
     }
@@ -58,29 +63,40 @@ class NoQuorumTest {
 
     @Test
     void changesFailReadsUseTheCacheAndARestartHeals() throws Exception {
-        cluster("cache.yaml", true).init(bytes(Fixtures.SEED), false, false, l -> { });
+        cluster("cache.yaml", true).init(bytes(Fixtures.SEED), false, false, l -> {});
         StorageConfigs seen = Fixtures.store(cluster("cache.yaml", false), tmp).load();
         List<InstanceSpec> stopped = stopTwo();
 
-        assertThatThrownBy(() -> Fixtures.store(cluster("cache.yaml", true), tmp).update("local", Map.of("disable", true), List.of(), null))
+        assertThatThrownBy(() -> Fixtures.store(cluster("cache.yaml", true), tmp)
+                        .update("local", Map.of("disable", true), List.of(), null))
                 .isInstanceOf(ConfigUnavailableException.class)
-                .hasMessage("no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable): nothing changed");
-        assertThatThrownBy(() -> cluster("cache.yaml", true).storageLocks(new NoLocks(), id -> true).withStorageLock("san", () -> "ran"))
-                .hasMessage("no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable): nothing changed");
-        assertThatThrownBy(() -> cluster("cache.yaml", true).init(bytes("storages:\n"), true, false, l -> { }))
+                .hasMessage(
+                        "no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable): nothing changed");
+        assertThatThrownBy(() -> cluster("cache.yaml", true)
+                        .storageLocks(new NoLocks(), id -> true)
+                        .withStorageLock("san", () -> "ran"))
+                .hasMessage(
+                        "no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable): nothing changed");
+        assertThatThrownBy(() -> cluster("cache.yaml", true).init(bytes("storages:\n"), true, false, l -> {}))
                 .hasMessageStartingWith("no quorum! (ZooKeeper ");
         assertThat(warnings).isEmpty();
 
-        StorageConfigs cached = Fixtures.store(cluster("cache.yaml", false), tmp).load();
+        StorageConfigs cached =
+                Fixtures.store(cluster("cache.yaml", false), tmp).load();
         assertThat(cached.ids()).isEqualTo(seen.ids());
         assertThat(cached.digest()).isEqualTo(seen.digest());
-        assertThat(warnings).singleElement().asString()
-                .matches("no quorum: using the cluster configuration cached at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+        assertThat(warnings)
+                .singleElement()
+                .asString()
+                .matches(
+                        "no quorum: using the cluster configuration cached at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
         // the server left alone may take a client for a moment before it notices it lost quorum
         assertThat(cluster("cache.yaml", false).status().session()).isIn("not connected", "SUSPENDED", "LOST");
         assertThatThrownBy(() -> cluster("no-cache.yaml", false).export())
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
-                .hasMessage("no quorum! (ZooKeeper " + ensemble.getConnectString() + " not reachable) and no cached configuration");
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .hasMessage("no quorum! (ZooKeeper " + ensemble.getConnectString()
+                        + " not reachable) and no cached configuration");
         assertThat(Files.exists(tmp.resolve("no-cache.yaml"))).isFalse();
 
         for (InstanceSpec spec : stopped) {

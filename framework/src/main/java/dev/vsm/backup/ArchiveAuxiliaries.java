@@ -31,10 +31,11 @@ public final class ArchiveAuxiliaries {
                 try {
                     context.files().delete(file);
                 } catch (StorageException e) {
-                    context.console().warn("Removing " + (name.equals(info.logFilename()) ? "log" : "notes") + " file failed: " + e.getMessage());
+                    context.console()
+                            .warn("Removing " + (name.equals(info.logFilename()) ? "log" : "notes") + " file failed: "
+                                    + e.getMessage());
                 }
             }
         }
     }
-
 }

@@ -28,17 +28,42 @@ import java.util.Optional;
  * @param ctime         for a standard name, the backup time (seconds since the epoch; the name holds local time); else null
  * @param isStdName     whether the name is a standard one
  */
-public record ArchiveInfo(String filename, String type, String format, String compression, List<String> decompressor,
-                          String logFilename, String notesFilename, Integer vmid, Long ctime, boolean isStdName) {
+public record ArchiveInfo(
+        String filename,
+        String type,
+        String format,
+        String compression,
+        List<String> decompressor,
+        String logFilename,
+        String notesFilename,
+        Integer vmid,
+        Long ctime,
+        boolean isStdName) {
     public static final String LOG_EXT = ".log";
     public static final String NOTES_EXT = ".notes";
     public static final String PROTECTED_EXT = ".protected";
 
     private static final Map<String, Map<String, List<String>>> DECOMPRESSORS = Map.of(
-            "tar", Map.of("gz", List.of("tar", "-z"), "lzo", List.of("tar", "--lzop"), "zst", List.of("tar", "--zstd"),
-                    "bz2", List.of("tar", "--bzip2")),
-            "vma", Map.of("gz", List.of("zcat"), "lzo", List.of("lzop", "-d", "-c"), "zst", List.of("zstd", "-q", "-d", "-c"),
-                    "bz2", List.of("bzcat", "-q")));
+            "tar",
+                    Map.of(
+                            "gz",
+                            List.of("tar", "-z"),
+                            "lzo",
+                            List.of("tar", "--lzop"),
+                            "zst",
+                            List.of("tar", "--zstd"),
+                            "bz2",
+                            List.of("tar", "--bzip2")),
+            "vma",
+                    Map.of(
+                            "gz",
+                            List.of("zcat"),
+                            "lzo",
+                            List.of("lzop", "-d", "-c"),
+                            "zst",
+                            List.of("zstd", "-q", "-d", "-c"),
+                            "bz2",
+                            List.of("bzcat", "-q")));
 
     public ArchiveInfo {
         requireNonNull(filename, "filename");
@@ -69,13 +94,24 @@ public record ArchiveInfo(String filename, String type, String format, String co
             format = "tar";
             compression = "gz";
         }
-        List<String> decompressor = compression == null ? null : DECOMPRESSORS.get(format).get(compression);
+        List<String> decompressor =
+                compression == null ? null : DECOMPRESSORS.get(format).get(compression);
         BackupArchiveName n = name.get();
         if (n.vmid() == null || n.ctime() == null) {
-            return new ArchiveInfo(filename, n.type(), format, compression, decompressor, null, null, null, null, false);
+            return new ArchiveInfo(
+                    filename, n.type(), format, compression, decompressor, null, null, null, null, false);
         }
         String stem = filename.substring(0, filename.length() - ext.length() - 1);
-        return new ArchiveInfo(filename, n.type(), format, compression, decompressor, stem + LOG_EXT, filename + NOTES_EXT,
-                n.vmid(), n.ctime(), true);
+        return new ArchiveInfo(
+                filename,
+                n.type(),
+                format,
+                compression,
+                decompressor,
+                stem + LOG_EXT,
+                filename + NOTES_EXT,
+                n.vmid(),
+                n.ctime(),
+                true);
     }
 }

@@ -26,7 +26,8 @@ public final class BackupPruner {
      * @param type    only this guest type's ({@code qemu}, {@code lxc}), or null
      * @param zone    the time zone of the names' times
      */
-    public static List<PruneEntry> mark(List<VolumeInfo> backups, Map<String, Long> keep, Integer vmid, String type, ZoneId zone) {
+    public static List<PruneEntry> mark(
+            List<VolumeInfo> backups, Map<String, Long> keep, Integer vmid, String type, ZoneId zone) {
         Map<String, List<PruneEntry>> groups = new LinkedHashMap<>();
         List<PruneEntry> entries = new ArrayList<>();
         for (VolumeInfo backup : backups) {
@@ -43,7 +44,8 @@ public final class BackupPruner {
                     throw StorageException.failed("internal error - got wrong VMID '%d' != '%d'", backupVmid, vmid);
                 }
                 entry = new PruneEntry(volid, info.ctime(), backupType, backupVmid);
-                groups.computeIfAbsent(backupType + "/" + backupVmid, g -> new ArrayList<>()).add(entry);
+                groups.computeIfAbsent(backupType + "/" + backupVmid, g -> new ArrayList<>())
+                        .add(entry);
             } else {
                 entry = new PruneEntry(volid, backup.ctime(), backupType, backupVmid);
                 entry.mark(PruneEntry.RENAMED);

@@ -30,7 +30,8 @@ public final class PruneMarker {
      *              as {@link PruneOptions#parse} gives them
      */
     public static void markGroup(List<PruneEntry> group, Map<String, Long> keep, ZoneId zone) {
-        boolean anyPositive = keep.entrySet().stream().anyMatch(e -> !e.getKey().equals(PruneOptions.KEEP_ALL) && e.getValue() > 0);
+        boolean anyPositive =
+                keep.entrySet().stream().anyMatch(e -> !e.getKey().equals(PruneOptions.KEEP_ALL) && e.getValue() > 0);
         if (keep.getOrDefault(PruneOptions.KEEP_ALL, 0L) > 0 || !anyPositive) {
             for (PruneEntry e : group) {
                 if (e.mark() == null || e.mark().equals(PruneEntry.REMOVE)) {
@@ -40,7 +41,8 @@ public final class PruneMarker {
             return;
         }
         List<PruneEntry> newestFirst = new ArrayList<>(group);
-        newestFirst.sort(Comparator.comparing(PruneEntry::ctime, Comparator.nullsFirst(Comparator.naturalOrder())).reversed());
+        newestFirst.sort(Comparator.comparing(PruneEntry::ctime, Comparator.nullsFirst(Comparator.naturalOrder()))
+                .reversed());
         mark(newestFirst, keep.get("keep-last"), t -> t);
         mark(newestFirst, keep.get("keep-hourly"), t -> {
             ZonedDateTime d = local(t, zone);

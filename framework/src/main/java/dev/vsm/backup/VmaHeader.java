@@ -31,6 +31,7 @@ public final class VmaHeader {
     static final int FIXED_SIZE = 12288;
     /** The most a header can hold: the fixed part and 2 x 256 blobs of at most 64 KiB, with their lengths. */
     static final long MAX_SIZE = FIXED_SIZE + 2L * 256 * (2 + 0xffff) + 512;
+
     static final int CONFIG_NAMES = 2044;
     static final int CONFIG_DATA = 3068;
     static final int DEV_INFO = 4096;

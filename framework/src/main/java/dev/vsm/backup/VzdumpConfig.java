@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
 public final class VzdumpConfig {
     /** The most a configuration may hold (a VMA blob holds at most 64 KiB). */
     static final int MAX_CONFIG = 1 << 20;
+
     private static final Pattern CONTAINER_CONF = Pattern.compile("\\./etc/vzdump/(pct|vps)\\.conf");
     private static final Pattern VM_CONF = Pattern.compile("(\\./)?qemu-server\\.conf");
     private static final String VMA_CONF = "qemu-server.conf";
@@ -105,7 +106,8 @@ public final class VzdumpConfig {
         return filtered(archive, extract, out -> {
             byte[] data = out.readNBytes(MAX_CONFIG + 1);
             if (data.length > MAX_CONFIG) {
-                throw StorageException.badInput("the configuration in '%s' is larger than %d bytes", archive, MAX_CONFIG);
+                throw StorageException.badInput(
+                        "the configuration in '%s' is larger than %d bytes", archive, MAX_CONFIG);
             }
             return data;
         });

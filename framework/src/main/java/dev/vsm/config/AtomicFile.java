@@ -44,14 +44,18 @@ final class AtomicFile {
     static void write(Path target, byte[] bytes) {
         Path file = resolveLinks(target);
         Path dir = file.toAbsolutePath().getParent();
-        Path temp = dir.resolve(temporaryPrefix(file) + ProcessStamp.current() + "-" + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
+        Path temp = dir.resolve(temporaryPrefix(file) + ProcessStamp.current() + "-"
+                + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;
-            try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+            try (FileChannel out = FileChannel.open(
+                    temp,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                     PosixFilePermissions.asFileAttribute(OWNER_ONLY))) {
                 // made private first, given the final mode and group before any byte is written
-                Files.setPosixFilePermissions(temp, old != null ? withoutOthersWrite(old.permissions()) : NEW_FILE_MODE);
+                Files.setPosixFilePermissions(
+                        temp, old != null ? withoutOthersWrite(old.permissions()) : NEW_FILE_MODE);
                 if (old != null) {
                     keepGroup(temp, old.group());
                 }
@@ -85,11 +89,15 @@ final class AtomicFile {
         if (!Files.isDirectory(dir)) {
             return;
         }
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, p -> p.getFileName().toString().startsWith(prefix))) {
+        try (DirectoryStream<Path> entries =
+                Files.newDirectoryStream(dir, p -> p.getFileName().toString().startsWith(prefix))) {
             for (Path entry : entries) {
                 String rest = entry.getFileName().toString().substring(prefix.length());
                 int dash = rest.indexOf('-');
-                if (dash > 0 && ProcessStamp.parse(rest.substring(0, dash)).map(stamp -> !stamp.running()).orElse(false)) {
+                if (dash > 0
+                        && ProcessStamp.parse(rest.substring(0, dash))
+                                .map(stamp -> !stamp.running())
+                                .orElse(false)) {
                     deleteQuietly(entry);
                 }
             }
@@ -97,7 +105,6 @@ final class AtomicFile {
             // an unreadable directory is reported by the write that follows
         }
     }
-
 
     private static Path resolveLinks(Path target) {
         try {

@@ -19,7 +19,10 @@ final class BuiltInDefault {
     private BuiltInDefault() {}
 
     static String yaml(Path localDir) {
-        List<String> content = Arrays.stream(ContentType.values()).filter(c -> c != ContentType.NONE).map(ContentType::id).toList();
+        List<String> content = Arrays.stream(ContentType.values())
+                .filter(c -> c != ContentType.NONE)
+                .map(ContentType::id)
+                .toList();
         return ConfigParser.STORAGES + ":\n"
                 + "  " + LOCAL + ":\n"
                 + "    type: dir\n"

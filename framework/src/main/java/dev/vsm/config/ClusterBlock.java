@@ -27,7 +27,8 @@ final class ClusterBlock {
     static final int MIN_TIMEOUT = 2;
     static final int MAX_TIMEOUT = 600;
 
-    private static final Pattern HOST_PORT = Pattern.compile("(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+]):([0-9]{1,5})");
+    private static final Pattern HOST_PORT =
+            Pattern.compile("(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+]):([0-9]{1,5})");
     private static final Pattern NODE_NAME = Pattern.compile(CommonProperties.NODE_NAME_PATTERN);
     private static final Pattern ZNODE_PATH = Pattern.compile("(/[A-Za-z0-9_.-]+)+");
 
@@ -44,8 +45,13 @@ final class ClusterBlock {
         }
         int before = problems.size();
         if (doc.storagesLine() > 0) {
-            problems.add(new ConfigProblem(file, doc.storagesLine(), null, ConfigParser.STORAGES,
-                    "not used in cluster mode: the storage configuration is in ZooKeeper (seed it with 'vsm cluster init --from FILE')"));
+            problems.add(
+                    new ConfigProblem(
+                            file,
+                            doc.storagesLine(),
+                            null,
+                            ConfigParser.STORAGES,
+                            "not used in cluster mode: the storage configuration is in ZooKeeper (seed it with 'vsm cluster init --from FILE')"));
         }
         if (!(block instanceof MappingNode m)) {
             problems.add(problem(file, block, null, "must be a mapping of zookeeper, node, root and session-timeout"));
@@ -57,15 +63,25 @@ final class ClusterBlock {
             if (List.of(ZOOKEEPER, NODE, ROOT, SESSION_TIMEOUT).contains(key)) {
                 values.put(key, t.getValueNode());
             } else {
-                problems.add(problem(file, t.getKeyNode(), VolumeId.printable(key),
+                problems.add(problem(
+                        file,
+                        t.getKeyNode(),
+                        VolumeId.printable(key),
                         "unknown key (the cluster block takes zookeeper, node, root and session-timeout)"));
             }
         }
         String zookeeper = zookeeper(file, block, values.get(ZOOKEEPER), problems);
-        String node = required(file, block, NODE, values.get(NODE), problems, NODE_NAME,
+        String node = required(
+                file,
+                block,
+                NODE,
+                values.get(NODE),
+                problems,
+                NODE_NAME,
                 "must be a node name: letters, digits and '-', starting and ending with a letter or digit");
         String root = values.containsKey(ROOT) ? root(file, values.get(ROOT), problems) : ClusterSettings.DEFAULT_ROOT;
-        Duration timeout = values.containsKey(SESSION_TIMEOUT) ? timeout(file, values.get(SESSION_TIMEOUT), problems)
+        Duration timeout = values.containsKey(SESSION_TIMEOUT)
+                ? timeout(file, values.get(SESSION_TIMEOUT), problems)
                 : ClusterSettings.DEFAULT_SESSION_TIMEOUT;
         if (problems.size() > before) {
             return Optional.empty();
@@ -81,8 +97,12 @@ final class ClusterBlock {
         for (String server : text.split(",", -1)) {
             var m = HOST_PORT.matcher(server.strip());
             if (!m.matches() || Integer.parseInt(m.group(1)) < 1 || Integer.parseInt(m.group(1)) > 65535) {
-                problems.add(problem(file, value, ZOOKEEPER, "must be the ZooKeeper servers as host:port[,host:port...] (got '"
-                        + VolumeId.printable(text) + "')"));
+                problems.add(problem(
+                        file,
+                        value,
+                        ZOOKEEPER,
+                        "must be the ZooKeeper servers as host:port[,host:port...] (got '" + VolumeId.printable(text)
+                                + "')"));
                 return null;
             }
         }
@@ -91,17 +111,26 @@ final class ClusterBlock {
 
     private static String root(String file, Node value, List<ConfigProblem> problems) {
         String text = string(value);
-        if (text == null || !ZNODE_PATH.matcher(text).matches() || List.of(text.split("/")).stream().anyMatch(s -> s.equals(".") || s.equals(".."))
-                || text.equals("/zookeeper") || text.startsWith("/zookeeper/")) {
-            problems.add(problem(file, value, ROOT, "must be an absolute znode path such as /vsm, without a trailing '/' (got "
-                    + describe(value) + ")"));
+        if (text == null
+                || !ZNODE_PATH.matcher(text).matches()
+                || List.of(text.split("/")).stream().anyMatch(s -> s.equals(".") || s.equals(".."))
+                || text.equals("/zookeeper")
+                || text.startsWith("/zookeeper/")) {
+            problems.add(problem(
+                    file,
+                    value,
+                    ROOT,
+                    "must be an absolute znode path such as /vsm, without a trailing '/' (got " + describe(value)
+                            + ")"));
             return null;
         }
         return text;
     }
 
     private static Duration timeout(String file, Node value, List<ConfigProblem> problems) {
-        if (value instanceof ScalarNode s && (s.getTag().equals(Tag.INT) || s.getTag().equals(Tag.STR) && s.getValue().matches("[0-9]{1,4}"))) {
+        if (value instanceof ScalarNode s
+                && (s.getTag().equals(Tag.INT)
+                        || s.getTag().equals(Tag.STR) && s.getValue().matches("[0-9]{1,4}"))) {
             try {
                 long seconds = Long.parseLong(s.getValue());
                 if (seconds >= MIN_TIMEOUT && seconds <= MAX_TIMEOUT) {
@@ -111,14 +140,24 @@ final class ClusterBlock {
                 // out of range, reported below
             }
         }
-        problems.add(problem(file, value, SESSION_TIMEOUT, "must be a whole number of seconds from " + MIN_TIMEOUT + " to "
-                + MAX_TIMEOUT + " (got " + describe(value) + ")"));
+        problems.add(problem(
+                file,
+                value,
+                SESSION_TIMEOUT,
+                "must be a whole number of seconds from " + MIN_TIMEOUT + " to " + MAX_TIMEOUT + " (got "
+                        + describe(value) + ")"));
         return null;
     }
 
     /** A required string value, checked against {@code pattern} when there is one; null (and a problem) when bad. */
-    private static String required(String file, Node block, String key, Node value, List<ConfigProblem> problems,
-                                   Pattern pattern, String patternMessage) {
+    private static String required(
+            String file,
+            Node block,
+            String key,
+            Node value,
+            List<ConfigProblem> problems,
+            Pattern pattern,
+            String patternMessage) {
         if (value == null) {
             problems.add(problem(file, block, key, "missing value for required option '" + key + "'"));
             return null;
@@ -136,7 +175,10 @@ final class ClusterBlock {
     }
 
     private static String string(Node value) {
-        return value instanceof ScalarNode s && (s.getTag().equals(Tag.STR) || s.getTag().equals(Tag.INT)) ? s.getValue() : null;
+        return value instanceof ScalarNode s
+                        && (s.getTag().equals(Tag.STR) || s.getTag().equals(Tag.INT))
+                ? s.getValue()
+                : null;
     }
 
     private static String describe(Node value) {
@@ -147,6 +189,11 @@ final class ClusterBlock {
     }
 
     private static ConfigProblem problem(String file, Node at, String key, String message) {
-        return new ConfigProblem(file, ConfigParser.line(at), null, key == null ? ConfigParser.CLUSTER : ConfigParser.CLUSTER + ": " + key, message);
+        return new ConfigProblem(
+                file,
+                ConfigParser.line(at),
+                null,
+                key == null ? ConfigParser.CLUSTER : ConfigParser.CLUSTER + ": " + key,
+                message);
     }
 }

@@ -20,9 +20,14 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * @param storages     the checked sections
  * @param unloaded     the sections of types that are not loaded
  */
-record ConfigContents(List<String> topLevelKeys, Map<String, Node> reserved, List<String> order,
-                      Map<String, StorageConfig> storages, Map<String, UnloadedSection> unloaded) {
-    static final ConfigContents EMPTY = new ConfigContents(List.of(ConfigParser.STORAGES), Map.of(), List.of(), Map.of(), Map.of());
+record ConfigContents(
+        List<String> topLevelKeys,
+        Map<String, Node> reserved,
+        List<String> order,
+        Map<String, StorageConfig> storages,
+        Map<String, UnloadedSection> unloaded) {
+    static final ConfigContents EMPTY =
+            new ConfigContents(List.of(ConfigParser.STORAGES), Map.of(), List.of(), Map.of(), Map.of());
 
     ConfigContents {
         topLevelKeys = List.copyOf(topLevelKeys);
@@ -32,7 +37,8 @@ record ConfigContents(List<String> topLevelKeys, Map<String, Node> reserved, Lis
         unloaded = Collections.unmodifiableMap(new LinkedHashMap<>(unloaded));
         for (String id : order) {
             if (storages.containsKey(id) == unloaded.containsKey(id)) {
-                throw new IllegalArgumentException("storage '" + id + "' must be in exactly one of storages and unloaded");
+                throw new IllegalArgumentException(
+                        "storage '" + id + "' must be in exactly one of storages and unloaded");
             }
         }
         if (order.size() != storages.size() + unloaded.size()) {

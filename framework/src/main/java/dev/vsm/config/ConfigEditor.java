@@ -46,10 +46,13 @@ final class ConfigEditor {
      */
     StorageConfig checkNew(ConfigEdit.Add add) {
         VolumeId.checkStorageId(add.id());
-        PluginSchema schema = schemas.apply(add.type()).orElseThrow(() -> StorageException.badInput(
-                "unknown storage type '%s' (no loaded plugin provides it; see 'vsm plugins')", VolumeId.printable(add.type())));
+        PluginSchema schema = schemas.apply(add.type())
+                .orElseThrow(() -> StorageException.badInput(
+                        "unknown storage type '%s' (no loaded plugin provides it; see 'vsm plugins')",
+                        VolumeId.printable(add.type())));
         List<ConfigProblem> problems = new ArrayList<>();
-        Optional<StorageConfig> config = SectionValidator.validate(null, 0, null, add.id(), add.type(), schema, raw(add.values()), problems);
+        Optional<StorageConfig> config =
+                SectionValidator.validate(null, 0, null, add.id(), add.type(), schema, raw(add.values()), problems);
         if (problems.isEmpty()) {
             return config.orElseThrow();
         }
@@ -69,14 +72,15 @@ final class ConfigEditor {
             throw StorageException.badInput("detected modified configuration - file changed by other user? Try again.");
         }
         StorageConfig before = current.require(update.id());
-        PluginSchema schema = schemas.apply(before.type()).orElseThrow(
-                () -> new IllegalStateException("no schema for loaded type " + before.type()));
+        PluginSchema schema = schemas.apply(before.type())
+                .orElseThrow(() -> new IllegalStateException("no schema for loaded type " + before.type()));
         List<ConfigProblem> problems = new ArrayList<>();
         Map<String, Object> values = new LinkedHashMap<>(before.properties());
         for (Map.Entry<String, ?> e : update.set().entrySet()) {
             String key = e.getKey();
             Optional<PropertySpec> spec = schema.property(key);
-            if (key.equals(SectionValidator.TYPE) || spec.map(PropertySpec::fixed).orElse(false)) {
+            if (key.equals(SectionValidator.TYPE)
+                    || spec.map(PropertySpec::fixed).orElse(false)) {
                 problems.add(problem("can't change value of fixed parameter '" + VolumeId.printable(key) + "'"));
             } else if (spec.isEmpty()) {
                 problems.add(problem("unexpected property '" + VolumeId.printable(key) + "'"));
@@ -105,8 +109,16 @@ final class ConfigEditor {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        StorageConfig after = SectionValidator.validate(null, 0, null, before.id(), before.type(), schema,
-                SectionValidator.raw(new StorageConfig(before.id(), before.type(), values)), problems).orElse(null);
+        StorageConfig after = SectionValidator.validate(
+                        null,
+                        0,
+                        null,
+                        before.id(),
+                        before.type(),
+                        schema,
+                        SectionValidator.raw(new StorageConfig(before.id(), before.type(), values)),
+                        problems)
+                .orElse(null);
         if (after == null) {
             throw new ConfigException(problems);
         }
@@ -120,7 +132,10 @@ final class ConfigEditor {
             throw StorageException.badInput("storage '%s' does not exist", VolumeId.printable(id));
         }
         for (StorageConfig other : contents.storages().values()) {
-            if (!other.id().equals(id) && other.string(BASE).filter(base -> base.startsWith(id + ":")).isPresent()) {
+            if (!other.id().equals(id)
+                    && other.string(BASE)
+                            .filter(base -> base.startsWith(id + ":"))
+                            .isPresent()) {
                 throw StorageException.badInput("can't remove storage - storage is used as base of another storage");
             }
         }

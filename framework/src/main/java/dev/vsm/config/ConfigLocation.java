@@ -35,7 +35,9 @@ public record ConfigLocation(Path file, boolean explicit, Path defaultLocalDir) 
 
     public ConfigLocation {
         file = requireNonNull(file, "file").toAbsolutePath().normalize();
-        defaultLocalDir = requireNonNull(defaultLocalDir, "defaultLocalDir").toAbsolutePath().normalize();
+        defaultLocalDir = requireNonNull(defaultLocalDir, "defaultLocalDir")
+                .toAbsolutePath()
+                .normalize();
     }
 
     /** From {@code --config} (null when not given) and {@code env}. */

@@ -42,6 +42,7 @@ final class ConfigParser {
     static final String CLUSTER = "cluster";
     /** Top-level keys besides {@code storages}, kept as written: the cluster settings, the plugin directory. */
     static final Set<String> RESERVED_TOP_LEVEL = Set.of(CLUSTER, PLUGIN_DIR);
+
     static final int MAX_COLLECTION_ALIASES = 10;
     static final int MAX_CODE_POINTS = 1 << 20;
 
@@ -96,7 +97,8 @@ final class ConfigParser {
                 .setMaxAliasesForCollections(MAX_COLLECTION_ALIASES)
                 .setAllowRecursiveKeys(false)
                 .setAllowDuplicateKeys(false)
-                .setAllowNonScalarKeys(true) // as snakeyaml-engine 2 did: ConfigParser refuses them itself, naming the line
+                .setAllowNonScalarKeys(
+                        true) // as snakeyaml-engine 2 did: ConfigParser refuses them itself, naming the line
                 .setCodePointLimit(MAX_CODE_POINTS)
                 .setUseMarks(true)
                 .build();
@@ -110,7 +112,10 @@ final class ConfigParser {
             throw new ConfigException(problems);
         }
         if (!(root instanceof MappingNode top)) {
-            throw problem(line(root), null, "the top level must be a mapping with a 'storages:' key (got " + describe(root) + ")");
+            throw problem(
+                    line(root),
+                    null,
+                    "the top level must be a mapping with a 'storages:' key (got " + describe(root) + ")");
         }
         List<String> keys = new ArrayList<>();
         Map<String, Node> reserved = new LinkedHashMap<>();
@@ -125,8 +130,12 @@ final class ConfigParser {
             } else if (RESERVED_TOP_LEVEL.contains(key)) {
                 reserved.put(key, t.getValueNode());
             } else {
-                problems.add(new ConfigProblem(file, line(t.getKeyNode()), null, null, "unexpected top-level key '"
-                        + VolumeId.printable(key) + "' (storages go under 'storages:')"));
+                problems.add(new ConfigProblem(
+                        file,
+                        line(t.getKeyNode()),
+                        null,
+                        null,
+                        "unexpected top-level key '" + VolumeId.printable(key) + "' (storages go under 'storages:')"));
             }
         }
         return new Document(keys, reserved, sections, storagesLine);
@@ -146,7 +155,8 @@ final class ConfigParser {
                     : oneLine(String.valueOf(e.getMessage()));
             throw problem(0, null, message);
         }
-        return root.orElseThrow(() -> problem(0, null, "the file holds no configuration (expected a 'storages:' mapping)"));
+        return root.orElseThrow(
+                () -> problem(0, null, "the file holds no configuration (expected a 'storages:' mapping)"));
     }
 
     /** Refuses duplicate keys and keys that are not plain scalars, in every mapping of the file. */
@@ -161,14 +171,24 @@ final class ConfigParser {
             if (node instanceof MappingNode m) {
                 Map<String, Integer> lines = new HashMap<>();
                 for (NodeTuple t : m.getValue()) {
-                    if (!(t.getKeyNode() instanceof ScalarNode key) || key.getTag().equals(Tag.NULL)) {
-                        problems.add(new ConfigProblem(file, line(t.getKeyNode()), null, null,
+                    if (!(t.getKeyNode() instanceof ScalarNode key)
+                            || key.getTag().equals(Tag.NULL)) {
+                        problems.add(new ConfigProblem(
+                                file,
+                                line(t.getKeyNode()),
+                                null,
+                                null,
                                 "keys must be plain names (got " + describe(t.getKeyNode()) + ")"));
                     } else {
                         Integer first = lines.putIfAbsent(key.getValue(), line(key));
                         if (first != null) {
-                            problems.add(new ConfigProblem(file, line(key), null, null, "duplicate key '"
-                                    + VolumeId.printable(key.getValue()) + "' (first on line " + first + ")"));
+                            problems.add(new ConfigProblem(
+                                    file,
+                                    line(key),
+                                    null,
+                                    null,
+                                    "duplicate key '" + VolumeId.printable(key.getValue()) + "' (first on line " + first
+                                            + ")"));
                         }
                     }
                     todo.add(t.getKeyNode());
@@ -185,13 +205,19 @@ final class ConfigParser {
             return List.of();
         }
         if (!(storages instanceof MappingNode m)) {
-            problems.add(new ConfigProblem(file, line(storages), null, null,
-                    "'storages' must be a mapping of storage ids to their properties (got " + describe(storages) + ")"));
+            problems.add(new ConfigProblem(
+                    file,
+                    line(storages),
+                    null,
+                    null,
+                    "'storages' must be a mapping of storage ids to their properties (got " + describe(storages)
+                            + ")"));
             return List.of();
         }
         List<Section> sections = new ArrayList<>();
         for (NodeTuple t : m.getValue()) {
-            section(scalarText(t.getKeyNode()), line(t.getKeyNode()), t.getValueNode()).ifPresent(sections::add);
+            section(scalarText(t.getKeyNode()), line(t.getKeyNode()), t.getValueNode())
+                    .ifPresent(sections::add);
         }
         return sections;
     }
@@ -204,7 +230,12 @@ final class ConfigParser {
             return Optional.empty();
         }
         if (!(value instanceof MappingNode m)) {
-            problems.add(new ConfigProblem(file, line, id, null, "a storage must be a mapping of its properties (got " + describe(value) + ")"));
+            problems.add(new ConfigProblem(
+                    file,
+                    line,
+                    id,
+                    null,
+                    "a storage must be a mapping of its properties (got " + describe(value) + ")"));
             return Optional.empty();
         }
         String type = null;
@@ -213,10 +244,16 @@ final class ConfigParser {
             String key = scalarText(t.getKeyNode());
             if (!key.equals(SectionValidator.TYPE)) {
                 properties.add(new RawProperty(key, line(t.getKeyNode()), raw(t.getValueNode(), true)));
-            } else if (t.getValueNode() instanceof ScalarNode s && s.getTag().equals(Tag.STR) && !s.getValue().isBlank()) {
+            } else if (t.getValueNode() instanceof ScalarNode s
+                    && s.getTag().equals(Tag.STR)
+                    && !s.getValue().isBlank()) {
                 type = s.getValue();
             } else {
-                problems.add(new ConfigProblem(file, line(t.getKeyNode()), id, SectionValidator.TYPE,
+                problems.add(new ConfigProblem(
+                        file,
+                        line(t.getKeyNode()),
+                        id,
+                        SectionValidator.TYPE,
                         "the type must be a name such as 'dir' (got " + describe(t.getValueNode()) + ")"));
                 return Optional.empty();
             }
@@ -232,12 +269,15 @@ final class ConfigParser {
     private static RawValue raw(Node node, boolean descend) {
         if (node instanceof ScalarNode s) {
             Tag tag = s.getTag();
-            Kind kind = tag.equals(Tag.STR) ? Kind.STRING
-                    : tag.equals(Tag.BOOL) ? Kind.BOOLEAN
-                    : tag.equals(Tag.INT) ? Kind.INTEGER
-                    : tag.equals(Tag.FLOAT) ? Kind.FLOAT
-                    : tag.equals(Tag.NULL) ? Kind.NULL
-                    : Kind.OTHER_TAG;
+            Kind kind = tag.equals(Tag.STR)
+                    ? Kind.STRING
+                    : tag.equals(Tag.BOOL)
+                            ? Kind.BOOLEAN
+                            : tag.equals(Tag.INT)
+                                    ? Kind.INTEGER
+                                    : tag.equals(Tag.FLOAT)
+                                            ? Kind.FLOAT
+                                            : tag.equals(Tag.NULL) ? Kind.NULL : Kind.OTHER_TAG;
             return new RawValue.Scalar(s.getValue(), kind, kind == Kind.OTHER_TAG ? shortTag(tag) : null, line(s));
         }
         if (node instanceof SequenceNode seq) {
@@ -253,7 +293,9 @@ final class ConfigParser {
     }
 
     private static String shortTag(Tag tag) {
-        return tag.getValue().startsWith(Tag.PREFIX) ? "!!" + tag.getValue().substring(Tag.PREFIX.length()) : tag.getValue();
+        return tag.getValue().startsWith(Tag.PREFIX)
+                ? "!!" + tag.getValue().substring(Tag.PREFIX.length())
+                : tag.getValue();
     }
 
     /** A key's text; {@link #checkKeys} has made sure every key is a scalar. */

@@ -58,7 +58,8 @@ final class ConfigReader {
     /** What vsm runs on when the file at {@code location} does not exist (see {@link ConfigLocation}). */
     StorageConfigs missing(ConfigLocation location) {
         if (location.explicit()) {
-            return new StorageConfigs(location.file(), Origin.NEW_FILE, sha1(NO_BYTES), ConfigContents.EMPTY, List.of());
+            return new StorageConfigs(
+                    location.file(), Origin.NEW_FILE, sha1(NO_BYTES), ConfigContents.EMPTY, List.of());
         }
         byte[] defaults = BuiltInDefault.yaml(location.defaultLocalDir()).getBytes(StandardCharsets.UTF_8);
         return parse(location.file(), Origin.BUILT_IN_DEFAULT, BuiltInDefault.LABEL, defaults, NO_BYTES);
@@ -113,7 +114,8 @@ final class ConfigReader {
 
     /** {@link #pluginDir(ConfigLocation)} of {@code bytes}, a relative path taken from {@code file}'s directory. */
     Optional<Path> pluginDir(Path file, String label, Optional<byte[]> bytes) {
-        return fromShape(label, bytes, ConfigParser.PLUGIN_DIR, (l, doc, problems) -> pluginDir(l, file, doc, problems));
+        return fromShape(
+                label, bytes, ConfigParser.PLUGIN_DIR, (l, doc, problems) -> pluginDir(l, file, doc, problems));
     }
 
     /**
@@ -160,16 +162,24 @@ final class ConfigReader {
         return value;
     }
 
-    private static Optional<Path> pluginDir(String label, Path file, ConfigParser.Document doc, List<ConfigProblem> problems) {
+    private static Optional<Path> pluginDir(
+            String label, Path file, ConfigParser.Document doc, List<ConfigProblem> problems) {
         Node node = doc.reserved().get(ConfigParser.PLUGIN_DIR);
         if (node == null) {
             return Optional.empty();
         }
-        if (node instanceof ScalarNode s && s.getTag().equals(Tag.STR) && !s.getValue().isBlank() && s.getValue().indexOf('\0') < 0) {
+        if (node instanceof ScalarNode s
+                && s.getTag().equals(Tag.STR)
+                && !s.getValue().isBlank()
+                && s.getValue().indexOf('\0') < 0) {
             Path base = file.toAbsolutePath().getParent();
             return Optional.of(base.resolve(s.getValue()).normalize());
         }
-        problems.add(new ConfigProblem(label, ConfigParser.line(node), null, ConfigParser.PLUGIN_DIR,
+        problems.add(new ConfigProblem(
+                label,
+                ConfigParser.line(node),
+                null,
+                ConfigParser.PLUGIN_DIR,
                 "must be the path of a directory of plugin jars"));
         return Optional.empty();
     }
@@ -213,7 +223,8 @@ final class ConfigReader {
         Optional<FileTrust.Problem> problem;
         if (Files.exists(file)) {
             problem = FileTrust.untrusted(file);
-        } else if (file.toAbsolutePath().getParent() != null && Files.isDirectory(file.toAbsolutePath().getParent())) {
+        } else if (file.toAbsolutePath().getParent() != null
+                && Files.isDirectory(file.toAbsolutePath().getParent())) {
             problem = FileTrust.untrusted(file.toAbsolutePath().getParent());
         } else {
             return; // nothing there yet; the write makes the directories, root's
@@ -225,7 +236,8 @@ final class ConfigReader {
 
     private static String decode(String label, byte[] bytes) {
         try {
-            String text = StandardCharsets.UTF_8.newDecoder()
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes))

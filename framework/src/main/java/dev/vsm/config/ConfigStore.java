@@ -53,11 +53,19 @@ public final class ConfigStore {
     }
 
     /** With a shorter wait for the lock than pve's 10 s, for tests. */
-    ConfigStore(ConfigLocation location, Function<String, Optional<PluginSchema>> schemas, FileLocks locks, Duration lockTimeout) {
+    ConfigStore(
+            ConfigLocation location,
+            Function<String, Optional<PluginSchema>> schemas,
+            FileLocks locks,
+            Duration lockTimeout) {
         this(location, new FileConfigSource(location.file(), locks, lockTimeout), Origin.FILE, schemas);
     }
 
-    private ConfigStore(ConfigLocation location, ConfigSource source, Origin origin, Function<String, Optional<PluginSchema>> schemas) {
+    private ConfigStore(
+            ConfigLocation location,
+            ConfigSource source,
+            Origin origin,
+            Function<String, Optional<PluginSchema>> schemas) {
         this.location = requireNonNull(location, "location");
         this.source = requireNonNull(source, "source");
         this.origin = origin;
@@ -71,7 +79,8 @@ public final class ConfigStore {
      * always holds a configuration; the local file at {@code location} holds the cluster block
      * and the plugin directory only.
      */
-    public static ConfigStore clustered(ConfigLocation location, ConfigSource source, Function<String, Optional<PluginSchema>> schemas) {
+    public static ConfigStore clustered(
+            ConfigLocation location, ConfigSource source, Function<String, Optional<PluginSchema>> schemas) {
         return new ConfigStore(location, source, Origin.CLUSTER, schemas);
     }
 
@@ -80,7 +89,8 @@ public final class ConfigStore {
      * copy only. {@code location} gives the base of a relative {@code plugin-dir} and the
      * built-in default's directory; its file is not read.
      */
-    public static ConfigStore inMemory(ConfigLocation location, String yaml, Function<String, Optional<PluginSchema>> schemas) {
+    public static ConfigStore inMemory(
+            ConfigLocation location, String yaml, Function<String, Optional<PluginSchema>> schemas) {
         return new ConfigStore(location, new MemoryConfigSource(yaml), Origin.FILE, schemas);
     }
 
@@ -98,8 +108,8 @@ public final class ConfigStore {
     public StorageConfigs load() {
         StorageConfigs configs = read().configs();
         if (configs.origin() == Origin.NEW_FILE) {
-            throw StorageException.badInput("config file '%s' does not exist (a command that adds a storage creates it)",
-                    location.file());
+            throw StorageException.badInput(
+                    "config file '%s' does not exist (a command that adds a storage creates it)", location.file());
         }
         return configs;
     }
@@ -113,7 +123,8 @@ public final class ConfigStore {
      */
     public Optional<Path> pluginDir() {
         if (source instanceof MemoryConfigSource) {
-            return reader.pluginDir(location.file(), source.label(), source.read().map(ConfigSource.Stored::bytes));
+            return reader.pluginDir(
+                    location.file(), source.label(), source.read().map(ConfigSource.Stored::bytes));
         }
         return reader.pluginDir(location);
     }
@@ -237,8 +248,10 @@ public final class ConfigStore {
         try {
             return reader.parse(location.file(), origin, source.label(), bytes, bytes);
         } catch (ConfigException e) {
-            throw new StorageException(StorageException.Kind.FAILED,
-                    "internal error: the new configuration would not read back (nothing written): " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.FAILED,
+                    "internal error: the new configuration would not read back (nothing written): " + e.getMessage(),
+                    e);
         }
     }
 }

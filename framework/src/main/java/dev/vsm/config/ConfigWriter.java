@@ -46,7 +46,9 @@ final class ConfigWriter {
             keys.add(0, ConfigParser.STORAGES);
         }
         for (String key : keys) {
-            Node value = key.equals(ConfigParser.STORAGES) ? storages(contents, schemas) : contents.reserved().get(key);
+            Node value = key.equals(ConfigParser.STORAGES)
+                    ? storages(contents, schemas)
+                    : contents.reserved().get(key);
             if (value != null) {
                 top.add(new NodeTuple(string(key), value));
             }
@@ -72,9 +74,13 @@ final class ConfigWriter {
     }
 
     private static Node section(StorageConfig config, Optional<PluginSchema> schema) {
-        Set<String> required = schema.map(s -> s.properties().stream().filter(PropertySpec::required)
-                .map(PropertySpec::name).collect(Collectors.toSet())).orElse(Set.of());
-        List<Map.Entry<String, Object>> entries = new ArrayList<>(config.properties().entrySet());
+        Set<String> required = schema.map(s -> s.properties().stream()
+                        .filter(PropertySpec::required)
+                        .map(PropertySpec::name)
+                        .collect(Collectors.toSet()))
+                .orElse(Set.of());
+        List<Map.Entry<String, Object>> entries =
+                new ArrayList<>(config.properties().entrySet());
         entries.sort(Comparator.<Map.Entry<String, Object>, Boolean>comparing(e -> !required.contains(e.getKey()))
                 .thenComparing(Map.Entry::getKey));
         List<NodeTuple> tuples = new ArrayList<>();
@@ -93,14 +99,16 @@ final class ConfigWriter {
             return new ScalarNode(Tag.FLOAT, d.toString(), ScalarStyle.PLAIN);
         }
         if (value instanceof List<?> list) {
-            List<Node> items = list.stream().<Node>map(o -> string(o.toString())).toList();
+            List<Node> items =
+                    list.stream().<Node>map(o -> string(o.toString())).toList();
             return new SequenceNode(Tag.SEQ, items, FlowStyle.FLOW);
         }
         return string(value.toString());
     }
 
     private static ScalarNode string(String text) {
-        return new ScalarNode(Tag.STR, text, LegacyYamlQuoting.needsQuotes(text) ? ScalarStyle.SINGLE_QUOTED : ScalarStyle.PLAIN);
+        return new ScalarNode(
+                Tag.STR, text, LegacyYamlQuoting.needsQuotes(text) ? ScalarStyle.SINGLE_QUOTED : ScalarStyle.PLAIN);
     }
 
     private static String dump(Node node) {

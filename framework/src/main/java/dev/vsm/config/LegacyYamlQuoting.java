@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * strings, but quotes them when writing so the file means the same to every reader.
  */
 final class LegacyYamlQuoting {
-    private static final Pattern AMBIGUOUS = Pattern.compile(String.join("|",
+    private static final Pattern AMBIGUOUS = Pattern.compile(String.join(
+            "|",
             // booleans
             "y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF",
             // null

@@ -20,7 +20,11 @@ public final class PropertyString {
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.\\d+|\\d+\\.|\\.\\d+|\\d+)([eE][+-]?\\d+)?");
 
     /** The type of one key's value. */
-    public enum Type { BOOLEAN, INTEGER, NUMBER }
+    public enum Type {
+        BOOLEAN,
+        INTEGER,
+        NUMBER
+    }
 
     /** One key of the format: its type and least value (for INTEGER and NUMBER). */
     public record Key(Type type, double minimum) {
@@ -55,10 +59,12 @@ public final class PropertyString {
             if (m.matches()) {
                 String k = m.group(1);
                 if (raw.containsKey(k)) {
-                    throw StorageException.badInput("duplicate key in comma-separated list property: %s", VolumeId.printable(k));
+                    throw StorageException.badInput(
+                            "duplicate key in comma-separated list property: %s", VolumeId.printable(k));
                 }
                 if (!format.containsKey(k)) {
-                    throw StorageException.badInput("invalid key in comma-separated list property: %s", VolumeId.printable(k));
+                    throw StorageException.badInput(
+                            "invalid key in comma-separated list property: %s", VolumeId.printable(k));
                 }
                 raw.put(k, m.group(2));
             } else if (!part.contains("=")) {
@@ -88,7 +94,8 @@ public final class PropertyString {
                     throw StorageException.badInput("%s: value '%s' is out of range for an integer", key, v);
                 }
                 if (n < spec.minimum()) {
-                    throw StorageException.badInput("%s: value must have a minimum value of %d", key, (long) spec.minimum());
+                    throw StorageException.badInput(
+                            "%s: value must have a minimum value of %d", key, (long) spec.minimum());
                 }
                 return n;
             }
@@ -101,7 +108,8 @@ public final class PropertyString {
                     throw StorageException.badInput("%s: value '%s' is out of range for a number", key, v);
                 }
                 if (d < spec.minimum()) {
-                    throw StorageException.badInput("%s: value must have a minimum value of %s", key, minimum(spec.minimum()));
+                    throw StorageException.badInput(
+                            "%s: value must have a minimum value of %s", key, minimum(spec.minimum()));
                 }
                 return d;
             }

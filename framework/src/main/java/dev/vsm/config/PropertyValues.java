@@ -41,9 +41,17 @@ final class PropertyValues {
     private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
     static final String BWLIMIT = "bwlimit";
     static final String MAX_PROTECTED_BACKUPS = "max-protected-backups";
-    private static final Map<String, PropertyString.Key> BWLIMIT_FORMAT = Map.of("default", PropertyString.Key.number(0),
-            "restore", PropertyString.Key.number(0), "migration", PropertyString.Key.number(0), "clone", PropertyString.Key.number(0),
-            "move", PropertyString.Key.number(0));
+    private static final Map<String, PropertyString.Key> BWLIMIT_FORMAT = Map.of(
+            "default",
+            PropertyString.Key.number(0),
+            "restore",
+            PropertyString.Key.number(0),
+            "migration",
+            PropertyString.Key.number(0),
+            "clone",
+            PropertyString.Key.number(0),
+            "move",
+            PropertyString.Key.number(0));
 
     private PropertyValues() {}
 
@@ -108,7 +116,8 @@ final class PropertyValues {
                 throw new BadValue("no value given (write the value after the colon, or remove the key)", s.line());
             }
             if (s.kind() == Kind.OTHER_TAG) {
-                throw new BadValue("unsupported YAML tag '" + VolumeId.printable(s.tag()) + "' (write a plain value)", s.line());
+                throw new BadValue(
+                        "unsupported YAML tag '" + VolumeId.printable(s.tag()) + "' (write a plain value)", s.line());
             }
             checkPrintable(s.text(), s.line());
             return s;
@@ -175,8 +184,10 @@ final class PropertyValues {
 
     private static String oneOf(List<String> allowed, String value, int line) {
         if (!allowed.isEmpty() && !allowed.contains(value)) {
-            throw new BadValue("value '" + VolumeId.printable(value) + "' does not have a value in the enumeration '"
-                    + String.join(", ", allowed) + "'", line);
+            throw new BadValue(
+                    "value '" + VolumeId.printable(value) + "' does not have a value in the enumeration '"
+                            + String.join(", ", allowed) + "'",
+                    line);
         }
         return value;
     }
@@ -199,7 +210,9 @@ final class PropertyValues {
         if (raw instanceof RawValue.Sequence seq) {
             for (RawValue item : seq.items()) {
                 if (!(item instanceof Scalar)) {
-                    throw new BadValue("type check ('list') failed - got a nested " + (item instanceof RawValue.Sequence ? "list" : "mapping"),
+                    throw new BadValue(
+                            "type check ('list') failed - got a nested "
+                                    + (item instanceof RawValue.Sequence ? "list" : "mapping"),
                             item.line() > 0 ? item.line() : raw.line());
                 }
                 items.add(scalar(item, "string"));
@@ -215,7 +228,10 @@ final class PropertyValues {
 
     /** pve's {@code split_list}: the non-empty parts of {@code text} between commas, semicolons and white space. */
     static List<String> splitList(String text) {
-        return LIST_SEPARATORS.splitAsStream(text).filter(part -> !part.isEmpty()).toList();
+        return LIST_SEPARATORS
+                .splitAsStream(text)
+                .filter(part -> !part.isEmpty())
+                .toList();
     }
 
     /**
@@ -234,7 +250,8 @@ final class PropertyValues {
                 throw new BadValue("invalid content type '" + VolumeId.printable(item.text()) + "'", item.line());
             }
             if (!schema.content().contains(type.get())) {
-                throw new BadValue("storage does not support content type '" + type.get().id() + "'", item.line());
+                throw new BadValue(
+                        "storage does not support content type '" + type.get().id() + "'", item.line());
             }
             ids.add(type.get().id());
         }
@@ -251,8 +268,14 @@ final class PropertyValues {
     }
 
     private static void checkPattern(PropertySpec spec, String value, int line) {
-        if (spec.pattern() != null && !PATTERNS.computeIfAbsent(spec.pattern(), Pattern::compile).matcher(value).matches()) {
-            throw new BadValue("value '" + VolumeId.printable(value) + "' does not match the regex pattern '" + spec.pattern() + "'", line);
+        if (spec.pattern() != null
+                && !PATTERNS.computeIfAbsent(spec.pattern(), Pattern::compile)
+                        .matcher(value)
+                        .matches()) {
+            throw new BadValue(
+                    "value '" + VolumeId.printable(value) + "' does not match the regex pattern '" + spec.pattern()
+                            + "'",
+                    line);
         }
     }
 
@@ -266,6 +289,7 @@ final class PropertyValues {
     }
 
     private static BadValue typeCheck(String type, Scalar s) {
-        return new BadValue("type check ('" + type + "') failed - got '" + VolumeId.printable(s.text()) + "'", s.line());
+        return new BadValue(
+                "type check ('" + type + "') failed - got '" + VolumeId.printable(s.text()) + "'", s.line());
     }
 }

@@ -17,7 +17,8 @@ public final class PruneOptions {
     public static final String PROPERTY = "prune-backups";
     public static final String KEEP_ALL = "keep-all";
     /** The counting options, shortest period first (the order they are applied in). */
-    public static final List<String> COUNTS = List.of("keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly");
+    public static final List<String> COUNTS =
+            List.of("keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly");
 
     private static final Map<String, Key> FORMAT = format();
 

@@ -16,7 +16,14 @@ sealed interface RawValue {
     int line();
 
     /** How YAML resolved a scalar (core schema), or what Java type an edit value had. */
-    enum Kind { STRING, BOOLEAN, INTEGER, FLOAT, NULL, OTHER_TAG }
+    enum Kind {
+        STRING,
+        BOOLEAN,
+        INTEGER,
+        FLOAT,
+        NULL,
+        OTHER_TAG
+    }
 
     /**
      * A single value.
@@ -70,7 +77,7 @@ sealed interface RawValue {
             }
             return new Sequence(items, 0);
         }
-        throw new IllegalArgumentException("unsupported value type " + value.getClass().getName()
-                + ": use String, Boolean, Long, Double or a List of these");
+        throw new IllegalArgumentException("unsupported value type "
+                + value.getClass().getName() + ": use String, Boolean, Long, Double or a List of these");
     }
 }

@@ -35,15 +35,23 @@ final class SectionValidator {
      *                    are named by their key only (as pve names command-line parameters)
      * @return the typed section, or empty when a problem was found
      */
-    static Optional<StorageConfig> validate(String file, int sectionLine, String where, String id, String type,
-                                            PluginSchema schema, List<RawProperty> properties, List<ConfigProblem> problems) {
+    static Optional<StorageConfig> validate(
+            String file,
+            int sectionLine,
+            String where,
+            String id,
+            String type,
+            PluginSchema schema,
+            List<RawProperty> properties,
+            List<ConfigProblem> problems) {
         int before = problems.size();
         Map<String, Object> values = new LinkedHashMap<>();
         Set<String> refused = new HashSet<>();
         for (RawProperty p : properties) {
             Optional<PropertySpec> spec = schema.property(p.key());
             if (spec.isEmpty() || p.key().equals(TYPE)) {
-                problems.add(new ConfigProblem(file, p.line(), where, null, "unexpected property '" + VolumeId.printable(p.key()) + "'"));
+                problems.add(new ConfigProblem(
+                        file, p.line(), where, null, "unexpected property '" + VolumeId.printable(p.key()) + "'"));
                 continue;
             }
             try {
@@ -53,12 +61,14 @@ final class SectionValidator {
                 }
             } catch (PropertyValues.BadValue e) {
                 refused.add(p.key());
-                problems.add(new ConfigProblem(file, e.line() > 0 ? e.line() : p.line(), where, p.key(), e.getMessage()));
+                problems.add(
+                        new ConfigProblem(file, e.line() > 0 ? e.line() : p.line(), where, p.key(), e.getMessage()));
             }
         }
         for (PropertySpec spec : schema.properties()) {
             if (spec.required() && !values.containsKey(spec.name()) && !refused.contains(spec.name())) {
-                problems.add(new ConfigProblem(file, sectionLine, where, null, "missing value for required option '" + spec.name() + "'"));
+                problems.add(new ConfigProblem(
+                        file, sectionLine, where, null, "missing value for required option '" + spec.name() + "'"));
             }
         }
         return problems.size() == before ? Optional.of(new StorageConfig(id, type, values)) : Optional.empty();

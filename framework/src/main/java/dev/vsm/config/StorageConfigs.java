@@ -79,7 +79,8 @@ public final class StorageConfigs {
         }
         UnloadedSection unloaded = contents.unloaded().get(id);
         if (unloaded != null) {
-            throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+            throw StorageException.badInput(
+                    "storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
                     id, VolumeId.printable(unloaded.type()));
         }
         throw StorageException.badInput("storage '%s' does not exist", VolumeId.printable(id));

@@ -15,8 +15,6 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.List;
@@ -56,7 +54,8 @@ public final class Backups {
         Map<String, Long> options = keep;
         if (options == null) {
             String configured = cfg.string(PruneOptions.PROPERTY)
-                    .orElseThrow(() -> StorageException.badInput("no prune-backups options configured for storage '%s'", storageId));
+                    .orElseThrow(() -> StorageException.badInput(
+                            "no prune-backups options configured for storage '%s'", storageId));
             options = PruneOptions.parse(configured);
         }
         List<VolumeInfo> backups = manager.list(storageId, ContentType.BACKUP, vmid);
@@ -89,7 +88,8 @@ public final class Backups {
         StorageManager.Volume volume = manager.volume(volid);
         manager.context().locks().withStorageLock(volid.storage(), () -> {
             if (volume.storage().volumeProtected(volume.name())) {
-                throw StorageException.badInput("cannot remove protected archive '%s'", volume.storage().path(volume.name()));
+                throw StorageException.badInput(
+                        "cannot remove protected archive '%s'", volume.storage().path(volume.name()));
             }
             volume.storage().freeImage(volume.name());
             ArchiveAuxiliaries.remove(volume.storage().path(volume.name()), manager.context(), zone);
@@ -124,17 +124,27 @@ public final class Backups {
      */
     private void checkProtectedLimit(VolumeId volid, StorageManager.Volume volume) {
         VolumeName name = volume.name();
-        long max = manager.config(volid.storage()).integer(MAX_PROTECTED_BACKUPS).orElse(-1L);
-        if (name.type() != ContentType.BACKUP || name.vmid() == null || max <= -1 || volume.storage().volumeProtected(name)) {
+        long max =
+                manager.config(volid.storage()).integer(MAX_PROTECTED_BACKUPS).orElse(-1L);
+        if (name.type() != ContentType.BACKUP
+                || name.vmid() == null
+                || max <= -1
+                || volume.storage().volumeProtected(name)) {
             return;
         }
         List<VolumeInfo> backups = volume.storage().listVolumes(name.vmid(), java.util.EnumSet.of(ContentType.BACKUP));
-        Optional<String> backupType = backups.stream().filter(v -> v.volid().equals(volid.toString()) && v.backup() != null)
-                .map(v -> v.backup().subtype()).findFirst();
-        long count = backups.stream().filter(v -> v.backup() != null && v.backup().isProtected())
-                .filter(v -> backupType.isEmpty() || backupType.get().equals(v.backup().subtype())).count();
+        Optional<String> backupType = backups.stream()
+                .filter(v -> v.volid().equals(volid.toString()) && v.backup() != null)
+                .map(v -> v.backup().subtype())
+                .findFirst();
+        long count = backups.stream()
+                .filter(v -> v.backup() != null && v.backup().isProtected())
+                .filter(v -> backupType.isEmpty()
+                        || backupType.get().equals(v.backup().subtype()))
+                .count();
         if (max <= count) {
-            throw StorageException.badInput("The number of protected backups per guest is limited to %d on storage '%s'", max, volid.storage());
+            throw StorageException.badInput(
+                    "The number of protected backups per guest is limited to %d on storage '%s'", max, volid.storage());
         }
     }
 

@@ -28,7 +28,8 @@ public final class Capabilities {
      */
     public static boolean has(Storage storage, Feature feature, VolumeName volume, String snapshot) {
         Operation needed = feature.operation();
-        return (needed == null || storage.operations().contains(needed)) && storage.hasFeature(feature, volume, snapshot);
+        return (needed == null || storage.operations().contains(needed))
+                && storage.hasFeature(feature, volume, snapshot);
     }
 
     /** The features a volume has ({@code vsm info}). */

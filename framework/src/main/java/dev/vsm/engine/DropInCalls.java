@@ -38,11 +38,13 @@ final class DropInCalls implements InvocationHandler {
     /** The plugin's own object behind a wrapper, or {@code object} itself when it is none (for tests and messages). */
     static Object target(Object object) {
         return Proxy.isProxyClass(object.getClass()) && Proxy.getInvocationHandler(object) instanceof DropInCalls calls
-                ? calls.target : object;
+                ? calls.target
+                : object;
     }
 
     private static <T> T proxy(Class<T> type, T target, ClassLoader loader) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new DropInCalls(target, loader)));
+        return type.cast(
+                Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new DropInCalls(target, loader)));
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class LocalHostFiles implements HostFiles {
     private final Runnable beforeChange;
 
     public LocalHostFiles(boolean dryRun, Console console) {
-        this(dryRun, console, () -> { });
+        this(dryRun, console, () -> {});
     }
 
     public LocalHostFiles(boolean dryRun, Console console, Runnable beforeChange) {
@@ -70,8 +70,11 @@ public final class LocalHostFiles implements HostFiles {
             return;
         }
         try {
-            Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(FILE_MODE)).close();
+            Files.newByteChannel(
+                            file,
+                            Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                            PosixFilePermissions.asFileAttribute(FILE_MODE))
+                    .close();
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to create file '%s' - %s", file, reason(e));
         }
@@ -113,11 +116,14 @@ public final class LocalHostFiles implements HostFiles {
         }
         beforeChange.run();
         Path dir = file.toAbsolutePath().getParent();
-        Path temp = dir.resolve("." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Path temp = dir.resolve(
+                "." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         try {
             Files.deleteIfExists(temp);
-            try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))) {
+            try (FileChannel out = FileChannel.open(
+                    temp,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))) {
                 Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
                 ByteBuffer buffer = ByteBuffer.wrap(contents);
                 while (buffer.hasRemaining()) {

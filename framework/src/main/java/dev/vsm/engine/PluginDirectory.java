@@ -80,8 +80,8 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
         try {
             Optional<FileTrust.Problem> problem = FileTrust.untrusted(dir);
             if (problem.isPresent()) {
-                warnings.accept("plugin directory " + dir + " (" + origin + ") not used: " + problem.get().describe()
-                        + " - no drop-in plugins loaded");
+                warnings.accept("plugin directory " + dir + " (" + origin + ") not used: "
+                        + problem.get().describe() + " - no drop-in plugins loaded");
                 return List.of();
             }
         } catch (IOException e) {
@@ -91,15 +91,17 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
             stream.forEach(entries::add);
         } catch (NoSuchFileException e) {
             if (explicit) {
-                warnings.accept("plugin directory " + dir + " (" + origin + ") does not exist - no drop-in plugins loaded;"
-                        + " create it or fix the path");
+                warnings.accept("plugin directory " + dir + " (" + origin
+                        + ") does not exist - no drop-in plugins loaded;" + " create it or fix the path");
             }
             return List.of();
         } catch (NotDirectoryException e) {
-            warnings.accept("plugin directory " + dir + " (" + origin + ") is not a directory - no drop-in plugins loaded");
+            warnings.accept(
+                    "plugin directory " + dir + " (" + origin + ") is not a directory - no drop-in plugins loaded");
             return List.of();
         } catch (IOException e) {
-            warnings.accept("cannot read plugin directory " + dir + ": " + e.getMessage() + " - no drop-in plugins loaded");
+            warnings.accept(
+                    "cannot read plugin directory " + dir + ": " + e.getMessage() + " - no drop-in plugins loaded");
             return List.of();
         }
         entries.sort(Comparator.comparing(p -> p.getFileName().toString()));
@@ -157,7 +159,8 @@ public record PluginDirectory(Path dir, boolean explicit, String origin) {
             problem.ifPresent(p -> warnings.accept(notLoaded(entry, p)));
             return problem.isEmpty();
         } catch (IOException e) {
-            warnings.accept("storage plugin " + entry + " not loaded: cannot check who may change it (" + e.getMessage() + ")");
+            warnings.accept(
+                    "storage plugin " + entry + " not loaded: cannot check who may change it (" + e.getMessage() + ")");
             return false;
         }
     }

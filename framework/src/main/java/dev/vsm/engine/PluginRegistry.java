@@ -85,7 +85,8 @@ public final class PluginRegistry {
 
         /** The one line printed when the plugin is refused. */
         public String warning() {
-            return "storage plugin " + source + (className == null ? "" : " (" + className + ")") + " not loaded: " + problem;
+            return "storage plugin " + source + (className == null ? "" : " (" + className + ")") + " not loaded: "
+                    + problem;
         }
 
         static Entry refused(String source, String className, String problem) {
@@ -128,7 +129,8 @@ public final class PluginRegistry {
      * @param dropIns  the drop-in plugins (a {@link PluginDirectory#scan}), asked for at most once
      * @param warnings told each refused plugin's {@link Entry#warning()}, once
      */
-    public static PluginRegistry withDropIns(ClassLoader builtIns, Supplier<List<PluginBundle>> dropIns, Consumer<String> warnings) {
+    public static PluginRegistry withDropIns(
+            ClassLoader builtIns, Supplier<List<PluginBundle>> dropIns, Consumer<String> warnings) {
         return new PluginRegistry(List.of(Source.builtIn(builtIns)), dropIns, warnings);
     }
 
@@ -146,8 +148,11 @@ public final class PluginRegistry {
     private Optional<Source> open(PluginBundle bundle) {
         String name = bundle.location().toString();
         if (bundle.classPath().isEmpty()) {
-            refuse(Entry.refused(name, null, "the directory holds no *.jar file - put the plugin's jar and the libraries it"
-                    + " needs there, or remove the directory"));
+            refuse(Entry.refused(
+                    name,
+                    null,
+                    "the directory holds no *.jar file - put the plugin's jar and the libraries it"
+                            + " needs there, or remove the directory"));
             return Optional.empty();
         }
         List<URL> urls = new ArrayList<>();
@@ -158,8 +163,11 @@ public final class PluginRegistry {
             } catch (MalformedURLException e) {
                 throw new IllegalStateException("a file path is always a URL: " + jar, e);
             } catch (IOException e) {
-                refuse(Entry.refused(name, null, jar.getFileName() + " is not a readable jar (" + e.getMessage()
-                        + ") - replace it with a good copy or remove it"));
+                refuse(Entry.refused(
+                        name,
+                        null,
+                        jar.getFileName() + " is not a readable jar (" + e.getMessage()
+                                + ") - replace it with a good copy or remove it"));
                 return Optional.empty();
             }
         }
@@ -180,25 +188,33 @@ public final class PluginRegistry {
                 provider = it.next();
             } catch (ServiceConfigurationError e) {
                 foundAny = true;
-                refuse(Entry.refused(source.name(), null, "bad " + SERVICE_FILE + " entry: " + rootMessage(e)
-                        + " - list the class that implements " + StoragePlugin.class.getName() + " there"));
+                refuse(Entry.refused(
+                        source.name(),
+                        null,
+                        "bad " + SERVICE_FILE + " entry: " + rootMessage(e) + " - list the class that implements "
+                                + StoragePlugin.class.getName() + " there"));
                 continue;
             }
             foundAny = true;
             String className = provider.type().getName();
             StoragePlugin plugin;
-            try (ThreadContextClassLoader swap = new ThreadContextClassLoader(source.dropIn() ? source.loader()
-                    : Thread.currentThread().getContextClassLoader())) {
+            try (ThreadContextClassLoader swap = new ThreadContextClassLoader(
+                    source.dropIn() ? source.loader() : Thread.currentThread().getContextClassLoader())) {
                 plugin = provider.get();
             } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-                refuse(Entry.refused(source.name(), className, "cannot create the plugin: " + rootMessage(e) + " - " + fixFor(e)));
+                refuse(Entry.refused(
+                        source.name(), className, "cannot create the plugin: " + rootMessage(e) + " - " + fixFor(e)));
                 continue;
             }
             register(source.dropIn() ? DropInCalls.plugin(plugin, source.loader()) : plugin, className, source.name());
         }
         if (!foundAny && source.dropIn()) {
-            refuse(Entry.refused(source.name(), null, "no storage plugin in it (no " + SERVICE_FILE + " entry) - add that file"
-                    + " naming the class that implements " + StoragePlugin.class.getName() + ", or remove the jar"));
+            refuse(Entry.refused(
+                    source.name(),
+                    null,
+                    "no storage plugin in it (no " + SERVICE_FILE + " entry) - add that file"
+                            + " naming the class that implements " + StoragePlugin.class.getName()
+                            + ", or remove the jar"));
         }
     }
 
@@ -209,26 +225,45 @@ public final class PluginRegistry {
             type = plugin.type();
             version = plugin.apiVersion();
         } catch (RuntimeException | LinkageError e) {
-            refuse(Entry.refused(source, className, "the plugin fails to say its type or API version: " + rootMessage(e) + " - "
-                    + fixFor(e)));
+            refuse(Entry.refused(
+                    source,
+                    className,
+                    "the plugin fails to say its type or API version: " + rootMessage(e) + " - " + fixFor(e)));
             return;
         }
         if (!StorageApi.accepts(version)) {
             String fix = version > StorageApi.VERSION
                     ? "update vsm, or use a release of the plugin built for API " + StorageApi.VERSION
                     : "update the plugin (rebuild it against this vsm's SPI)";
-            refuse(new Entry(type, className, source, version, String.format("built for storage API version %d, this vsm accepts %s - %s",
-                    version, StorageApi.acceptedRange(), fix)));
+            refuse(new Entry(
+                    type,
+                    className,
+                    source,
+                    version,
+                    String.format(
+                            "built for storage API version %d, this vsm accepts %s - %s",
+                            version, StorageApi.acceptedRange(), fix)));
             return;
         }
         if (type == null || !TYPE_NAME.matcher(type).matches()) {
-            refuse(new Entry(type, className, source, version, "type name '" + printable(type) + "' is not a valid identifier"
-                    + " (a lower case letter, then lower case letters, digits, '-' or '_') - the plugin must change it"));
+            refuse(
+                    new Entry(
+                            type,
+                            className,
+                            source,
+                            version,
+                            "type name '" + printable(type) + "' is not a valid identifier"
+                                    + " (a lower case letter, then lower case letters, digits, '-' or '_') - the plugin must change it"));
             return;
         }
         if (plugins.containsKey(type)) {
-            refuse(new Entry(type, className, source, version, "type '" + type + "' is already provided by "
-                    + typeClasses.get(type) + " (" + typeSources.get(type) + ") - remove one of the two"));
+            refuse(new Entry(
+                    type,
+                    className,
+                    source,
+                    version,
+                    "type '" + type + "' is already provided by " + typeClasses.get(type) + " (" + typeSources.get(type)
+                            + ") - remove one of the two"));
             return;
         }
         plugins.put(type, plugin);
@@ -261,7 +296,9 @@ public final class PluginRegistry {
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();
         }
-        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+        return t.getMessage() == null
+                ? t.getClass().getSimpleName()
+                : t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 
     private static String printable(String s) {
@@ -284,8 +321,10 @@ public final class PluginRegistry {
 
     /** The plugin of a type, or pve's {@code unsupported type '<type>'} naming the types there are. */
     public StoragePlugin require(String type) {
-        return plugin(type).orElseThrow(() -> StorageException.badInput("unsupported type '%s' (known types: %s)",
-                printable(type), String.join(", ", plugins().keySet())));
+        return plugin(type)
+                .orElseThrow(() -> StorageException.badInput(
+                        "unsupported type '%s' (known types: %s)",
+                        printable(type), String.join(", ", plugins().keySet())));
     }
 
     /** Every loaded plugin by type, built-in ones first. */

@@ -9,8 +9,8 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
-import dev.vsm.spi.Operation;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SnapshotNames;
@@ -57,12 +57,23 @@ public final class StorageManager {
     private final Set<String> activated = new java.util.HashSet<>();
 
     /** A row of {@code vsm status}. */
-    public record StatusRow(String storage, String type, Set<ContentType> content, boolean enabled, boolean shared,
-                            StorageStatus status) {}
+    public record StatusRow(
+            String storage,
+            String type,
+            Set<ContentType> content,
+            boolean enabled,
+            boolean shared,
+            StorageStatus status) {}
 
     /** What {@code vsm info} shows; {@code snapshots} oldest first. */
-    public record VolumeDetails(VolumeId volid, VolumeName name, Path path, ImageInfo image, String backingVolid,
-                                Set<Feature> features, List<String> snapshots) {}
+    public record VolumeDetails(
+            VolumeId volid,
+            VolumeName name,
+            Path path,
+            ImageInfo image,
+            String backingVolid,
+            Set<Feature> features,
+            List<String> snapshots) {}
 
     public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, StorageContext context) {
         this(registry, storages, Map.of(), context);
@@ -72,8 +83,11 @@ public final class StorageManager {
      * @param unloaded the configured storages whose type is not loaded, id to type: named as such
      *                 (not as missing) when a command asks for one
      */
-    public StorageManager(PluginRegistry registry, Map<String, StorageConfig> storages, Map<String, String> unloaded,
-                          StorageContext context) {
+    public StorageManager(
+            PluginRegistry registry,
+            Map<String, StorageConfig> storages,
+            Map<String, String> unloaded,
+            StorageContext context) {
         this.registry = requireNonNull(registry, "registry");
         this.storages = new LinkedHashMap<>(requireNonNull(storages, "storages"));
         this.unloaded = Map.copyOf(unloaded);
@@ -90,7 +104,8 @@ public final class StorageManager {
         if (cfg == null) {
             VolumeId.checkStorageId(storageId);
             if (unloaded.containsKey(storageId)) {
-                throw StorageException.badInput("storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
+                throw StorageException.badInput(
+                        "storage '%s' has type '%s', which is not loaded (see 'vsm plugins')",
                         storageId, VolumeId.printable(unloaded.get(storageId)));
             }
             throw StorageException.badInput("storage '%s' does not exist", storageId);
@@ -145,7 +160,8 @@ public final class StorageManager {
             throw StorageException.badInput("storage '%s' is disabled", storageId);
         }
         if (!availableOnThisNode(cfg)) {
-            throw StorageException.badInput("storage '%s' is not available on node '%s'", storageId, context.nodeName());
+            throw StorageException.badInput(
+                    "storage '%s' is not available on node '%s'", storageId, context.nodeName());
         }
     }
 
@@ -159,8 +175,7 @@ public final class StorageManager {
     }
 
     /** A volume of an enabled storage, its storage activated: {@link #volume}'s result. */
-    public record Volume(Storage storage, VolumeName name) {
-    }
+    public record Volume(Storage storage, VolumeName name) {}
 
     /**
      * The storage of a volume id, checked enabled on this node, and the volume's parsed name; the
@@ -197,7 +212,8 @@ public final class StorageManager {
         PluginSchema schema = registry.require(cfg.type()).schema();
         String fmt = format != null ? format : defaultFormat(storageId);
         if (!schema.formats().contains(fmt)) {
-            throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)",
+            throw StorageException.badInput(
+                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
                     storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
         }
         checkAllocatable(cfg, schema, vmid, name, fmt);
@@ -226,9 +242,16 @@ public final class StorageManager {
     private static void checkAllocatable(StorageConfig cfg, PluginSchema schema, int vmid, String name, String fmt) {
         ContentType listedAs = "subvol".equals(fmt) ? ContentType.ROOTDIR : ContentType.IMAGES;
         if (!cfg.content(schema.defaultContent()).contains(listedAs)) {
-            throw StorageException.badInput("storage '%s' does not support content-type '%s' (its content is %s; add %s with 'vsm set %s --content ...')",
-                    cfg.id(), listedAs.id(), cfg.content(schema.defaultContent()).stream().map(ContentType::id).sorted()
-                            .collect(Collectors.joining(",")), listedAs.id(), cfg.id());
+            throw StorageException.badInput(
+                    "storage '%s' does not support content-type '%s' (its content is %s; add %s with 'vsm set %s --content ...')",
+                    cfg.id(),
+                    listedAs.id(),
+                    cfg.content(schema.defaultContent()).stream()
+                            .map(ContentType::id)
+                            .sorted()
+                            .collect(Collectors.joining(",")),
+                    listedAs.id(),
+                    cfg.id());
         }
         Matcher owner = name == null ? null : OWNED_NAME.matcher(name);
         if (owner != null && owner.lookingAt() && !owner.group(1).equals(Integer.toString(vmid))) {
@@ -276,7 +299,10 @@ public final class StorageManager {
         List<VolumeInfo> clones = new ArrayList<>();
         for (VolumeInfo v : storage.listImages(null)) {
             VolumeName n = storage.parseVolname(VolumeId.parse(v.volid()).volname());
-            if (n.isLinkedClone() && base.name().equals(n.baseName()) && base.vmid() != null && base.vmid().equals(n.baseVmid())) {
+            if (n.isLinkedClone()
+                    && base.name().equals(n.baseName())
+                    && base.vmid() != null
+                    && base.vmid().equals(n.baseVmid())) {
                 clones.add(v);
             }
         }
@@ -327,15 +353,26 @@ public final class StorageManager {
         if (onlyStorage != null) {
             StorageConfig only = config(onlyStorage);
             if (content != null && registry.plugin(only.type()).isPresent()) {
-                boolean holds = only.content(registry.require(only.type()).schema().defaultContent()).stream().anyMatch(content::contains);
+                boolean holds = only
+                        .content(registry.require(only.type()).schema().defaultContent())
+                        .stream()
+                        .anyMatch(content::contains);
                 if (!holds || !enabled(only)) {
-                    throw StorageException.badInput("storage: No such storage. ('%s' is %s)", onlyStorage,
-                            enabled(only) ? "not for content " + content.stream().map(ContentType::id).sorted().collect(Collectors.joining(","))
+                    throw StorageException.badInput(
+                            "storage: No such storage. ('%s' is %s)",
+                            onlyStorage,
+                            enabled(only)
+                                    ? "not for content "
+                                            + content.stream()
+                                                    .map(ContentType::id)
+                                                    .sorted()
+                                                    .collect(Collectors.joining(","))
                                     : "disabled here");
                 }
             }
         }
-        String other = target == null || target.equals("localhost") || target.equals(context.nodeName()) ? null : target;
+        String other =
+                target == null || target.equals("localhost") || target.equals(context.nodeName()) ? null : target;
         List<StatusRow> rows = new ArrayList<>();
         for (StorageConfig cfg : storages.values()) {
             Optional<StoragePlugin> plugin = registry.plugin(cfg.type());
@@ -364,7 +401,8 @@ public final class StorageManager {
                     context.console().warn(e.getMessage());
                 } catch (RuntimeException e) {
                     // a broken plugin shows its storage inactive; it does not take the others down
-                    context.console().warn(String.format("storage '%s': plugin '%s' failed: %s", cfg.id(), cfg.type(), e));
+                    context.console()
+                            .warn(String.format("storage '%s': plugin '%s' failed: %s", cfg.id(), cfg.type(), e));
                 }
             }
             rows.add(new StatusRow(cfg.id(), cfg.type(), ct, enabled, cfg.shared(), st));
@@ -376,15 +414,18 @@ public final class StorageManager {
     /** The format a storage allocates when none is asked for: its {@code format} property, else its type's default. */
     public String defaultFormat(String storageId) {
         StorageConfig cfg = config(storageId);
-        return cfg.string(CommonProperties.FORMAT).orElse(registry.require(cfg.type()).schema().defaultFormat());
+        return cfg.string(CommonProperties.FORMAT)
+                .orElse(registry.require(cfg.type()).schema().defaultFormat());
     }
 
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
     public VolumeId volumeIdForPath(Path path) {
         Path abs = path.toAbsolutePath().normalize();
-        if (!path.toAbsolutePath().equals(abs) && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!path.toAbsolutePath().equals(abs)
+                && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             // a path that does not exist is taken only as vsm path prints one: without . or ..
-            throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+            throw StorageException.badInput(
+                    "path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
         }
         for (StorageConfig cfg : storages.values()) {
             if (registry.plugin(cfg.type()).isEmpty()) {
@@ -395,7 +436,8 @@ public final class StorageManager {
                 return new VolumeId(cfg.id(), volname.get());
             }
         }
-        throw StorageException.badInput("path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+        throw StorageException.badInput(
+                "path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
     }
 
     /**
@@ -408,12 +450,17 @@ public final class StorageManager {
         Storage storage = volume.storage();
         VolumeName name = volume.name();
         Path path = storage.path(name);
-        if (name.type() == ContentType.IMPORT && UntrustedImage.FORMATS.contains(name.format()) && Files.isRegularFile(path)) {
+        if (name.type() == ContentType.IMPORT
+                && UntrustedImage.FORMATS.contains(name.format())
+                && Files.isRegularFile(path)) {
             UntrustedImage.inspect(path, name.format(), volid.toString());
         }
         ImageInfo image = storage.volumeSizeInfo(name);
-        String backing = name.isLinkedClone() ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString() : null;
-        return new VolumeDetails(volid, name, path, image, backing, Capabilities.features(storage, name), storage.volumeSnapshots(name));
+        String backing = name.isLinkedClone()
+                ? new VolumeId(volid.storage(), name.baseVmid() + "/" + name.baseName()).toString()
+                : null;
+        return new VolumeDetails(
+                volid, name, path, image, backing, Capabilities.features(storage, name), storage.volumeSnapshots(name));
     }
 
     /** Grows a volume to {@code sizeBytes}, rounded up to whole KiB (pve's {@code volume_resize}). */
@@ -438,7 +485,8 @@ public final class StorageManager {
             long wanted = relative ? Math.addExact(current, bytes) : bytes;
             long padded = (wanted + 1023) / 1024 * 1024;
             if (padded < current) {
-                throw StorageException.badInput("shrinking '%s' from %d to %d bytes is not supported", volid, current, padded);
+                throw StorageException.badInput(
+                        "shrinking '%s' from %d to %d bytes is not supported", volid, current, padded);
             }
             storage.volumeResize(name, padded);
             return padded;
@@ -464,7 +512,8 @@ public final class StorageManager {
             if (name.isBase()) {
                 // a base is read-only (on dir immutable) and its name says it is one: give another
                 // guest a disk from it with clone or copy, which leave it as it is
-                throw StorageException.badInput("base volume '%s' cannot be renamed: use 'vsm clone' or 'vsm copy' to give guest %d a disk from it",
+                throw StorageException.badInput(
+                        "base volume '%s' cannot be renamed: use 'vsm clone' or 'vsm copy' to give guest %d a disk from it",
                         volid.volname(), targetVmid);
             }
             return storage.renameVolume(name, targetVmid, targetName);
@@ -509,7 +558,8 @@ public final class StorageManager {
         Storage storage = volume.storage();
         VolumeName name = volume.name();
         Capabilities.require(storage, Operation.CLONE);
-        String newName = context.locks().withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
+        String newName =
+                context.locks().withStorageLock(source.storage(), () -> storage.cloneImage(name, vmid, snapshot));
         return new VolumeId(source.storage(), newName);
     }
 

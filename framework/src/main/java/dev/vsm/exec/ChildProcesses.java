@@ -88,7 +88,10 @@ public final class ChildProcesses implements ProcessDestroyer {
             children = new ArrayList<>(running);
         }
         for (Process child : children) {
-            LOG.debug("stopping child {} ({})", child.pid(), child.info().command().orElse("?"));
+            LOG.debug(
+                    "stopping child {} ({})",
+                    child.pid(),
+                    child.info().command().orElse("?"));
             child.destroy();
         }
         for (Process child : children) {

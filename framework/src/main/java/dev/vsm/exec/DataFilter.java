@@ -40,13 +40,17 @@ public final class DataFilter implements AutoCloseable {
     public static DataFilter start(List<String> argv, Path input) {
         requireNonNull(argv, "argv");
         if (CHILDREN.stopping()) {
-            throw new InterruptedCommandException(String.format("not starting '%s': vsm is being stopped", ShellQuote.join(argv)));
+            throw new InterruptedCommandException(
+                    String.format("not starting '%s': vsm is being stopped", ShellQuote.join(argv)));
         }
         Path err = null;
         try {
             err = Files.createTempFile("vsm-filter", ".err");
             ProcessBuilder pb = new ProcessBuilder(argv)
-                    .redirectInput(input == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.from(input.toFile()))
+                    .redirectInput(
+                            input == null
+                                    ? ProcessBuilder.Redirect.INHERIT
+                                    : ProcessBuilder.Redirect.from(input.toFile()))
                     .redirectError(err.toFile());
             pb.environment().put("LC_ALL", "C");
             Process p = pb.start();
@@ -95,8 +99,9 @@ public final class DataFilter implements AutoCloseable {
             }
             if (exit != 0) {
                 String last = ProcessCommandRunner.lastLine(Files.readString(stderr, StandardCharsets.UTF_8));
-                throw StorageException.failed("command '%s' failed: exit code %d%s", ShellQuote.join(argv), exit,
-                        last.isEmpty() ? "" : " - " + last);
+                throw StorageException.failed(
+                        "command '%s' failed: exit code %d%s",
+                        ShellQuote.join(argv), exit, last.isEmpty() ? "" : " - " + last);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

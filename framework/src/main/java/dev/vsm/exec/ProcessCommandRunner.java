@@ -40,9 +40,12 @@ public final class ProcessCommandRunner implements CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
     private static final int EXIT_ON_SIGINT = 128 + 2;
     /** lvm2's last line after an error in what it was asked. */
-    private static final java.util.regex.Pattern HELP_POINTER = java.util.regex.Pattern.compile("Run `\\S+ --help' for more information\\.");
+    private static final java.util.regex.Pattern HELP_POINTER =
+            java.util.regex.Pattern.compile("Run `\\S+ --help' for more information\\.");
+
     private static final ChildProcesses CHILDREN = ChildProcesses.jvm();
 
     private final boolean dryRun;
@@ -52,12 +55,12 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     /** Commands in this process's environment. */
     public ProcessCommandRunner(boolean dryRun, Console console) {
-        this(dryRun, console, Environment.system(), () -> { });
+        this(dryRun, console, Environment.system(), () -> {});
     }
 
     /** @param extra variables set for every command, over this process's environment */
     public ProcessCommandRunner(boolean dryRun, Console console, Map<String, String> extra) {
-        this(dryRun, console, Environment.system().with(extra), () -> { });
+        this(dryRun, console, Environment.system().with(extra), () -> {});
     }
 
     /**
@@ -107,7 +110,9 @@ public final class ProcessCommandRunner implements CommandRunner {
     /** The shell line a command stands for, with its working directory when it has one. */
     public static String render(Command command) {
         String line = ShellQuote.join(command.argv());
-        return command.workDir() == null ? line : "cd " + ShellQuote.quote(command.workDir().toString()) + " && " + line;
+        return command.workDir() == null
+                ? line
+                : "cd " + ShellQuote.quote(command.workDir().toString()) + " && " + line;
     }
 
     /**
@@ -145,7 +150,8 @@ public final class ProcessCommandRunner implements CommandRunner {
         for (String arg : argv.subList(1, argv.size())) {
             line.addArgument(arg, false);
         }
-        DefaultExecutor.Builder<?> builder = DefaultExecutor.builder().setExecuteStreamHandler(new PumpStreamHandler(out, err));
+        DefaultExecutor.Builder<?> builder =
+                DefaultExecutor.builder().setExecuteStreamHandler(new PumpStreamHandler(out, err));
         if (command.workDir() != null) {
             builder.setWorkingDirectory(command.workDir().toFile());
         }
@@ -166,14 +172,18 @@ public final class ProcessCommandRunner implements CommandRunner {
         } catch (ExecuteException e) {
             exit = e.getExitValue();
         } catch (IOException e) {
-            throw StorageException.failed(e, "command '%s' failed: %s", ShellQuote.join(argv), firstLine(e.getMessage()));
+            throw StorageException.failed(
+                    e, "command '%s' failed: %s", ShellQuote.join(argv), firstLine(e.getMessage()));
         }
         if (watchdog != null && watchdog.killedProcess()) {
             throw StorageException.failed("command '%s' failed: got timeout", ShellQuote.join(argv));
         }
         if (CHILDREN.stopping() || ChildProcesses.endedOnSignal(exit)) {
-            String how = !ChildProcesses.endedOnSignal(exit) ? "as vsm is being stopped" : exit == EXIT_ON_SIGINT ? "by SIGINT" : "by SIGTERM";
-            throw new InterruptedCommandException(String.format("command '%s' was stopped %s", ShellQuote.join(argv), how));
+            String how = !ChildProcesses.endedOnSignal(exit)
+                    ? "as vsm is being stopped"
+                    : exit == EXIT_ON_SIGINT ? "by SIGINT" : "by SIGTERM";
+            throw new InterruptedCommandException(
+                    String.format("command '%s' was stopped %s", ShellQuote.join(argv), how));
         }
         return exit;
     }
@@ -185,7 +195,9 @@ public final class ProcessCommandRunner implements CommandRunner {
             if (prefix != null) {
                 throw StorageException.failed("%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
             }
-            throw StorageException.failed("command '%s' failed: %s", ShellQuote.join(command.argv()),
+            throw StorageException.failed(
+                    "command '%s' failed: %s",
+                    ShellQuote.join(command.argv()),
                     last.isEmpty() ? "exit code " + exit : "exit code " + exit + " - " + last);
         }
         return new Result(exit, stdout, stderr);
@@ -211,7 +223,9 @@ public final class ProcessCommandRunner implements CommandRunner {
         String[] lines = stderr.strip().split("\n");
         for (int i = lines.length - 1; i >= 0; i--) {
             String line = lines[i].strip();
-            if (!line.isEmpty() && !line.startsWith("WARNING:") && !HELP_POINTER.matcher(line).matches()) {
+            if (!line.isEmpty()
+                    && !line.startsWith("WARNING:")
+                    && !HELP_POINTER.matcher(line).matches()) {
                 return line;
             }
         }

@@ -340,25 +340,30 @@ public final class FileLocks {
         Path name = file.getFileName();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             if (!(stream instanceof SecureDirectoryStream<Path> sds)) {
-                throw StorageException.failed("can't open file '%s' - this system cannot open files relative to a directory", file);
+                throw StorageException.failed(
+                        "can't open file '%s' - this system cannot open files relative to a directory", file);
             }
             UserPrincipal me = FileTrust.callerPrincipal();
-            PosixFileAttributes dirAttributes = sds.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
+            PosixFileAttributes dirAttributes =
+                    sds.getFileAttributeView(PosixFileAttributeView.class).readAttributes();
             if (!dirAttributes.owner().equals(me) || othersMayWrite(dirAttributes.permissions())) {
                 throw LockDirectory.refused(FileTrust.lstat(dir), me.getName(), true);
             }
-            PosixFileAttributeView entry = sds.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+            PosixFileAttributeView entry =
+                    sds.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
             Object checked = null;
             try {
                 PosixFileAttributes before = entry.readAttributes();
                 requireOwnRegularFile(file, before, me, create);
                 if (!create && othersMayWrite(before.permissions())) {
                     FileTrust.Stat stat = FileTrust.lstat(file);
-                    throw StorageException.failed("file '%s' is %s, writable by others: remove it (rm %s) and run vsm again",
+                    throw StorageException.failed(
+                            "file '%s' is %s, writable by others: remove it (rm %s) and run vsm again",
                             file, stat.describe(), file);
                 }
                 if (create && !before.permissions().equals(OWNER_ONLY)) {
-                    entry.setPermissions(OWNER_ONLY); // made 0644 by an older vsm: another user could open it and hold a lock
+                    entry.setPermissions(
+                            OWNER_ONLY); // made 0644 by an older vsm: another user could open it and hold a lock
                 }
                 checked = before.fileKey();
             } catch (NoSuchFileException absent) {
@@ -366,9 +371,11 @@ public final class FileLocks {
                     throw absent;
                 }
             }
-            Set<OpenOption> options = create ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
+            Set<OpenOption> options = create
+                    ? Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
                     : Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-            SeekableByteChannel opened = sds.newByteChannel(name, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            SeekableByteChannel opened =
+                    sds.newByteChannel(name, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
             if (!(opened instanceof FileChannel channel)) {
                 opened.close();
                 throw StorageException.failed("can't open file '%s' - not a file channel", file);
@@ -393,13 +400,15 @@ public final class FileLocks {
             throws IOException {
         if (!attributes.isRegularFile() || !attributes.owner().equals(me)) {
             FileTrust.Stat stat = FileTrust.lstat(file);
-            throw StorageException.failed("%s '%s' is a %s (%s), not a regular file of %s's: remove it (rm %s) and run vsm again",
+            throw StorageException.failed(
+                    "%s '%s' is a %s (%s), not a regular file of %s's: remove it (rm %s) and run vsm again",
                     lock ? "lock file" : "file", file, stat.kind(), stat.describe(), me.getName(), file);
         }
     }
 
     private static boolean othersMayWrite(Set<PosixFilePermission> permissions) {
-        return permissions.contains(PosixFilePermission.GROUP_WRITE) || permissions.contains(PosixFilePermission.OTHERS_WRITE);
+        return permissions.contains(PosixFilePermission.GROUP_WRITE)
+                || permissions.contains(PosixFilePermission.OTHERS_WRITE);
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -44,8 +44,7 @@ public final class LockDirectory {
 
     /** Resolves the lock directory from {@code env} and creates it if needed. */
     public static Path resolve(Environment env) {
-        return resolve(env.asMap(), isRoot(), callerName(),
-                Path.of(System.getProperty("java.io.tmpdir")), SYSTEM);
+        return resolve(env.asMap(), isRoot(), callerName(), Path.of(System.getProperty("java.io.tmpdir")), SYSTEM);
     }
 
     /** {@code dir} as the lock directory (as if named by {@value #ENV}): created if needed, and checked. */
@@ -73,7 +72,8 @@ public final class LockDirectory {
             return ensureDirectory(systemDir, user, false);
         }
         String runtime = env.get("XDG_RUNTIME_DIR");
-        Path parent = runtime != null && !runtime.isBlank() && Path.of(runtime).isAbsolute() ? Path.of(runtime) : tmpdir;
+        Path parent =
+                runtime != null && !runtime.isBlank() && Path.of(runtime).isAbsolute() ? Path.of(runtime) : tmpdir;
         return ensureDirectory(parent.resolve("vsm-" + user), user, true);
     }
 
@@ -93,40 +93,51 @@ public final class LockDirectory {
                     if (parent != null && !Files.isDirectory(parent)) {
                         Files.createDirectories(parent);
                     }
-                    Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                    Files.createDirectory(
+                            dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 } catch (FileAlreadyExistsException raced) {
                     // made by someone else in the meantime; checked below
                 }
             }
             FileTrust.Stat stat = FileTrust.lstat(dir);
             if (stat.isSymbolicLink()) {
-                throw StorageException.failed("lock directory '%s' is a symbolic link: remove it (rm %s) and run vsm again%s",
+                throw StorageException.failed(
+                        "lock directory '%s' is a symbolic link: remove it (rm %s) and run vsm again%s",
                         dir, dir, explicit ? ", or set " + ENV + " to a directory of yours" : "");
             }
             if (!stat.isDirectory()) {
-                throw StorageException.failed("lock directory '%s' is not a directory (set %s to a writable directory)", dir, ENV);
+                throw StorageException.failed(
+                        "lock directory '%s' is not a directory (set %s to a writable directory)", dir, ENV);
             }
             if (!Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(owner) || stat.othersMayWrite()) {
                 throw refused(stat, owner, explicit);
             }
             Optional<FileTrust.Problem> parent = FileTrust.untrustedParents(dir);
             if (parent.isPresent()) {
-                throw StorageException.failed("lock directory '%s' is in a directory another user may change: %s%s", dir,
-                        parent.get().describe(), explicit ? " (or set " + ENV + " to another directory)" : "");
+                throw StorageException.failed(
+                        "lock directory '%s' is in a directory another user may change: %s%s",
+                        dir, parent.get().describe(), explicit ? " (or set " + ENV + " to another directory)" : "");
             }
             if (!Files.isWritable(dir)) {
-                throw StorageException.failed("lock directory '%s' is not writable (set %s to a writable directory)", dir, ENV);
+                throw StorageException.failed(
+                        "lock directory '%s' is not writable (set %s to a writable directory)", dir, ENV);
             }
             return dir;
         } catch (IOException e) {
-            throw StorageException.failed(e, "cannot create lock directory '%s': %s (set %s to a writable directory)", dir, e.getMessage(), ENV);
+            throw StorageException.failed(
+                    e,
+                    "cannot create lock directory '%s': %s (set %s to a writable directory)",
+                    dir,
+                    e.getMessage(),
+                    ENV);
         }
     }
 
     /** The refusal of a lock directory that is someone else's or that others may write. */
     static StorageException refused(FileTrust.Stat stat, String owner, boolean explicit) {
         Path dir = stat.path();
-        return StorageException.failed("lock directory '%s' is %s, not %s's alone: remove it (rm -r %s) and run vsm again%s",
+        return StorageException.failed(
+                "lock directory '%s' is %s, not %s's alone: remove it (rm -r %s) and run vsm again%s",
                 dir, stat.describe(), owner, dir, explicit ? ", or set " + ENV + " to a directory of yours" : "");
     }
 

@@ -112,14 +112,29 @@ public final class ProgressMeter {
         }
         int filled = (int) (done * BAR_WIDTH / totalBytes);
         String bar = "[" + "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled) + "]";
-        return String.format(Locale.ROOT, "%s: %s %3d%% %s of %s, %s MB/s, ETA %s", label, bar, percent(), human(done),
-                human(totalBytes), rate(now), eta(now));
+        return String.format(
+                Locale.ROOT,
+                "%s: %s %3d%% %s of %s, %s MB/s, ETA %s",
+                label,
+                bar,
+                percent(),
+                human(done),
+                human(totalBytes),
+                rate(now),
+                eta(now));
     }
 
     /** {@code <label>: 30% (<done> of <total> bytes), 150.3 MB/s, ETA 0:21}: the line per tenth off a terminal. */
     String tenthLine(long now) {
-        return String.format(Locale.ROOT, "%s: %d%% (%d of %d bytes), %s MB/s, ETA %s", label, percent(), done, totalBytes,
-                rate(now), eta(now));
+        return String.format(
+                Locale.ROOT,
+                "%s: %d%% (%d of %d bytes), %s MB/s, ETA %s",
+                label,
+                percent(),
+                done,
+                totalBytes,
+                rate(now),
+                eta(now));
     }
 
     String summaryLine(long now) {
@@ -136,7 +151,9 @@ public final class ProgressMeter {
         long h = left / 3600;
         long m = left / 60 % 60;
         long sec = left % 60;
-        return h > 0 ? String.format(Locale.ROOT, "%d:%02d:%02d", h, m, sec) : String.format(Locale.ROOT, "%d:%02d", m, sec);
+        return h > 0
+                ? String.format(Locale.ROOT, "%d:%02d:%02d", h, m, sec)
+                : String.format(Locale.ROOT, "%d:%02d", m, sec);
     }
 
     private int percent() {

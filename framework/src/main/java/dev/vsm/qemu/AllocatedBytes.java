@@ -22,6 +22,7 @@ import java.util.Map;
 final class AllocatedBytes {
     /** Bytes of file names (and their argv pointers) per stat process: half the kernel's usual 2 MiB limit, which the environment shares. */
     static final long ARGV_BYTES = 1L << 20;
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private final CommandRunner commands;

@@ -26,6 +26,7 @@ import java.util.Optional;
 public final class ImageSizeLimits {
     /** qemu's BDRV_MAX_LENGTH. */
     public static final long BLOCK_LAYER_MAX = Long.MAX_VALUE & ~511L;
+
     private static final long L1_ENTRIES = Qcow2Header.MAX_L1_BYTES / 8;
 
     private ImageSizeLimits() {}
@@ -49,19 +50,29 @@ public final class ImageSizeLimits {
         if (format.equals("qcow2")) {
             long max = qcow2Max(qcow2Cluster, extendedL2);
             if (bytes > max) {
-                throw tooLarge(bytes, format, max, String.format("a qcow2 image with %d-byte clusters%s; a larger "
-                        + "qcow2-cluster-size holds more", qcow2Cluster, extendedL2 ? " and subclusters" : ""));
+                throw tooLarge(
+                        bytes,
+                        format,
+                        max,
+                        String.format(
+                                "a qcow2 image with %d-byte clusters%s; a larger " + "qcow2-cluster-size holds more",
+                                qcow2Cluster, extendedL2 ? " and subclusters" : ""));
             }
         } else if (format.equals("raw")) {
             Optional<Long> max = fileSystemMax(path);
             if (max.isPresent() && bytes > max.get()) {
-                throw tooLarge(bytes, format, max.get(), "the largest file of the ext4 file system holding '" + path.getParent() + "'");
+                throw tooLarge(
+                        bytes,
+                        format,
+                        max.get(),
+                        "the largest file of the ext4 file system holding '" + path.getParent() + "'");
             }
         }
     }
 
     private static StorageException tooLarge(long bytes, String format, long max, String what) {
-        return StorageException.badInput("size: %d bytes is more than a %s image can hold here: at most %d bytes (%s)",
+        return StorageException.badInput(
+                "size: %d bytes is more than a %s image can hold here: at most %d bytes (%s)",
                 bytes, format, max, what);
     }
 

@@ -24,8 +24,15 @@ final class NativeImageReader {
     sealed interface Outcome permits Read, Fallback, Failed {}
 
     /** The image, read; {@code allocated} still to be added. */
-    record Read(long virtualSize, String format, String backingFile, String backingFormat, Integer clusterSize,
-                boolean extendedL2, Long ctime) implements Outcome {}
+    record Read(
+            long virtualSize,
+            String format,
+            String backingFile,
+            String backingFormat,
+            Integer clusterSize,
+            boolean extendedL2,
+            Long ctime)
+            implements Outcome {}
 
     /** qemu-img must answer, for {@code reason}. */
     record Fallback(String reason) implements Outcome {}
@@ -72,6 +79,7 @@ final class NativeImageReader {
         if (untrusted.isPresent()) {
             return new Fallback(untrusted.get());
         }
-        return new Read(h.virtualSize(), "qcow2", h.backingFile(), h.backingFormat(), h.clusterSize(), h.extendedL2(), ctime);
+        return new Read(
+                h.virtualSize(), "qcow2", h.backingFile(), h.backingFormat(), h.clusterSize(), h.extendedL2(), ctime);
     }
 }

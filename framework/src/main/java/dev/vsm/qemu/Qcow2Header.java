@@ -33,15 +33,28 @@ import java.util.Optional;
  * @param oddNames             whether the backing file name or format holds a NUL byte or is not
  *                             UTF-8 (then {@code backingFile}/{@code backingFormat} are approximate)
  */
-public record Qcow2Header(int version, long headerLength, long virtualSize, int clusterBits, long cryptMethod,
-                          long incompatibleFeatures, String backingFile, String backingFormat, boolean dataFileExtension,
-                          boolean oddNames) {
+public record Qcow2Header(
+        int version,
+        long headerLength,
+        long virtualSize,
+        int clusterBits,
+        long cryptMethod,
+        long incompatibleFeatures,
+        String backingFile,
+        String backingFormat,
+        boolean dataFileExtension,
+        boolean oddNames) {
     /** "QFI\xfb". */
     public static final int MAGIC = 0x514649fb;
     /** Incompatible feature bits (qcow2 spec). */
-    public static final long DIRTY = 1, CORRUPT = 1 << 1, EXTERNAL_DATA_FILE = 1 << 2, COMPRESSION_TYPE = 1 << 3,
+    public static final long DIRTY = 1,
+            CORRUPT = 1 << 1,
+            EXTERNAL_DATA_FILE = 1 << 2,
+            COMPRESSION_TYPE = 1 << 3,
             EXTENDED_L2 = 1 << 4;
-    private static final long KNOWN_INCOMPATIBLE = DIRTY | CORRUPT | EXTERNAL_DATA_FILE | COMPRESSION_TYPE | EXTENDED_L2;
+
+    private static final long KNOWN_INCOMPATIBLE =
+            DIRTY | CORRUPT | EXTERNAL_DATA_FILE | COMPRESSION_TYPE | EXTENDED_L2;
 
     static final int V2_HEADER_LENGTH = 72;
     static final int V3_HEADER_LENGTH = 104;
@@ -51,6 +64,7 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
     static final int MIN_EXTENDED_L2_CLUSTER_BITS = 14;
     /** QEMU's limits: QCOW_MAX_L1_SIZE, QCOW_MAX_REFTABLE_SIZE, QCOW_MAX_SNAPSHOTS, the backing name buffer. */
     static final long MAX_L1_BYTES = 32L << 20;
+
     static final long MAX_REFTABLE_BYTES = 8L << 20;
     static final long MAX_SNAPSHOTS = 65536;
     static final int MAX_BACKING_NAME = 1023;
@@ -134,8 +148,8 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
      * Each thread's buffer for the first bytes of a file, reused from image to image (a listing
      * reads thousands of headers): nothing read from it outlives {@link #read(Path)}.
      */
-    private static final ThreadLocal<ByteBuffer> HEAD_BUFFERS = ThreadLocal.withInitial(
-            () -> ByteBuffer.allocate(BoundedReader.PREFETCH));
+    private static final ThreadLocal<ByteBuffer> HEAD_BUFFERS =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocate(BoundedReader.PREFETCH));
 
     static Qcow2Header read(BoundedReader file) throws IOException, InvalidHeaderException {
         if (file.size < 4 || file.read(0, 4, "the magic").getInt(0) != MAGIC) {
@@ -184,7 +198,8 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
                 if (headerLength < V3_HEADER_LENGTH + 1) {
                     throw new InvalidHeaderException("compression type feature without a compression type field");
                 }
-                int type = file.read(V3_HEADER_LENGTH, 1, "the compression type").get(0) & 0xff;
+                int type =
+                        file.read(V3_HEADER_LENGTH, 1, "the compression type").get(0) & 0xff;
                 if (type > 1) {
                     throw new InvalidHeaderException("unknown compression type " + type);
                 }
@@ -196,8 +211,16 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         if (size < 0) {
             throw new InvalidHeaderException("virtual size " + Long.toUnsignedString(size) + " is too large");
         }
-        checkTables(cluster, (incompatible & EXTENDED_L2) != 0, size, l1Size, l1Offset, refcountTableOffset,
-                refcountTableClusters, snapshots, snapshotsOffset);
+        checkTables(
+                cluster,
+                (incompatible & EXTENDED_L2) != 0,
+                size,
+                l1Size,
+                l1Offset,
+                refcountTableOffset,
+                refcountTableClusters,
+                snapshots,
+                snapshotsOffset);
 
         if (backingOffset != 0 && Long.compareUnsigned(backingOffset, cluster) > 0) {
             throw new InvalidHeaderException("invalid backing file offset " + Long.toUnsignedString(backingOffset));
@@ -211,16 +234,33 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
             }
             backingFile = Text.of(file.read(backingOffset, (int) backingSize, "the backing file name"));
         }
-        boolean oddNames = (backingFile != null && !backingFile.clean) || (ext.backingFormat != null && !ext.backingFormat.clean);
-        return new Qcow2Header((int) version, headerLength, size, (int) clusterBits, cryptMethod, incompatible,
-                backingFile == null ? null : backingFile.value, ext.backingFormat == null ? null : ext.backingFormat.value,
-                ext.dataFile, oddNames);
+        boolean oddNames =
+                (backingFile != null && !backingFile.clean) || (ext.backingFormat != null && !ext.backingFormat.clean);
+        return new Qcow2Header(
+                (int) version,
+                headerLength,
+                size,
+                (int) clusterBits,
+                cryptMethod,
+                incompatible,
+                backingFile == null ? null : backingFile.value,
+                ext.backingFormat == null ? null : ext.backingFormat.value,
+                ext.dataFile,
+                oddNames);
     }
 
     /** QEMU's checks of the table sizes and offsets (they bound what a reader of the image would allocate). */
-    private static void checkTables(long cluster, boolean extendedL2, long size, long l1Size, long l1Offset,
-                                    long refcountTableOffset, long refcountTableClusters, long snapshots,
-                                    long snapshotsOffset) throws InvalidHeaderException {
+    private static void checkTables(
+            long cluster,
+            boolean extendedL2,
+            long size,
+            long l1Size,
+            long l1Offset,
+            long refcountTableOffset,
+            long refcountTableClusters,
+            long snapshots,
+            long snapshotsOffset)
+            throws InvalidHeaderException {
         long entriesPerL2 = cluster / (extendedL2 ? 16 : 8);
         long bytesPerL1Entry = entriesPerL2 * cluster; // at most 2^21 / 8 * 2^21 = 2^39
         long l1Needed = size / bytesPerL1Entry + (size % bytesPerL1Entry == 0 ? 0 : 1);
@@ -246,7 +286,8 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         checkOffset("snapshot table", snapshotsOffset, snapshots * SNAPSHOT_HEADER_BYTES, cluster);
     }
 
-    private static void checkOffset(String table, long offset, long length, long cluster) throws InvalidHeaderException {
+    private static void checkOffset(String table, long offset, long length, long cluster)
+            throws InvalidHeaderException {
         if (offset < 0 || offset % cluster != 0 || offset > Long.MAX_VALUE - length) {
             throw new InvalidHeaderException("invalid " + table + " offset " + Long.toUnsignedString(offset));
         }
@@ -311,11 +352,16 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
                 nul |= bytes.get(i) == 0;
             }
             try {
-                String s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes.duplicate()).toString();
+                String s = StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(bytes.duplicate())
+                        .toString();
                 return new Text(s, !nul);
             } catch (CharacterCodingException e) {
-                return new Text(StandardCharsets.ISO_8859_1.decode(bytes.duplicate()).toString(), false);
+                return new Text(
+                        StandardCharsets.ISO_8859_1.decode(bytes.duplicate()).toString(), false);
             }
         }
     }
@@ -331,6 +377,7 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
         private final long size;
         /** Where the first bytes go (null: a new buffer); {@code head} once read. */
         private final ByteBuffer headBuffer;
+
         private ByteBuffer head;
 
         BoundedReader(FileChannel channel, long size) {
@@ -345,20 +392,23 @@ public record Qcow2Header(int version, long headerLength, long virtualSize, int 
 
         ByteBuffer read(long offset, int length, String what) throws IOException, InvalidHeaderException {
             if (offset < 0 || length < 0 || offset > size - length) {
-                throw new InvalidHeaderException(String.format("truncated: %s (%d bytes at offset %s) is past the end of the file (%d bytes)",
+                throw new InvalidHeaderException(String.format(
+                        "truncated: %s (%d bytes at offset %s) is past the end of the file (%d bytes)",
                         what, length, Long.toUnsignedString(offset), size));
             }
             if (offset + length <= PREFETCH) {
                 if (head == null) {
                     int first = (int) Math.min(size, PREFETCH);
-                    head = readFully(headBuffer != null ? headBuffer.clear().limit(first) : ByteBuffer.allocate(first), 0, what);
+                    head = readFully(
+                            headBuffer != null ? headBuffer.clear().limit(first) : ByteBuffer.allocate(first), 0, what);
                 }
                 return head.slice((int) offset, length);
             }
             return readFully(ByteBuffer.allocate(length), offset, what);
         }
 
-        private ByteBuffer readFully(ByteBuffer b, long offset, String what) throws IOException, InvalidHeaderException {
+        private ByteBuffer readFully(ByteBuffer b, long offset, String what)
+                throws IOException, InvalidHeaderException {
             while (b.hasRemaining()) {
                 int n = channel.read(b, offset + b.position());
                 if (n < 0) {

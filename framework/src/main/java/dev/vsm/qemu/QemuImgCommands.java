@@ -25,6 +25,7 @@ import java.util.function.BooleanSupplier;
 public final class QemuImgCommands {
     /** The cluster size that goes with subclusters unless configured otherwise (pve's choice). */
     public static final int SUBCLUSTER_DEFAULT_CLUSTER = 128 * 1024;
+
     private static final int SUBCLUSTER_MIN_CLUSTER = 16 * 1024;
     /**
      * The sparse size vsm gives {@code qemu-img convert} ({@code -S}) where skipping zero runs is
@@ -86,7 +87,8 @@ public final class QemuImgCommands {
         if (prealloc != null) {
             opts.add("preallocation=" + prealloc.id());
         }
-        List<String> argv = new ArrayList<>(List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
+        List<String> argv = new ArrayList<>(
+                List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
@@ -129,8 +131,14 @@ public final class QemuImgCommands {
         if (!List.of("-c", "-a", "-d").contains(action)) {
             throw new IllegalArgumentException("qemu-img snapshot action " + action);
         }
-        return List.of(program, "snapshot", "--image-opts", action, name,
-                "driver=" + format + ",file.driver=file,file.filename=" + path.toString().replace(",", ",,"));
+        return List.of(
+                program,
+                "snapshot",
+                "--image-opts",
+                action,
+                name,
+                "driver=" + format + ",file.driver=file,file.filename="
+                        + path.toString().replace(",", ",,"));
     }
 
     /** {@code qemu-img info --output=json <path> [-f <fmt>]}. */
@@ -145,7 +153,8 @@ public final class QemuImgCommands {
 
     /** {@code qemu-img measure --output=json --size <n>K -O <fmt> [-o <opts>]}. */
     public List<String> measure(long sizeKib, String format, ImageOptions options, boolean backed) {
-        List<String> argv = new ArrayList<>(List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format));
+        List<String> argv =
+                new ArrayList<>(List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format));
         if (format.equals("qcow2")) {
             List<String> opts = clusterOptions(options, backed);
             if (!opts.isEmpty()) {
@@ -169,7 +178,7 @@ public final class QemuImgCommands {
     public List<String> convert(ImageConversion c) {
         List<String> argv = new ArrayList<>(List.of(program, "convert", "-p"));
         switch (c.targetState()) {
-            case NEW -> { }
+            case NEW -> {}
             case ZEROED -> argv.addAll(List.of("-n", "--target-is-zero"));
             case UNKNOWN -> argv.add("-n");
         }
@@ -190,7 +199,8 @@ public final class QemuImgCommands {
 
     /** {@code qemu-img measure --output=json -f <src fmt> -O <fmt> [-o <options>] <src>}: what an image of a source needs. */
     public List<String> measure(Path source, String sourceFormat, String format, ImageOptions options) {
-        List<String> argv = new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format));
+        List<String> argv =
+                new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format));
         List<String> opts = format.equals("qcow2") ? clusterOptions(options, false) : List.of();
         if (!opts.isEmpty()) {
             argv.add("-o");
@@ -237,13 +247,14 @@ public final class QemuImgCommands {
         if (!info.format().equals("qcow2") || cache == null) {
             return null;
         }
-        return "driver=qcow2,file.driver=" + (blockDevice ? "host_device" : "file")
-                + ",file.filename=" + path.toString().replace(",", ",,") + ",l2-cache-size=" + cache;
+        return "driver=qcow2,file.driver=" + (blockDevice ? "host_device" : "file") + ",file.filename="
+                + path.toString().replace(",", ",,") + ",l2-cache-size=" + cache;
     }
 
     /** Whether a qcow2 image made with these options gets extended L2 entries. */
     public boolean usesSubclusters(ImageOptions options, boolean backed) {
-        boolean wanted = options.subclusters() == Subclusters.ON || (options.subclusters() == Subclusters.AUTO && backed);
+        boolean wanted =
+                options.subclusters() == Subclusters.ON || (options.subclusters() == Subclusters.AUTO && backed);
         return wanted && extendedL2Supported.getAsBoolean();
     }
 

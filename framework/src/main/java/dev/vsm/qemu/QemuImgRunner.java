@@ -44,6 +44,7 @@ public final class QemuImgRunner implements QemuImg {
     private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
     /** qemu-img's qcow2 cluster size when none is given and there are no subclusters. */
     private static final int QCOW2_DEFAULT_CLUSTER = 64 * 1024;
+
     private static final Duration INFO_TIMEOUT = Duration.ofSeconds(30);
     private static final long BASE_TIMEOUT_SECONDS = 600;
     private static final long FULL_BYTES_PER_SECOND_MIB = 20;
@@ -55,6 +56,7 @@ public final class QemuImgRunner implements QemuImg {
     private final QemuImgCommands argv;
     /** Runs a convert line by line for its progress, and the commands whose exit status is the answer (compare, check). */
     private final ProcessCommandRunner streaming;
+
     private final ProgressOutput progress;
     private final NativeImageReader reader;
     private final AllocatedBytes allocated;
@@ -76,7 +78,9 @@ public final class QemuImgRunner implements QemuImg {
 
         public static Settings from(Environment env) {
             String program = env.get("VSM_QEMU_IMG");
-            return new Settings(program != null ? program : "qemu-img", !"qemu-img".equals(env.get("VSM_IMAGE_INFO")),
+            return new Settings(
+                    program != null ? program : "qemu-img",
+                    !"qemu-img".equals(env.get("VSM_IMAGE_INFO")),
                     env.get("VSM_QEMU_IMG_TIMEOUT"));
         }
     }
@@ -87,8 +91,12 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     /** With {@code queries} for the commands whose output is the answer (tests record them this way). */
-    QemuImgRunner(CommandRunner queries, ProcessCommandRunner streaming, Console console, ProgressOutput progress,
-                  Settings settings) {
+    QemuImgRunner(
+            CommandRunner queries,
+            ProcessCommandRunner streaming,
+            Console console,
+            ProgressOutput progress,
+            Settings settings) {
         this.program = settings.program();
         this.commands = requireNonNull(queries, "queries");
         this.console = requireNonNull(console, "console");
@@ -116,7 +124,8 @@ public final class QemuImgRunner implements QemuImg {
     private boolean probeExtendedL2() {
         String out;
         try {
-            out = commands.query(Command.of(program, "--version").withTimeout(INFO_TIMEOUT)).stdout();
+            out = commands.query(Command.of(program, "--version").withTimeout(INFO_TIMEOUT))
+                    .stdout();
         } catch (StorageException e) {
             throw StorageException.failed("qemu-img is not usable (%s): install qemu-utils", e.getMessage());
         }
@@ -127,7 +136,8 @@ public final class QemuImgRunner implements QemuImg {
             if (major > 5 || (major == 5 && minor >= 2)) {
                 return true;
             }
-            console.warn(String.format("qemu-img %d.%d does not support extended_l2 (QEMU 5.2+): qcow2 images are made without subclusters",
+            console.warn(String.format(
+                    "qemu-img %d.%d does not support extended_l2 (QEMU 5.2+): qcow2 images are made without subclusters",
                     major, minor));
             return false;
         }
@@ -139,10 +149,13 @@ public final class QemuImgRunner implements QemuImg {
     public void create(Path path, String format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
         boolean extendedL2 = format.equals("qcow2") && commands().usesSubclusters(options, false);
-        int cluster = options.clusterSize() != null ? options.clusterSize()
+        int cluster = options.clusterSize() != null
+                ? options.clusterSize()
                 : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
         ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
+        commands.run(limited(
+                        Command.of(cmd),
+                        changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
                 .withErrorPrefix("unable to create image"));
     }
 
@@ -174,7 +187,9 @@ public final class QemuImgRunner implements QemuImg {
             }
         }
         ImageSizeLimits.check(path, format, sizeBytes, cluster, extendedL2);
-        commands.run(limited(Command.of(cmd), changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeBytes))
+        commands.run(limited(
+                        Command.of(cmd),
+                        changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeBytes))
                 .withErrorPrefix("unable to resize image '" + path + "'"));
     }
 
@@ -207,12 +222,12 @@ public final class QemuImgRunner implements QemuImg {
             try {
                 seconds = Long.parseLong(override.strip());
             } catch (NumberFormatException e) {
-                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
-                        override);
+                throw StorageException.badInput(
+                        "VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'", override);
             }
             if (seconds < 0) {
-                throw StorageException.badInput("VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'",
-                        override);
+                throw StorageException.badInput(
+                        "VSM_QEMU_IMG_TIMEOUT must be a number of seconds (0: no limit), not '%s'", override);
             }
             return seconds == 0 ? null : Duration.ofSeconds(seconds);
         }
@@ -232,7 +247,8 @@ public final class QemuImgRunner implements QemuImg {
     public List<Inspection> inspect(List<ImageFile> images) {
         // headers are read on every core: each read is a few system calls and some cold code
         List<NativeImageReader.Outcome> outcomes = (images.size() > 1 ? images.parallelStream() : images.stream())
-                .map(image -> reader == null ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
+                .map(image -> reader == null
+                        ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
                         : reader.read(image.path(), image.format()))
                 .toList();
         List<Path> read = new ArrayList<>();
@@ -248,11 +264,21 @@ public final class QemuImgRunner implements QemuImg {
             NativeImageReader.Outcome o = outcomes.get(i);
             if (o instanceof NativeImageReader.Read r) {
                 Long used = bytes.get(image.path());
-                found.add(used == null
-                        ? Inspection.failed(image.path(), StorageException.failed("failed to stat '%s'", image.path()))
-                        : Inspection.of(image.path(), ImageInfo.builder(r.format()).virtualSize(r.virtualSize()).actualSize(used)
-                                .backingFile(r.backingFile()).backingFormat(r.backingFormat()).clusterSize(r.clusterSize())
-                                .extendedL2(r.extendedL2()).ctime(r.ctime()).build()));
+                found.add(
+                        used == null
+                                ? Inspection.failed(
+                                        image.path(), StorageException.failed("failed to stat '%s'", image.path()))
+                                : Inspection.of(
+                                        image.path(),
+                                        ImageInfo.builder(r.format())
+                                                .virtualSize(r.virtualSize())
+                                                .actualSize(used)
+                                                .backingFile(r.backingFile())
+                                                .backingFormat(r.backingFormat())
+                                                .clusterSize(r.clusterSize())
+                                                .extendedL2(r.extendedL2())
+                                                .ctime(r.ctime())
+                                                .build()));
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
@@ -275,12 +301,14 @@ public final class QemuImgRunner implements QemuImg {
             case DELETE -> "unable to delete snapshot '" + name + "' of '" + path + "'";
         };
         commands.run(Command.of(commands().snapshot(action.option(), name, path, format))
-                .withTimeout(Duration.ofSeconds(BASE_TIMEOUT_SECONDS)).withErrorPrefix(what));
+                .withTimeout(Duration.ofSeconds(BASE_TIMEOUT_SECONDS))
+                .withErrorPrefix(what));
     }
 
     @Override
     public List<String> snapshots(Path path, String format) {
-        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
+        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format))
+                .withTimeout(INFO_TIMEOUT)
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
         List<String> names = new ArrayList<>();
         try {
@@ -294,7 +322,8 @@ public final class QemuImgRunner implements QemuImg {
 
     /** One {@code qemu-img info} process. */
     private ImageInfo qemuImgInfo(Path path, String format) {
-        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format)).withTimeout(INFO_TIMEOUT)
+        CommandRunner.Result r = commands.query(Command.of(commands().info(path, format))
+                .withTimeout(INFO_TIMEOUT)
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
         return parseInfo(r.stdout(), ctime(path));
     }
@@ -304,10 +333,13 @@ public final class QemuImgRunner implements QemuImg {
         List<String> argv = commands().convert(conversion);
         Command cmd = limited(Command.of(argv), copyTimeout(conversion.sizeBytes()))
                 .withErrorPrefix("unable to convert '" + conversion.source() + "' to '" + conversion.target() + "'");
-        ProgressMeter meter = ProgressMeter.start("convert " + conversion.source().getFileName(), conversion.sizeBytes(), progress);
+        ProgressMeter meter =
+                ProgressMeter.start("convert " + conversion.source().getFileName(), conversion.sizeBytes(), progress);
         try {
-            streaming.stream(cmd, (channel, line) -> QemuImgProgress.percent(line)
-                    .ifPresent(p -> meter.advanceTo(QemuImgProgress.bytesDone(p, conversion.sizeBytes()))));
+            streaming.stream(
+                    cmd,
+                    (channel, line) -> QemuImgProgress.percent(line)
+                            .ifPresent(p -> meter.advanceTo(QemuImgProgress.bytesDone(p, conversion.sizeBytes()))));
         } catch (RuntimeException e) {
             meter.abandon();
             throw e;
@@ -320,8 +352,10 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options) {
-        CommandRunner.Result r = commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
-                .withTimeout(INFO_TIMEOUT).withErrorPrefix("qemu-img measure '" + source + "' failed"));
+        CommandRunner.Result r =
+                commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
+                        .withTimeout(INFO_TIMEOUT)
+                        .withErrorPrefix("qemu-img measure '" + source + "' failed"));
         try {
             JsonNode n = Json.MAPPER.readTree(r.stdout());
             if (n == null || !n.has("required")) {
@@ -378,10 +412,17 @@ public final class QemuImgRunner implements QemuImg {
         String format = n.get("format").asText();
         boolean qcow2 = format.equals("qcow2");
         Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
-        boolean extL2 = qcow2 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
-        return ImageInfo.builder(format).virtualSize(n.get("virtual-size").asLong()).actualSize(n.path("actual-size").asLong(0))
-                .backingFile(text(n, "backing-filename")).backingFormat(text(n, "backing-filename-format")).clusterSize(cluster)
-                .extendedL2(extL2).ctime(ctime).build();
+        boolean extL2 = qcow2
+                && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
+        return ImageInfo.builder(format)
+                .virtualSize(n.get("virtual-size").asLong())
+                .actualSize(n.path("actual-size").asLong(0))
+                .backingFile(text(n, "backing-filename"))
+                .backingFormat(text(n, "backing-filename-format"))
+                .clusterSize(cluster)
+                .extendedL2(extL2)
+                .ctime(ctime)
+                .build();
     }
 
     private static String text(JsonNode n, String field) {

@@ -52,15 +52,16 @@ public final class UntrustedImage {
     static final int MAX_DESCRIPTOR = 1 << 20;
     /** Where qemu looks for a sparse vmdk's parent ({@code parentFileNameHint}), and how much it reads there. */
     static final int VMDK_PARENT_LOOKUP_OFFSET = 512;
+
     static final int VMDK_PARENT_LOOKUP_BYTES = 20 * 512;
 
-    private static final String ADVICE = "vsm imports only self-contained images: convert it into one first (qemu-img convert "
-            + "-O qcow2) where the data it names is meant to be read";
-    private static final String FORMAT_ADVICE = "convert it to qcow2 or raw first, or pass --source-format raw to import its "
-            + "bytes as a raw disk";
+    private static final String ADVICE =
+            "vsm imports only self-contained images: convert it into one first (qemu-img convert "
+                    + "-O qcow2) where the data it names is meant to be read";
+    private static final String FORMAT_ADVICE =
+            "convert it to qcow2 or raw first, or pass --source-format raw to import its " + "bytes as a raw disk";
 
-    private UntrustedImage() {
-    }
+    private UntrustedImage() {}
 
     /**
      * Inspects the image at {@code path} and returns the format to read it as.
@@ -74,8 +75,11 @@ public final class UntrustedImage {
     public static String inspect(Path path, String format, String shown) {
         String name = VolumeId.printable(shown);
         if (format != null && !FORMATS.contains(format)) {
-            throw StorageException.badInput("source '%s': format '%s' is not one vsm imports (it imports %s)", name,
-                    VolumeId.printable(format), String.join(", ", FORMATS.stream().sorted().toList()));
+            throw StorageException.badInput(
+                    "source '%s': format '%s' is not one vsm imports (it imports %s)",
+                    name,
+                    VolumeId.printable(format),
+                    String.join(", ", FORMATS.stream().sorted().toList()));
         }
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             Image image = new Image(ch, ch.size());
@@ -86,8 +90,10 @@ public final class UntrustedImage {
                         + String.join(", ", FORMATS.stream().sorted().toList()) + "): " + FORMAT_ADVICE);
             }
             if (format != null && !format.equals("raw") && !format.equals("vmdk") && !format.equals(probed)) {
-                throw StorageException.badInput("source '%s' is not a disk image qemu-img can read as %s: it does not start with "
-                        + "a %s header", name, format, format);
+                throw StorageException.badInput(
+                        "source '%s' is not a disk image qemu-img can read as %s: it does not start with "
+                                + "a %s header",
+                        name, format, format);
             }
             check(image, fmt);
             return fmt;
@@ -128,7 +134,8 @@ public final class UntrustedImage {
         if (isVmdkDescriptor(head)) {
             return "vmdk";
         }
-        if (head.limit() >= 0x44 && head.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(0x40) == 0xbeda107f) {
+        if (head.limit() >= 0x44
+                && head.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(0x40) == 0xbeda107f) {
             return "vdi";
         }
         return unknownFormat(head) == null ? "raw" : null;
@@ -159,7 +166,9 @@ public final class UntrustedImage {
 
     private static void check(Image image, String format) throws Refusal, IOException {
         switch (format) {
-            case "raw" -> { /* data only */ }
+            case "raw" -> {
+                /* data only */
+            }
             case "qcow2" -> checkQcow2(image);
             case "qed" -> checkQed(image.head());
             case "vmdk" -> checkVmdk(image);
@@ -186,11 +195,15 @@ public final class UntrustedImage {
         if ((h.incompatibleFeatures() & Qcow2Header.EXTERNAL_DATA_FILE) != 0 || h.dataFileExtension()) {
             throw new Refusal("its qcow2 header names an external data file, data outside the image; " + ADVICE);
         }
-        long unknown = h.incompatibleFeatures() & ~(Qcow2Header.DIRTY | Qcow2Header.CORRUPT | Qcow2Header.EXTERNAL_DATA_FILE
-                | Qcow2Header.COMPRESSION_TYPE | Qcow2Header.EXTENDED_L2);
+        long unknown = h.incompatibleFeatures()
+                & ~(Qcow2Header.DIRTY
+                        | Qcow2Header.CORRUPT
+                        | Qcow2Header.EXTERNAL_DATA_FILE
+                        | Qcow2Header.COMPRESSION_TYPE
+                        | Qcow2Header.EXTENDED_L2);
         if (unknown != 0) {
-            throw new Refusal(String.format("its qcow2 header has incompatible features vsm does not know (0x%x); %s", unknown,
-                    FORMAT_ADVICE));
+            throw new Refusal(String.format(
+                    "its qcow2 header has incompatible features vsm does not know (0x%x); %s", unknown, FORMAT_ADVICE));
         }
         if (h.cryptMethod() != 0) {
             throw new Refusal("it is an encrypted qcow2 image; decrypt it first (qemu-img convert with its secret)");
@@ -208,8 +221,8 @@ public final class UntrustedImage {
             throw new Refusal("its qed header names a backing file, data outside the image; " + ADVICE);
         }
         if ((features & ~7L) != 0) {
-            throw new Refusal(String.format("its qed header has features vsm does not know (0x%x); %s", features & ~7L,
-                    FORMAT_ADVICE));
+            throw new Refusal(String.format(
+                    "its qed header has features vsm does not know (0x%x); %s", features & ~7L, FORMAT_ADVICE));
         }
     }
 
@@ -217,10 +230,14 @@ public final class UntrustedImage {
         if (head.limit() < 0x50) {
             throw new Refusal("it is not a valid vdi image (its header is truncated)");
         }
-        long type = Integer.toUnsignedLong(head.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(0x4c));
+        long type = Integer.toUnsignedLong(
+                head.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(0x4c));
         if (type != 1 && type != 2) {
-            throw new Refusal("it is a vdi image of type " + type + (type == 4 ? " (differencing: its data continues in a parent "
-                    + "image)" : type == 3 ? " (undo)" : "") + "; only normal and fixed vdi images are imported: " + FORMAT_ADVICE);
+            throw new Refusal("it is a vdi image of type " + type
+                    + (type == 4
+                            ? " (differencing: its data continues in a parent " + "image)"
+                            : type == 3 ? " (undo)" : "")
+                    + "; only normal and fixed vdi images are imported: " + FORMAT_ADVICE);
         }
     }
 
@@ -230,7 +247,8 @@ public final class UntrustedImage {
         }
         long type = Integer.toUnsignedLong(head.getInt(60));
         if (type == 4) {
-            throw new Refusal("it is a differencing vhd (vpc) image, whose data continues in a parent image; " + ADVICE);
+            throw new Refusal(
+                    "it is a differencing vhd (vpc) image, whose data continues in a parent image; " + ADVICE);
         }
         if (type != 2 && type != 3) {
             throw new Refusal("it is a vhd (vpc) image of unknown disk type " + type + "; " + FORMAT_ADVICE);
@@ -248,7 +266,8 @@ public final class UntrustedImage {
     private static final int VHDX_HAS_PARENT = 2;
 
     private static void checkVhdx(Image image) throws Refusal, IOException {
-        ByteBuffer regions = image.read(VHDX_REGION_TABLE, VHDX_TABLE_BYTES, "the vhdx region table").order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer regions = image.read(VHDX_REGION_TABLE, VHDX_TABLE_BYTES, "the vhdx region table")
+                .order(ByteOrder.LITTLE_ENDIAN);
         if (!starts(regions, 0, "regi")) {
             throw new Refusal("it is not a valid vhdx image (no region table)");
         }
@@ -268,7 +287,8 @@ public final class UntrustedImage {
         if (metadata == null || metadata < 0 || metadataLength < VHDX_TABLE_BYTES) {
             throw new Refusal("it is not a valid vhdx image (no metadata region)");
         }
-        ByteBuffer table = image.read(metadata, VHDX_TABLE_BYTES, "the vhdx metadata table").order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer table = image.read(metadata, VHDX_TABLE_BYTES, "the vhdx metadata table")
+                .order(ByteOrder.LITTLE_ENDIAN);
         if (!starts(table, 0, "metadata")) {
             throw new Refusal("it is not a valid vhdx image (no metadata table)");
         }
@@ -280,18 +300,22 @@ public final class UntrustedImage {
         for (int i = 0; i < entries; i++) {
             int at = 32 + 32 * i;
             if (equalsAt(table, at, VHDX_PARENT_LOCATOR)) {
-                throw new Refusal("it is a differencing vhdx image (it has a parent locator): its data continues in a parent "
-                        + "image; " + ADVICE);
+                throw new Refusal(
+                        "it is a differencing vhdx image (it has a parent locator): its data continues in a parent "
+                                + "image; " + ADVICE);
             }
             if (equalsAt(table, at, VHDX_FILE_PARAMETERS)) {
                 long offset = Integer.toUnsignedLong(table.getInt(at + 16));
                 if (offset + 8 > metadataLength) {
-                    throw new Refusal("it is not a valid vhdx image (its file parameters lie outside the metadata region)");
+                    throw new Refusal(
+                            "it is not a valid vhdx image (its file parameters lie outside the metadata region)");
                 }
-                ByteBuffer p = image.read(metadata + offset, 8, "the vhdx file parameters").order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer p = image.read(metadata + offset, 8, "the vhdx file parameters")
+                        .order(ByteOrder.LITTLE_ENDIAN);
                 if ((p.getInt(4) & VHDX_HAS_PARENT) != 0) {
-                    throw new Refusal("it is a differencing vhdx image (its file parameters say it has a parent): its data "
-                            + "continues in a parent image; " + ADVICE);
+                    throw new Refusal(
+                            "it is a differencing vhdx image (its file parameters say it has a parent): its data "
+                                    + "continues in a parent image; " + ADVICE);
                 }
                 parameters = true;
             }
@@ -308,7 +332,9 @@ public final class UntrustedImage {
         for (int i = 0; i < 16; i++) {
             b[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
         }
-        return new byte[] {b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]};
+        return new byte[] {
+            b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+        };
     }
 
     // --- vmdk ---
@@ -317,7 +343,8 @@ public final class UntrustedImage {
         ByteBuffer head = image.head();
         if (!starts(head, 0, "KDMV")) {
             if (starts(head, 0, "COWD")) {
-                throw new Refusal("it is a vmdk version 3 (COWD) sparse image, a format vsm does not import: " + FORMAT_ADVICE);
+                throw new Refusal(
+                        "it is a vmdk version 3 (COWD) sparse image, a format vsm does not import: " + FORMAT_ADVICE);
             }
             VmdkDescriptor desc = VmdkDescriptor.parse(textOf(head));
             List<String> files = desc.extentFiles();
@@ -325,7 +352,9 @@ public final class UntrustedImage {
                 throw new Refusal("it is not a vmdk image (no sparse header, no descriptor)");
             }
             throw new Refusal("it is a vmdk descriptor file: its data is in the files its extents name"
-                    + (files.isEmpty() ? "" : " ('" + VolumeId.printable(files.get(0)) + "'" + (files.size() > 1 ? ", ..." : "") + ")")
+                    + (files.isEmpty()
+                            ? ""
+                            : " ('" + VolumeId.printable(files.get(0)) + "'" + (files.size() > 1 ? ", ..." : "") + ")")
                     + "; " + ADVICE);
         }
         if (head.limit() < 80) {
@@ -336,14 +365,19 @@ public final class UntrustedImage {
         long descOffset = h.getLong(28);
         long descSize = h.getLong(36);
         if (capacity == 0) {
-            throw new Refusal("it is a sparse vmdk of capacity 0, which hands its data over to the extents its embedded "
-                    + "descriptor names; " + ADVICE);
+            throw new Refusal(
+                    "it is a sparse vmdk of capacity 0, which hands its data over to the extents its embedded "
+                            + "descriptor names; " + ADVICE);
         }
         List<ByteBuffer> descriptors = new ArrayList<>();
         if (descOffset != 0 || descSize != 0) {
-            if (descOffset < 0 || descSize < 0 || descSize > MAX_DESCRIPTOR / 512 || descOffset > Long.MAX_VALUE / 512 - descSize) {
-                throw new Refusal("it is not a valid vmdk image (an embedded descriptor of " + Long.toUnsignedString(descSize)
-                        + " sectors at sector " + Long.toUnsignedString(descOffset) + " is beyond reason)");
+            if (descOffset < 0
+                    || descSize < 0
+                    || descSize > MAX_DESCRIPTOR / 512
+                    || descOffset > Long.MAX_VALUE / 512 - descSize) {
+                throw new Refusal(
+                        "it is not a valid vmdk image (an embedded descriptor of " + Long.toUnsignedString(descSize)
+                                + " sectors at sector " + Long.toUnsignedString(descOffset) + " is beyond reason)");
             }
             descriptors.add(image.read(descOffset * 512, (int) (descSize * 512), "the embedded vmdk descriptor"));
         }
@@ -422,9 +456,10 @@ public final class UntrustedImage {
                 }
             }
             for (String createType : createTypes) {
-                if (!createType.equalsIgnoreCase("monolithicSparse") && !createType.equalsIgnoreCase("streamOptimized")) {
-                    return "has createType '" + VolumeId.printable(createType) + "' (only monolithicSparse and streamOptimized "
-                            + "are single files)";
+                if (!createType.equalsIgnoreCase("monolithicSparse")
+                        && !createType.equalsIgnoreCase("streamOptimized")) {
+                    return "has createType '" + VolumeId.printable(createType)
+                            + "' (only monolithicSparse and streamOptimized " + "are single files)";
                 }
             }
             if (extents.size() > 1) {
@@ -435,7 +470,8 @@ public final class UntrustedImage {
                 String type = e.size() > 2 ? e.get(2).toUpperCase(Locale.ROOT) : "";
                 if (!type.equals("SPARSE")) {
                     return "names a " + (type.isEmpty() ? "malformed" : VolumeId.printable(type)) + " extent"
-                            + (e.size() > 3 ? " '" + VolumeId.printable(e.get(3)) + "'" : "") + " (a single sparse file has one "
+                            + (e.size() > 3 ? " '" + VolumeId.printable(e.get(3)) + "'" : "")
+                            + " (a single sparse file has one "
                             + "SPARSE extent, itself)";
                 }
             }
@@ -530,8 +566,9 @@ public final class UntrustedImage {
 
         ByteBuffer read(long offset, int length, String what) throws IOException, Refusal {
             if (offset < 0 || length < 0 || offset > size - length) {
-                throw new Refusal("it is truncated or its header is hostile: " + what + " (" + length + " bytes at offset "
-                        + Long.toUnsignedString(offset) + ") lies past the end of the image (" + size + " bytes)");
+                throw new Refusal("it is truncated or its header is hostile: " + what + " (" + length
+                        + " bytes at offset " + Long.toUnsignedString(offset) + ") lies past the end of the image ("
+                        + size + " bytes)");
             }
             return readFully(offset, length);
         }

@@ -230,14 +230,16 @@ public final class VsmRuntime implements AutoCloseable {
     /** The built-in plugins, and the drop-in ones of the plugin directory when first needed; each refusal warned about once. */
     public PluginRegistry registry() {
         if (registry == null) {
-            registry = PluginRegistry.withDropIns(classLoader, () -> pluginDirectory().scan(this::warn), this::warn);
+            registry = PluginRegistry.withDropIns(
+                    classLoader, () -> pluginDirectory().scan(this::warn), this::warn);
         }
         return registry;
     }
 
     /** The option, {@code $VSM_PLUGIN_DIR}, the configuration's {@code plugin-dir}, or the default. */
     public PluginDirectory pluginDirectory() {
-        return PluginDirectory.resolve(pluginDirOption, environment.asMap(), () -> configStore().pluginDir());
+        return PluginDirectory.resolve(
+                pluginDirOption, environment.asMap(), () -> configStore().pluginDir());
     }
 
     private void warn(String message) {
@@ -261,7 +263,8 @@ public final class VsmRuntime implements AutoCloseable {
     /** The storages' configuration: the file's (or the text's), in cluster mode ZooKeeper's. */
     public ConfigStore configStore() {
         if (configStore == null) {
-            configStore = clusterSettings().isEmpty() ? localStore()
+            configStore = clusterSettings().isEmpty()
+                    ? localStore()
                     : ConfigStore.clustered(location(), cluster().configSource(), this::schema);
         }
         return configStore;
@@ -270,7 +273,8 @@ public final class VsmRuntime implements AutoCloseable {
     /** The configuration file, or the text kept in memory: in cluster mode it holds the cluster block. */
     private ConfigStore localStore() {
         if (localStore == null) {
-            localStore = configText != null ? ConfigStore.inMemory(location(), configText, this::schema)
+            localStore = configText != null
+                    ? ConfigStore.inMemory(location(), configText, this::schema)
                     : new ConfigStore(location(), this::schema, locks());
         }
         return localStore;
@@ -299,12 +303,21 @@ public final class VsmRuntime implements AutoCloseable {
      */
     public Cluster cluster() {
         if (cluster == null) {
-            ClusterSettings settings = clusterSettings().orElseThrow(() ->
-                    StorageException.badInput("not in cluster mode: no 'cluster' block in %s", location().file()));
+            ClusterSettings settings = clusterSettings()
+                    .orElseThrow(() -> StorageException.badInput(
+                            "not in cluster mode: no 'cluster' block in %s",
+                            location().file()));
             if (connector == null) {
-                throw StorageException.failed("%s has a 'cluster' block, but this program was built without cluster mode", location().file());
+                throw StorageException.failed(
+                        "%s has a 'cluster' block, but this program was built without cluster mode",
+                        location().file());
             }
-            cluster = connector.open(settings, locks().directory().resolve("cluster-config.yaml"), locks().timeout(), changing, this::warn);
+            cluster = connector.open(
+                    settings,
+                    locks().directory().resolve("cluster-config.yaml"),
+                    locks().timeout(),
+                    changing,
+                    this::warn);
             closeOnExit = new Thread(cluster::close, "vsm-cluster-close");
             Runtime.getRuntime().addShutdownHook(closeOnExit);
         }
@@ -341,18 +354,25 @@ public final class VsmRuntime implements AutoCloseable {
             boolean terminal = stdoutIsData
                     ? err == System.err && ProgressOutput.stderrIsTerminal()
                     : out == System.out && ProgressOutput.stdoutIsTerminal();
-            ProgressOutput progress = quiet ? ProgressOutput.none()
+            ProgressOutput progress = quiet
+                    ? ProgressOutput.none()
                     : terminal ? ProgressOutput.terminal(messages) : ProgressOutput.lines(console);
             String node = clusterSettings().map(ClusterSettings::node).orElse(null);
-            context = DefaultStorageContext.builder(console).dryRun(dryRun).progress(progress).locks(storageLocks())
-                    .environment(environment).nodeName(node).build();
+            context = DefaultStorageContext.builder(console)
+                    .dryRun(dryRun)
+                    .progress(progress)
+                    .locks(storageLocks())
+                    .environment(environment)
+                    .nodeName(node)
+                    .build();
         }
         return context;
     }
 
     /** Import, export and copy of volumes, on this runtime's storages. */
     public VolumeTransfers transfers() {
-        return new VolumeTransfers(manager(), context().qemuImgRunner(), context().progress());
+        return new VolumeTransfers(
+                manager(), context().qemuImgRunner(), context().progress());
     }
 
     /**
@@ -367,7 +387,10 @@ public final class VsmRuntime implements AutoCloseable {
         if (clusterSettings().isEmpty()) {
             return local;
         }
-        return cluster().storageLocks(local, id -> config().storage(id).map(StorageConfig::shared).orElse(false));
+        return cluster()
+                .storageLocks(
+                        local,
+                        id -> config().storage(id).map(StorageConfig::shared).orElse(false));
     }
 
     /** The storage facade: allocate, list, clone, free, ... on the configured storages. */

@@ -16,7 +16,8 @@ final class ByteMover {
      *
      * @return the bytes copied
      */
-    static long copy(InputStream in, OutputStream out, long limit, ProgressMeter meter, Interruption stop) throws IOException {
+    static long copy(InputStream in, OutputStream out, long limit, ProgressMeter meter, Interruption stop)
+            throws IOException {
         byte[] buffer = new byte[VolumeWriter.BLOCK];
         long copied = 0;
         while (limit < 0 || copied < limit) {

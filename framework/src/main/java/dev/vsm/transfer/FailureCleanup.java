@@ -20,8 +20,11 @@ final class FailureCleanup {
             manager.free(volid);
             return new StorageException(kind, message + " (removed '" + volid + "' again)", cause);
         } catch (StorageException e) {
-            return new StorageException(kind, message + "; the partly written volume '" + volid + "' could not be removed ("
-                    + e.getMessage() + "): remove it with 'vsm free " + volid + "'", cause);
+            return new StorageException(
+                    kind,
+                    message + "; the partly written volume '" + volid + "' could not be removed (" + e.getMessage()
+                            + "): remove it with 'vsm free " + volid + "'",
+                    cause);
         }
     }
 }

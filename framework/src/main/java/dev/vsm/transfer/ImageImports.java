@@ -61,7 +61,8 @@ public final class ImageImports {
             }
         }
         ImportSource file = sources.open(path, sourceFormat, yes, path.toString(), () -> {});
-        return new ImportSource(file.image(), file.image().path().toString(), file.release(), file.state()); // shown absolute
+        return new ImportSource(
+                file.image(), file.image().path().toString(), file.release(), file.state()); // shown absolute
     }
 
     /** The volume of a configured storage at {@code path}, if it is one. */
@@ -84,8 +85,10 @@ public final class ImageImports {
         StorageManager.Volume volume = manager.volume(volid);
         String own = volume.name().format();
         if (!sourceFormat.equals("raw") && !sourceFormat.equals(own)) {
-            throw StorageException.badInput("source '%s' is a volume of format %s, read as %s: drop --source-format %s (or pass "
-                    + "--source-format raw to read its bytes as a raw disk)", volid, own, own, VolumeId.printable(sourceFormat));
+            throw StorageException.badInput(
+                    "source '%s' is a volume of format %s, read as %s: drop --source-format %s (or pass "
+                            + "--source-format raw to read its bytes as a raw disk)",
+                    volid, own, own, VolumeId.printable(sourceFormat));
         }
         if (sourceFormat.equals(own)) {
             return volumeSource(volid);
@@ -118,7 +121,8 @@ public final class ImageImports {
             boolean guestImage = name.type() == ContentType.IMAGES || name.type() == ContentType.ROOTDIR;
             if (guestImage && file.path().equals(storage.path(name))) {
                 long size = storage.volumeSizeInfo(name).virtualSize();
-                return new ImportSource(new SourceImage(file.path(), file.format(), size), volid.toString(), file::close, null);
+                return new ImportSource(
+                        new SourceImage(file.path(), file.format(), size), volid.toString(), file::close, null);
             }
             return sources.open(file.path(), file.format(), true, volid.toString(), file::close);
         } catch (RuntimeException e) {
@@ -137,8 +141,8 @@ public final class ImageImports {
         String fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
         Capabilities.require(storage, Operation.IMPORT_IMAGE);
-        VolumeId volid = new VolumeId(storageId,
-                storage.importImage(new ImageImport(vmid, name, VolumeFormat.parse(fmt), source.image())));
+        VolumeId volid = new VolumeId(
+                storageId, storage.importImage(new ImageImport(vmid, name, VolumeFormat.parse(fmt), source.image())));
         checkUnchanged(source, volid);
         return volid;
     }
@@ -171,11 +175,14 @@ public final class ImageImports {
         StorageConfig cfg = manager.config(storageId);
         manager.checkEnabled(storageId);
         PluginSchema schema = manager.schema(storageId);
-        String fmt = asked != null ? asked
-                : preferred != null && schema.formats().contains(preferred) ? preferred
-                : cfg.string(CommonProperties.FORMAT).orElse(schema.defaultFormat());
+        String fmt = asked != null
+                ? asked
+                : preferred != null && schema.formats().contains(preferred)
+                        ? preferred
+                        : cfg.string(CommonProperties.FORMAT).orElse(schema.defaultFormat());
         if (!schema.formats().contains(fmt)) {
-            throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)",
+            throw StorageException.badInput(
+                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
                     storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
         }
         return fmt;

@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * @param release removes a temporary copy
  * @param state   the path as it was when the image was inspected, or null for a volume vsm made
  */
-public record ImportSource(SourceImage image, String shown, Runnable release, PathState state) implements AutoCloseable {
+public record ImportSource(SourceImage image, String shown, Runnable release, PathState state)
+        implements AutoCloseable {
     public ImportSource {
         requireNonNull(image, "image");
         requireNonNull(shown, "shown");
@@ -31,9 +32,10 @@ public record ImportSource(SourceImage image, String shown, Runnable release, Pa
     void checkUnchanged() {
         Path changed = state == null ? null : state.changed();
         if (changed != null) {
-            throw StorageException.badInput("source '%s' changed while vsm read it ('%s' was written, replaced or renamed): "
-                    + "nothing was imported; import it once nothing changes it", VolumeId.printable(shown),
-                    VolumeId.printable(changed.toString()));
+            throw StorageException.badInput(
+                    "source '%s' changed while vsm read it ('%s' was written, replaced or renamed): "
+                            + "nothing was imported; import it once nothing changes it",
+                    VolumeId.printable(shown), VolumeId.printable(changed.toString()));
         }
     }
 

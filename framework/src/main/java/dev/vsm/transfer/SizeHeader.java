@@ -23,7 +23,10 @@ public final class SizeHeader {
         if (sizeBytes < 0) {
             throw new IllegalArgumentException("negative size: " + sizeBytes);
         }
-        return ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN).putLong(sizeBytes).array();
+        return ByteBuffer.allocate(LENGTH)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(sizeBytes)
+                .array();
     }
 
     /**
@@ -38,8 +41,8 @@ public final class SizeHeader {
         }
         long size = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
         if (size <= 0) {
-            throw StorageException.badInput("import: the size header says %s bytes: not a volume size",
-                    Long.toUnsignedString(size));
+            throw StorageException.badInput(
+                    "import: the size header says %s bytes: not a volume size", Long.toUnsignedString(size));
         }
         return size;
     }

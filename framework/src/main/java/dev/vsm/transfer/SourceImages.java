@@ -30,7 +30,8 @@ import java.util.Set;
 public final class SourceImages {
     private static final long SECTOR = 512;
     /** Extensions that name an image format other than raw. */
-    private static final Set<String> IMAGE_EXTENSIONS = Set.of("qcow2", "qcow", "vmdk", "vdi", "vhdx", "vhd", "vpc", "qed", "ova");
+    private static final Set<String> IMAGE_EXTENSIONS =
+            Set.of("qcow2", "qcow", "vmdk", "vdi", "vhdx", "vhd", "vpc", "qed", "ova");
 
     private final QemuImg qemuImg;
 
@@ -61,8 +62,9 @@ public final class SourceImages {
     ImportSource open(Path path, String sourceFormat, boolean yes, String as, Runnable release) {
         String shown = VolumeId.printable(as);
         if (!Files.exists(path)) {
-            throw StorageException.badInput("source '%s' does not exist%s", shown,
-                    Files.isSymbolicLink(path) ? " (a dangling symbolic link)" : "");
+            throw StorageException.badInput(
+                    "source '%s' does not exist%s",
+                    shown, Files.isSymbolicLink(path) ? " (a dangling symbolic link)" : "");
         }
         if (Files.isDirectory(path)) {
             throw StorageException.badInput("source '%s' is a directory, not a disk image", shown);
@@ -72,8 +74,10 @@ public final class SourceImages {
             throw StorageException.badInput("source '%s' is neither a file nor a block device", shown);
         }
         if (device && !yes) {
-            throw StorageException.badInput("source '%s' is a block device: pass --yes to import it (nothing may write to it "
-                    + "while it is read)", shown);
+            throw StorageException.badInput(
+                    "source '%s' is a block device: pass --yes to import it (nothing may write to it "
+                            + "while it is read)",
+                    shown);
         }
         checkReadable(path, shown);
         PathState state;
@@ -87,13 +91,15 @@ public final class SourceImages {
         try {
             info = qemuImg.info(path, format);
         } catch (StorageException e) {
-            throw StorageException.badInput("source '%s' is not a disk image qemu-img can read%s: %s", shown,
-                    sourceFormat == null ? "" : " as " + sourceFormat, e.getMessage());
+            throw StorageException.badInput(
+                    "source '%s' is not a disk image qemu-img can read%s: %s",
+                    shown, sourceFormat == null ? "" : " as " + sourceFormat, e.getMessage());
         }
         if (sourceFormat == null && format.equals("raw") && !device) {
             checkLooksLikeRawDisk(path, shown, fileSize(path)); // qemu-img rounds a raw file's size up to whole sectors
         }
-        ImportSource source = new ImportSource(new SourceImage(path.toAbsolutePath(), format, info.virtualSize()), as, release, state);
+        ImportSource source = new ImportSource(
+                new SourceImage(path.toAbsolutePath(), format, info.virtualSize()), as, release, state);
         source.checkUnchanged(); // the inspection and qemu-img info read the same file
         return source;
     }
@@ -102,8 +108,9 @@ public final class SourceImages {
         try (InputStream in = Files.newInputStream(path)) {
             in.read();
         } catch (IOException e) {
-            throw StorageException.badInput("source '%s' cannot be read: %s", shown,
-                    e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage());
+            throw StorageException.badInput(
+                    "source '%s' cannot be read: %s",
+                    shown, e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage());
         }
     }
 
@@ -111,7 +118,8 @@ public final class SourceImages {
         try {
             return Files.size(path);
         } catch (IOException e) {
-            throw StorageException.badInput("source '%s' cannot be read: %s", VolumeId.printable(path.toString()), e.getMessage());
+            throw StorageException.badInput(
+                    "source '%s' cannot be read: %s", VolumeId.printable(path.toString()), e.getMessage());
         }
     }
 
@@ -124,11 +132,14 @@ public final class SourceImages {
         int dot = name.lastIndexOf('.');
         String ext = dot < 0 ? "" : name.substring(dot + 1).toLowerCase(Locale.ROOT);
         if (IMAGE_EXTENSIONS.contains(ext)) {
-            throw StorageException.badInput("source '%s' is not a valid %s image (qemu-img reads it as raw data)", shown, ext);
+            throw StorageException.badInput(
+                    "source '%s' is not a valid %s image (qemu-img reads it as raw data)", shown, ext);
         }
         if (size % SECTOR != 0) {
-            throw StorageException.badInput("source '%s' does not look like a disk image: its %d bytes are not whole 512-byte "
-                    + "sectors (pass --source-format raw to import it as raw data anyway)", shown, size);
+            throw StorageException.badInput(
+                    "source '%s' does not look like a disk image: its %d bytes are not whole 512-byte "
+                            + "sectors (pass --source-format raw to import it as raw data anyway)",
+                    shown, size);
         }
     }
 }

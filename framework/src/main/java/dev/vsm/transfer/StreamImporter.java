@@ -71,7 +71,9 @@ public final class StreamImporter {
      * ({@link Storage#importFormats}); none for a format that is no {@link VolumeFormat}.
      */
     static Set<StreamFormat> importFormats(Storage storage, String volumeFormat, boolean withSnapshots) {
-        return VolumeFormat.fromId(volumeFormat).map(f -> storage.importFormats(f, withSnapshots)).orElse(Set.of());
+        return VolumeFormat.fromId(volumeFormat)
+                .map(f -> storage.importFormats(f, withSnapshots))
+                .orElse(Set.of());
     }
 
     /**
@@ -85,10 +87,15 @@ public final class StreamImporter {
             return;
         }
         if (importFormats(storage, target.volumeFormat(), !withSnapshots).contains(format)) {
-            throw StorageException.badInput("format %s cannot be imported %s snapshots", format, withSnapshots ? "with" : "without");
+            throw StorageException.badInput(
+                    "format %s cannot be imported %s snapshots", format, withSnapshots ? "with" : "without");
         }
-        throw StorageException.badInput("cannot import format %s into a volume of format %s on storage '%s' (type %s%s)", format,
-                target.volumeFormat(), target.storage(), storage.config().type(),
+        throw StorageException.badInput(
+                "cannot import format %s into a volume of format %s on storage '%s' (type %s%s)",
+                format,
+                target.volumeFormat(),
+                target.storage(),
+                storage.config().type(),
                 formats.isEmpty() ? ", which imports none" : ", which takes " + VolumeExporter.names(formats));
     }
 
@@ -99,20 +106,24 @@ public final class StreamImporter {
      * a snapshot to delete once imported ({@code --delete-snapshot}: only a stream with snapshots
      * carries one) and whether a taken name may be replaced by a free one ({@code --allow-rename}).
      */
-    public record Options(boolean withSnapshots, String snapshot, String base, String deleteSnapshot, boolean allowRename) {
-    }
+    public record Options(
+            boolean withSnapshots, String snapshot, String base, String deleteSnapshot, boolean allowRename) {}
 
     /** Refuses, before anything is read, what the target's storage cannot do with {@code options}. */
     public void checkOptions(Target target, StreamFormat format, Options options) {
         checkFormat(target, format, options.withSnapshots());
         String type = manager.config(target.storage()).type();
         if (options.base() != null) {
-            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
-                    + "whole volumes only", target.storage(), type);
+            throw StorageException.badInput(
+                    "cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                            + "whole volumes only",
+                    target.storage(), type);
         }
         if (options.deleteSnapshot() != null && !options.withSnapshots()) {
-            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
-                    + "without them leaves the new volume no snapshot to delete", format);
+            throw StorageException.badInput(
+                    "--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                            + "without them leaves the new volume no snapshot to delete",
+                    format);
         }
     }
 
@@ -123,12 +134,17 @@ public final class StreamImporter {
      * @param limit  a bandwidth limit, or null
      * @param dryRun read the header and print what would be done; write nothing
      */
-    public VolumeId importStream(Target target, StreamFormat format, Options options, Path input, BandwidthLimit limit,
-                                 boolean dryRun) {
+    public VolumeId importStream(
+            Target target, StreamFormat format, Options options, Path input, BandwidthLimit limit, boolean dryRun) {
         checkOptions(target, format, options);
         try (StreamInput in = StreamInput.open(input, limit)) {
-            return importStream(target, format, options, in.in(),
-                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
+            return importStream(
+                    target,
+                    format,
+                    options,
+                    in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()),
+                    dryRun);
         }
     }
 
@@ -138,15 +154,17 @@ public final class StreamImporter {
      *
      * @param from what {@code in} is, for the dry run's line
      */
-    public VolumeId importStream(Target target, StreamFormat format, Options options, InputStream in, String from,
-                                 boolean dryRun) {
+    public VolumeId importStream(
+            Target target, StreamFormat format, Options options, InputStream in, String from, boolean dryRun) {
         checkOptions(target, format, options);
         Target to = renamedIfTaken(target, options.allowRename());
         if (dryRun) {
             long size = readHeader(in);
             VolumeId volid = allocate(to, size);
-            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to "
-                    + manager.path(volid));
+            manager.context()
+                    .console()
+                    .info("+ write " + format + " data (" + size + " bytes) from " + from + " to "
+                            + manager.path(volid));
             return volid;
         }
         return importFrom(to, format, in, options.deleteSnapshot());
@@ -160,15 +178,17 @@ public final class StreamImporter {
      * @param in   the stream, not closed
      * @param from what {@code in} is, for the dry run's line
      */
-    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, InputStream in, String from,
-                                  boolean dryRun) {
+    public VolumeId importContent(
+            VolumeId volid, StreamFormat format, Options options, InputStream in, String from, boolean dryRun) {
         checkContent(volid, format, options);
         Storage storage = manager.activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
         Path path = storage.path(name);
         long size = readHeader(in);
         if (dryRun) {
-            manager.context().console().info("+ write " + format + " data (" + size + " bytes) from " + from + " to " + path);
+            manager.context()
+                    .console()
+                    .info("+ write " + format + " data (" + size + " bytes) from " + from + " to " + path);
             return volid;
         }
         try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
@@ -180,12 +200,17 @@ public final class StreamImporter {
     }
 
     /** As {@link #importContent(VolumeId, StreamFormat, Options, InputStream, String, boolean)}, from a file or standard input. */
-    public VolumeId importContent(VolumeId volid, StreamFormat format, Options options, Path input, BandwidthLimit limit,
-                                  boolean dryRun) {
+    public VolumeId importContent(
+            VolumeId volid, StreamFormat format, Options options, Path input, BandwidthLimit limit, boolean dryRun) {
         checkContent(volid, format, options);
         try (StreamInput in = StreamInput.open(input, limit)) {
-            return importContent(volid, format, options, in.in(),
-                    input == null ? "standard input" : ShellQuote.quote(input.toString()), dryRun);
+            return importContent(
+                    volid,
+                    format,
+                    options,
+                    in.in(),
+                    input == null ? "standard input" : ShellQuote.quote(input.toString()),
+                    dryRun);
         }
     }
 
@@ -198,17 +223,29 @@ public final class StreamImporter {
         Set<StreamFormat> formats = storage.contentImportFormats(name, options.withSnapshots());
         if (!formats.contains(format)) {
             Set<StreamFormat> plain = storage.contentImportFormats(name, false);
-            throw StorageException.badInput("cannot import format %s%s into %s file '%s' on storage '%s' (type %s takes %s)", format,
-                    options.withSnapshots() ? " with snapshots" : "", name.type().id(), volid, volid.storage(), type,
-                    plain.isEmpty() ? "no such file from a stream" : VolumeExporter.names(plain) + " without snapshots");
+            throw StorageException.badInput(
+                    "cannot import format %s%s into %s file '%s' on storage '%s' (type %s takes %s)",
+                    format,
+                    options.withSnapshots() ? " with snapshots" : "",
+                    name.type().id(),
+                    volid,
+                    volid.storage(),
+                    type,
+                    plain.isEmpty()
+                            ? "no such file from a stream"
+                            : VolumeExporter.names(plain) + " without snapshots");
         }
         if (options.base() != null) {
-            throw StorageException.badInput("cannot import an incremental stream (--base) into storage '%s': type %s imports "
-                    + "whole volumes only", volid.storage(), type);
+            throw StorageException.badInput(
+                    "cannot import an incremental stream (--base) into storage '%s': type %s imports "
+                            + "whole volumes only",
+                    volid.storage(), type);
         }
         if (options.deleteSnapshot() != null) {
-            throw StorageException.badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
-                    + "without them leaves the new volume no snapshot to delete", format);
+            throw StorageException.badInput(
+                    "--delete-snapshot needs a stream with snapshots (--with-snapshots 1): a %s stream "
+                            + "without them leaves the new volume no snapshot to delete",
+                    format);
         }
         Path path = storage.path(name);
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -227,12 +264,16 @@ public final class StreamImporter {
         }
         Storage storage = manager.activate(target.storage());
         boolean taken = storage.listImages(target.vmid()).stream()
-                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname()).name().equals(target.name()));
+                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname())
+                        .name()
+                        .equals(target.name()));
         if (!taken) {
             return target;
         }
-        manager.context().console().warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
-                + "' - importing with a different name");
+        manager.context()
+                .console()
+                .warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
+                        + "' - importing with a different name");
         return new Target(target.storage(), target.vmid(), null, target.volumeFormat());
     }
 
@@ -249,12 +290,13 @@ public final class StreamImporter {
     /** As {@link #importFrom(Target, StreamFormat, InputStream)}, deleting snapshot {@code deleteSnapshot} (if not null) before the volume counts as one. */
     private VolumeId importFrom(Target target, StreamFormat format, InputStream in, String deleteSnapshot) {
         long size = readHeader(in);
-        String label = target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
+        String label =
+                target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
         Optional<String> made;
         try (Interruption stop = Interruption.watch("import of '" + label + "'")) {
             Storage storage = checkedForAlloc(target);
-            AllocRequest request = AllocRequest.of(target.vmid(), target.name(), VolumeFormat.parse(target.volumeFormat()),
-                    kib(size));
+            AllocRequest request =
+                    AllocRequest.of(target.vmid(), target.name(), VolumeFormat.parse(target.volumeFormat()), kib(size));
             try {
                 made = storage.allocWritten(request, path -> {
                     write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
@@ -287,8 +329,12 @@ public final class StreamImporter {
         manager.checkEnabled(target.storage());
         PluginSchema schema = manager.schema(target.storage());
         if (!schema.formats().contains(target.volumeFormat())) {
-            throw StorageException.badInput("storage '%s' (type %s) does not support format '%s' (supported: %s)", target.storage(),
-                    manager.config(target.storage()).type(), target.volumeFormat(), String.join(", ", schema.formats()));
+            throw StorageException.badInput(
+                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
+                    target.storage(),
+                    manager.config(target.storage()).type(),
+                    target.volumeFormat(),
+                    String.join(", ", schema.formats()));
         }
         return manager.activate(target.storage());
     }
@@ -297,7 +343,8 @@ public final class StreamImporter {
     private static StorageException nothingKept(RuntimeException e) {
         StorageException.Kind kind = e instanceof StorageException se ? se.kind() : StorageException.Kind.FAILED;
         String message = e instanceof StorageException ? e.getMessage() : String.valueOf(e);
-        return message.endsWith(" again)") ? (e instanceof StorageException se ? se : new StorageException(kind, message, e))
+        return message.endsWith(" again)")
+                ? (e instanceof StorageException se ? se : new StorageException(kind, message, e))
                 : new StorageException(kind, message + " (nothing was kept)", e);
     }
 
@@ -317,19 +364,29 @@ public final class StreamImporter {
         return manager.alloc(target.storage(), target.vmid(), target.name(), target.volumeFormat(), kib(size), null);
     }
 
-    private void write(String label, Path path, boolean readsZeros, StreamFormat format, long size, InputStream in,
-                       Interruption stop) {
+    private void write(
+            String label,
+            Path path,
+            boolean readsZeros,
+            StreamFormat format,
+            long size,
+            InputStream in,
+            Interruption stop) {
         boolean raw = format == StreamFormat.RAW_SIZE;
         ProgressMeter meter = ProgressMeter.start("import " + label, raw ? size : 0, progress);
         try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
             if (raw && written < size) {
-                throw StorageException.badInput("import: the stream ended after %d of the %d bytes its size header announces "
-                        + "(truncated stream?)", written, size);
+                throw StorageException.badInput(
+                        "import: the stream ended after %d of the %d bytes its size header announces "
+                                + "(truncated stream?)",
+                        written, size);
             }
             if (raw && readsMore(in, stop)) {
-                throw StorageException.badInput("import: the stream holds more than the %d bytes its size header "
-                        + "announces (a size header that lies?)", size);
+                throw StorageException.badInput(
+                        "import: the stream holds more than the %d bytes its size header "
+                                + "announces (a size header that lies?)",
+                        size);
             }
             out.finish();
         } catch (RuntimeException e) {
@@ -349,7 +406,8 @@ public final class StreamImporter {
         }
         List<String> present = qemuImg.snapshots(path, format);
         if (!present.contains(snapshot)) {
-            throw StorageException.badInput("import: the stream carries no snapshot '%s' to delete (--delete-snapshot; it carries: %s)",
+            throw StorageException.badInput(
+                    "import: the stream carries no snapshot '%s' to delete (--delete-snapshot; it carries: %s)",
                     snapshot, present.isEmpty() ? "none" : String.join(", ", present));
         }
         qemuImg.snapshot(path, format, QemuImg.SnapshotAction.DELETE, snapshot);
@@ -373,17 +431,18 @@ public final class StreamImporter {
         try {
             UntrustedImage.inspect(path, fmt, "the stream");
         } catch (StorageException e) {
-            throw StorageException.badInput("import: the stream is not a consistent %s image, or names data outside itself: %s",
+            throw StorageException.badInput(
+                    "import: the stream is not a consistent %s image, or names data outside itself: %s",
                     fmt, e.getMessage());
         }
         qemuImg.check(path, fmt).ifPresent(problem -> {
-            throw StorageException.badInput("import: the stream is not a consistent %s image (truncated or corrupt?): %s",
-                    fmt, problem);
+            throw StorageException.badInput(
+                    "import: the stream is not a consistent %s image (truncated or corrupt?): %s", fmt, problem);
         });
         long virtual = qemuImg.info(path, fmt).virtualSize();
         if (virtual != size) {
-            throw StorageException.badInput("import: the size header says %d bytes but the %s image's virtual size is %d",
-                    size, fmt, virtual);
+            throw StorageException.badInput(
+                    "import: the size header says %d bytes but the %s image's virtual size is %d", size, fmt, virtual);
         }
     }
 }

@@ -33,7 +33,8 @@ final class StreamInput implements AutoCloseable {
      */
     static StreamInput open(Path file, BandwidthLimit limit) {
         if (file != null && !Files.isReadable(file)) {
-            throw StorageException.badInput("cannot read '%s': %s", file, Files.exists(file) ? "permission denied" : "no such file");
+            throw StorageException.badInput(
+                    "cannot read '%s': %s", file, Files.exists(file) ? "permission denied" : "no such file");
         }
         if (limit != null) {
             DataFilter filter = DataFilter.start(limit.cstream(), file);
@@ -41,7 +42,8 @@ final class StreamInput implements AutoCloseable {
         }
         if (file == null) {
             // buffered: FileInputStream's own readNBytes seeks, which a pipe refuses ("Illegal seek")
-            return new StreamInput(new BufferedInputStream(new FileInputStream(FileDescriptor.in), VolumeWriter.BLOCK), null, false);
+            return new StreamInput(
+                    new BufferedInputStream(new FileInputStream(FileDescriptor.in), VolumeWriter.BLOCK), null, false);
         }
         try {
             return new StreamInput(Files.newInputStream(file), null, true);

@@ -31,7 +31,8 @@ public final class VolumeCopier {
     private final VolumeExporter exporter;
     private final StreamImporter importer;
 
-    public VolumeCopier(StorageManager manager, ImageImports imports, VolumeExporter exporter, StreamImporter importer) {
+    public VolumeCopier(
+            StorageManager manager, ImageImports imports, VolumeExporter exporter, StreamImporter importer) {
         this.manager = requireNonNull(manager, "manager");
         this.imports = requireNonNull(imports, "imports");
         this.exporter = requireNonNull(exporter, "exporter");
@@ -39,7 +40,10 @@ public final class VolumeCopier {
     }
 
     /** How a copy moves the data. */
-    public enum Method { CONVERT, STREAM }
+    public enum Method {
+        CONVERT,
+        STREAM
+    }
 
     /** A finished copy: the new volume and how it was made. */
     public record Copy(VolumeId volid, Method method, StreamFormat stream) {}
@@ -62,13 +66,17 @@ public final class VolumeCopier {
         StorageManager.Volume volume = manager.volume(source);
         Storage from = volume.storage();
         VolumeName name = volume.name();
-        int owner = vmid != null ? vmid : Optional.ofNullable(name.vmid()).orElseThrow(
-                () -> StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
+        int owner = vmid != null
+                ? vmid
+                : Optional.ofNullable(name.vmid())
+                        .orElseThrow(() ->
+                                StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
         String fmt = imports.targetFormat(targetStorage, format, name.format());
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
-                VolumeId copied = new VolumeId(targetStorage,
+                VolumeId copied = new VolumeId(
+                        targetStorage,
                         to.importImage(new ImageImport(owner, null, VolumeFormat.parse(fmt), image.image())));
                 imports.checkUnchanged(image, copied);
                 return new Copy(copied, Method.CONVERT, null);
@@ -80,18 +88,25 @@ public final class VolumeCopier {
         return new Copy(pipe(source, stream, target), Method.STREAM, stream);
     }
 
-    private static StreamFormat commonFormat(VolumeId source, VolumeName name, Storage from, Storage to, String fmt,
-                                             String targetStorage) {
+    private static StreamFormat commonFormat(
+            VolumeId source, VolumeName name, Storage from, Storage to, String fmt, String targetStorage) {
         Set<StreamFormat> common = EnumSet.noneOf(StreamFormat.class);
         common.addAll(from.exportFormats(name, false));
         common.retainAll(StreamImporter.importFormats(to, fmt, false));
         if (common.isEmpty()) {
-            throw StorageException.badInput("cannot copy '%s' to storage '%s' (type %s): it imports no images, and no stream "
-                    + "format of a %s volume fits both (source exports: %s; target imports: %s)", source, targetStorage,
-                    to.config().type(), fmt, orNone(from.exportFormats(name, false)),
+            throw StorageException.badInput(
+                    "cannot copy '%s' to storage '%s' (type %s): it imports no images, and no stream "
+                            + "format of a %s volume fits both (source exports: %s; target imports: %s)",
+                    source,
+                    targetStorage,
+                    to.config().type(),
+                    fmt,
+                    orNone(from.exportFormats(name, false)),
                     orNone(StreamImporter.importFormats(to, fmt, false)));
         }
-        return common.contains(StreamFormat.RAW_SIZE) ? StreamFormat.RAW_SIZE : common.iterator().next();
+        return common.contains(StreamFormat.RAW_SIZE)
+                ? StreamFormat.RAW_SIZE
+                : common.iterator().next();
     }
 
     private static String orNone(Set<StreamFormat> formats) {
@@ -103,14 +118,19 @@ public final class VolumeCopier {
         AtomicReference<RuntimeException> exportFailure = new AtomicReference<>();
         PipedInputStream in = new PipedInputStream(VolumeWriter.BLOCK * 4);
         try (PipedOutputStream out = new PipedOutputStream(in)) {
-            Thread export = new Thread(() -> {
-                try (out) {
-                    exporter.export(source, stream, false, out, null);
-                } catch (RuntimeException | IOException e) {
-                    exportFailure.set(e instanceof RuntimeException re ? re
-                            : StorageException.failed(e, "export of '%s' failed: %s", source, e.getMessage()));
-                }
-            }, "vsm-copy-export");
+            Thread export = new Thread(
+                    () -> {
+                        try (out) {
+                            exporter.export(source, stream, false, out, null);
+                        } catch (RuntimeException | IOException e) {
+                            exportFailure.set(
+                                    e instanceof RuntimeException re
+                                            ? re
+                                            : StorageException.failed(
+                                                    e, "export of '%s' failed: %s", source, e.getMessage()));
+                        }
+                    },
+                    "vsm-copy-export");
             export.start();
             VolumeId copy;
             try {

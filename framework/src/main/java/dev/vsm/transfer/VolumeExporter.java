@@ -7,8 +7,6 @@ import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageConversion;
-import dev.vsm.spi.ImageConversion.TargetState;
-import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
@@ -49,10 +47,15 @@ public final class VolumeExporter {
         if (!formats.contains(format)) {
             Set<StreamFormat> other = storage.exportFormats(name, !withSnapshots);
             if (other.contains(format)) {
-                throw StorageException.badInput("volume export format %s needs --with-snapshots %d", format, withSnapshots ? 0 : 1);
+                throw StorageException.badInput(
+                        "volume export format %s needs --with-snapshots %d", format, withSnapshots ? 0 : 1);
             }
-            throw StorageException.badInput("volume export format %s not available for '%s' (storage type %s%s)", format, volid,
-                    storage.config().type(), formats.isEmpty() ? ", which exports none" : ": " + names(formats));
+            throw StorageException.badInput(
+                    "volume export format %s not available for '%s' (storage type %s%s)",
+                    format,
+                    volid,
+                    storage.config().type(),
+                    formats.isEmpty() ? ", which exports none" : ": " + names(formats));
         }
     }
 
@@ -66,7 +69,8 @@ public final class VolumeExporter {
      * @param limit a bandwidth limit, or null
      * @return the data bytes written after the header
      */
-    public long export(VolumeId volid, StreamFormat format, boolean withSnapshots, OutputStream out, BandwidthLimit limit) {
+    public long export(
+            VolumeId volid, StreamFormat format, boolean withSnapshots, OutputStream out, BandwidthLimit limit) {
         return export(volid, format, Snapshots.of(withSnapshots), out, limit);
     }
 
@@ -95,12 +99,16 @@ public final class VolumeExporter {
         Storage storage = manager.storage(volid.storage());
         String type = storage.config().type();
         if (snapshots.snapshot() != null) {
-            throw StorageException.badInput("cannot export a snapshot (--snapshot) of '%s': storage type %s exports a volume's "
-                    + "current state only (%s)", volid, type, offered(storage, name));
+            throw StorageException.badInput(
+                    "cannot export a snapshot (--snapshot) of '%s': storage type %s exports a volume's "
+                            + "current state only (%s)",
+                    volid, type, offered(storage, name));
         }
         if (snapshots.base() != null) {
-            throw StorageException.badInput("cannot export an incremental stream (--base) of '%s': storage type %s exports whole "
-                    + "volumes only (%s)", volid, type, offered(storage, name));
+            throw StorageException.badInput(
+                    "cannot export an incremental stream (--base) of '%s': storage type %s exports whole "
+                            + "volumes only (%s)",
+                    volid, type, offered(storage, name));
         }
         checkExportable(volid, name, format, snapshots.withSnapshots());
     }
@@ -124,8 +132,9 @@ public final class VolumeExporter {
         List<String> present = qemuImg.snapshots(path, name.format());
         for (String s : snapshots.list()) {
             if (!present.contains(s)) {
-                throw StorageException.badInput("snapshot '%s' (--snapshot-list) does not exist on '%s' (it has: %s)", s, volid,
-                        present.isEmpty() ? "none" : String.join(", ", present));
+                throw StorageException.badInput(
+                        "snapshot '%s' (--snapshot-list) does not exist on '%s' (it has: %s)",
+                        s, volid, present.isEmpty() ? "none" : String.join(", ", present));
             }
         }
     }
@@ -136,7 +145,8 @@ public final class VolumeExporter {
      * @param limit a bandwidth limit, or null
      * @return the data bytes written after the header
      */
-    public long export(VolumeId volid, StreamFormat format, Snapshots snapshots, OutputStream out, BandwidthLimit limit) {
+    public long export(
+            VolumeId volid, StreamFormat format, Snapshots snapshots, OutputStream out, BandwidthLimit limit) {
         StorageManager.Volume volume = manager.volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
@@ -156,8 +166,11 @@ public final class VolumeExporter {
         try {
             Path data = path;
             if (format == StreamFormat.RAW_SIZE && !name.format().equals("raw")) {
-                temp = path.resolveSibling(".vsm-export-" + ProcessHandle.current().pid() + ".raw");
-                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, "raw").sizeBytes(size).build());
+                temp = path.resolveSibling(
+                        ".vsm-export-" + ProcessHandle.current().pid() + ".raw");
+                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, "raw")
+                        .sizeBytes(size)
+                        .build());
                 data = temp;
             }
             long dataBytes = format == StreamFormat.RAW_SIZE ? size : -1;
@@ -178,12 +191,13 @@ public final class VolumeExporter {
         long total = dataBytes >= 0 ? dataBytes : sizeOf(data);
         ProgressMeter meter = ProgressMeter.start("export " + volid, total, progress);
         try (Interruption stop = Interruption.watch("export of '" + volid + "'");
-             StreamInput in = StreamInput.open(data, limit)) {
+                StreamInput in = StreamInput.open(data, limit)) {
             SizeHeader.write(out, header);
             long sent = ByteMover.copy(in.in(), out, dataBytes, meter, stop);
             out.flush();
             if (dataBytes >= 0 && sent < dataBytes) {
-                throw StorageException.failed("export of '%s': '%s' ended after %d of %d bytes", volid, data, sent, dataBytes);
+                throw StorageException.failed(
+                        "export of '%s': '%s' ended after %d of %d bytes", volid, data, sent, dataBytes);
             }
             meter.finish();
             return sent;

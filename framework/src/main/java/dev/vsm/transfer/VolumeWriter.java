@@ -20,6 +20,7 @@ import java.util.Arrays;
 final class VolumeWriter implements AutoCloseable {
     /** The block size of reads and writes (pve's {@code bs=64k}). */
     static final int BLOCK = 64 * 1024;
+
     private static final byte[] ZEROS = new byte[BLOCK];
 
     private final Path target;
@@ -91,7 +92,9 @@ final class VolumeWriter implements AutoCloseable {
     void finish() {
         try {
             if (regularFile && channel.size() < position) {
-                channel.write(ByteBuffer.allocate(1), position - 1); // zeros skipped at the end: the last byte sets the length
+                channel.write(
+                        ByteBuffer.allocate(1),
+                        position - 1); // zeros skipped at the end: the last byte sets the length
             }
             channel.force(true);
         } catch (IOException e) {

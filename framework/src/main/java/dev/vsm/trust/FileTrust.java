@@ -149,11 +149,15 @@ public final class FileTrust {
     private static Optional<Problem> ownProblem(Stat stat, boolean stickyAllowed) {
         if (stat.uid() != 0 && stat.uid() != callerUid()) {
             String owner = callerIsRoot() ? "root" : "root or you";
-            return Optional.of(new Problem(stat.path(), stat, "is owned by another user (not " + owner + ")",
+            return Optional.of(new Problem(
+                    stat.path(),
+                    stat,
+                    "is owned by another user (not " + owner + ")",
                     "chown root " + stat.path() + ", or use another one"));
         }
         if (stat.othersMayWrite() && !(stickyAllowed && stat.isDirectory() && stat.sticky())) {
-            return Optional.of(new Problem(stat.path(), stat, "is writable by group or others", "chmod go-w " + stat.path()));
+            return Optional.of(
+                    new Problem(stat.path(), stat, "is writable by group or others", "chmod go-w " + stat.path()));
         }
         return Optional.empty();
     }

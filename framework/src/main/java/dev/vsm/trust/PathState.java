@@ -42,7 +42,8 @@ public final class PathState {
 
     private record Entry(Path path, Object dev, Object ino, Object ctime, boolean compareCtime) {
         boolean sameAs(Entry now) {
-            return Objects.equals(dev, now.dev) && Objects.equals(ino, now.ino)
+            return Objects.equals(dev, now.dev)
+                    && Objects.equals(ino, now.ino)
                     && (!compareCtime || Objects.equals(ctime, now.ctime));
         }
     }
@@ -85,7 +86,8 @@ public final class PathState {
             Map<String, Object> parent = null;
             for (Path prefix : prefixes(way)) {
                 boolean last = prefix.equals(way);
-                Map<String, Object> a = Files.readAttributes(prefix, "unix:dev,ino,ctime,uid,mode", LinkOption.NOFOLLOW_LINKS);
+                Map<String, Object> a =
+                        Files.readAttributes(prefix, "unix:dev,ino,ctime,uid,mode", LinkOption.NOFOLLOW_LINKS);
                 boolean changeable = parent != null && othersMayRename(parent, a, uid);
                 entries.add(new Entry(prefix, a.get("dev"), a.get("ino"), a.get("ctime"), last || changeable));
                 parent = a;
@@ -107,8 +109,8 @@ public final class PathState {
         int owner = (Integer) directory.get("uid");
         int mode = (Integer) directory.get("mode");
         int entryOwner = (Integer) entry.get("uid");
-        boolean othersMayWrite = (mode & GROUP_OR_OTHER_WRITE) != 0
-                && ((mode & STICKY) == 0 || (entryOwner != 0 && entryOwner != uid));
+        boolean othersMayWrite =
+                (mode & GROUP_OR_OTHER_WRITE) != 0 && ((mode & STICKY) == 0 || (entryOwner != 0 && entryOwner != uid));
         return othersMayWrite || (owner != 0 && owner != uid);
     }
 

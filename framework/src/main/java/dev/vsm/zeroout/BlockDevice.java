@@ -39,14 +39,16 @@ public record BlockDevice(Path given, Path node, String name, String queue) {
         try {
             node = path.toRealPath();
         } catch (NoSuchFileException e) {
-            throw StorageException.badInput("'%s' does not exist - not zeroing a device that is not there "
-                    + "(activate the volume first)", path);
+            throw StorageException.badInput(
+                    "'%s' does not exist - not zeroing a device that is not there " + "(activate the volume first)",
+                    path);
         } catch (IOException e) {
             throw StorageException.badInput("cannot resolve '%s' - %s", path, e.getMessage());
         }
         if (!isBlockDevice(node)) {
-            throw StorageException.badInput("'%s' is not a block device%s - refusing to zero it", path,
-                    node.equals(path.toAbsolutePath()) ? "" : " ('" + node + "')");
+            throw StorageException.badInput(
+                    "'%s' is not a block device%s - refusing to zero it",
+                    path, node.equals(path.toAbsolutePath()) ? "" : " ('" + node + "')");
         }
         String name = kernelName(node, sysfs);
         return new BlockDevice(path, node, name, sysfs.queueOf(name));

@@ -50,9 +50,12 @@ public final class DeviceSignatures {
     private List<String> signatures(BlockDevice device) {
         CommandRunner.Result r;
         try {
-            r = commands.query(Command.of("wipefs", "--no-act", "--json", device.node().toString()).withTimeout(TIMEOUT));
+            r = commands.query(
+                    Command.of("wipefs", "--no-act", "--json", device.node().toString())
+                            .withTimeout(TIMEOUT));
         } catch (StorageException e) {
-            throw StorageException.badInput("cannot tell what '%s' holds (%s) - not zeroing it; add --force to zero it anyway",
+            throw StorageException.badInput(
+                    "cannot tell what '%s' holds (%s) - not zeroing it; add --force to zero it anyway",
                     device.given(), e.getMessage());
         }
         List<String> found = new ArrayList<>();
@@ -61,12 +64,17 @@ public final class DeviceSignatures {
         }
         try {
             for (JsonNode s : JSON.readTree(r.stdout()).path("signatures")) {
-                found.add(String.format("%s signature at offset %s of %s", s.path("type").asText("?"), s.path("offset").asText("?"),
+                found.add(String.format(
+                        "%s signature at offset %s of %s",
+                        s.path("type").asText("?"),
+                        s.path("offset").asText("?"),
                         s.path("device").asText(device.name())));
             }
         } catch (IOException e) {
-            throw StorageException.badInput("cannot tell what '%s' holds (wipefs printed no JSON: %s) - not zeroing it; "
-                    + "add --force to zero it anyway", device.given(), e.getMessage());
+            throw StorageException.badInput(
+                    "cannot tell what '%s' holds (wipefs printed no JSON: %s) - not zeroing it; "
+                            + "add --force to zero it anyway",
+                    device.given(), e.getMessage());
         }
         return found;
     }

@@ -43,21 +43,24 @@ public final class DeviceUse {
         names.addAll(sysfs.partitions(device.name()));
         for (String[] mount : table("mounts")) {
             if (mount.length > 1 && names.contains(kernelName(mount[0]))) {
-                return Optional.of(String.format("'%s' is mounted on %s (%s) - unmount it first", device.given(),
-                        unescape(mount[1]), kernelName(mount[0])));
+                return Optional.of(String.format(
+                        "'%s' is mounted on %s (%s) - unmount it first",
+                        device.given(), unescape(mount[1]), kernelName(mount[0])));
             }
         }
         for (String[] swap : table("swaps")) {
             if (names.contains(kernelName(swap[0]))) {
-                return Optional.of(String.format("'%s' is in use as swap (%s) - swapoff it first", device.given(),
-                        kernelName(swap[0])));
+                return Optional.of(String.format(
+                        "'%s' is in use as swap (%s) - swapoff it first", device.given(), kernelName(swap[0])));
             }
         }
         for (String name : names) {
             List<String> holders = sysfs.holders(name);
             if (!holders.isEmpty()) {
-                return Optional.of(String.format("'%s' is in use: %s is held by %s - remove what holds it first "
-                        + "(dmsetup, mdadm, losetup -d)", device.given(), name, String.join(", ", holders)));
+                return Optional.of(String.format(
+                        "'%s' is in use: %s is held by %s - remove what holds it first "
+                                + "(dmsetup, mdadm, losetup -d)",
+                        device.given(), name, String.join(", ", holders)));
             }
         }
         return Optional.empty();
@@ -95,7 +98,9 @@ public final class DeviceUse {
         StringBuilder out = new StringBuilder(field.length());
         for (int i = 0; i < field.length(); i++) {
             char c = field.charAt(i);
-            if (c == '\\' && i + 4 <= field.length() && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
+            if (c == '\\'
+                    && i + 4 <= field.length()
+                    && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
                 out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
                 i += 3;
             } else {

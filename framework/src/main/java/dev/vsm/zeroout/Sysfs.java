@@ -32,17 +32,20 @@ public record Sysfs(Path root) {
      * the disk takes, 0 when it has none (or the file is missing or not a number).
      */
     public long writeZeroesMaxBytes(String disk) {
-        return firstNumber(root.resolve("block").resolve(disk).resolve("queue/write_zeroes_max_bytes")).orElse(0L);
+        return firstNumber(root.resolve("block").resolve(disk).resolve("queue/write_zeroes_max_bytes"))
+                .orElse(0L);
     }
 
     /** {@code <root>/block/<disk>/queue/discard_max_bytes}: the largest discard the disk takes, 0 when none. */
     public long discardMaxBytes(String disk) {
-        return firstNumber(root.resolve("block").resolve(disk).resolve("queue/discard_max_bytes")).orElse(0L);
+        return firstNumber(root.resolve("block").resolve(disk).resolve("queue/discard_max_bytes"))
+                .orElse(0L);
     }
 
     /** A device-mapper device's name ({@code <root>/class/block/<name>/dm/name}: {@code vg-lv}), if it is one. */
     public Optional<String> deviceMapperName(String name) {
-        try (Stream<String> lines = Files.lines(root.resolve("class/block").resolve(name).resolve("dm/name"))) {
+        try (Stream<String> lines =
+                Files.lines(root.resolve("class/block").resolve(name).resolve("dm/name"))) {
             return lines.findFirst().map(String::strip).filter(s -> !s.isEmpty());
         } catch (IOException | java.io.UncheckedIOException e) {
             return Optional.empty();
@@ -74,7 +77,9 @@ public record Sysfs(Path root) {
         }
         try {
             Path parent = entry.toRealPath().getParent();
-            return parent == null || parent.getFileName() == null ? name : parent.getFileName().toString();
+            return parent == null || parent.getFileName() == null
+                    ? name
+                    : parent.getFileName().toString();
         } catch (IOException e) {
             return name;
         }
@@ -82,7 +87,8 @@ public record Sysfs(Path root) {
 
     /** The device's size from {@code <root>/class/block/<name>/size} (512-byte sectors), if known. */
     public Optional<Long> sizeBytes(String name) {
-        return firstNumber(root.resolve("class/block").resolve(name).resolve("size")).map(sectors -> sectors * 512);
+        return firstNumber(root.resolve("class/block").resolve(name).resolve("size"))
+                .map(sectors -> sectors * 512);
     }
 
     /**
@@ -90,8 +96,11 @@ public record Sysfs(Path root) {
      * {@code <root>/class/block/<name>/stat}, which counts write-zeroes requests too.
      */
     public Optional<Long> bytesWritten(String name) {
-        try (Stream<String> lines = Files.lines(root.resolve("class/block").resolve(name).resolve("stat"))) {
-            return lines.findFirst().map(l -> l.strip().split("\\s+")).filter(f -> f.length > 6 && f[6].matches("\\d{1,18}"))
+        try (Stream<String> lines =
+                Files.lines(root.resolve("class/block").resolve(name).resolve("stat"))) {
+            return lines.findFirst()
+                    .map(l -> l.strip().split("\\s+"))
+                    .filter(f -> f.length > 6 && f[6].matches("\\d{1,18}"))
                     .map(f -> Long.parseLong(f[6]) * 512);
         } catch (IOException | java.io.UncheckedIOException e) {
             return Optional.empty();
@@ -108,7 +117,9 @@ public record Sysfs(Path root) {
         Path entry = root.resolve("class/block").resolve(name);
         try (Stream<Path> children = Files.list(entry)) {
             return children.filter(c -> Files.exists(c.resolve("partition")))
-                    .map(c -> c.getFileName().toString()).sorted().toList();
+                    .map(c -> c.getFileName().toString())
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             return List.of();
         }
@@ -124,7 +135,10 @@ public record Sysfs(Path root) {
 
     private static Optional<Long> firstNumber(Path file) {
         try (Stream<String> lines = Files.lines(file)) {
-            return lines.findFirst().map(String::strip).filter(s -> s.matches("\\d{1,18}")).map(Long::parseLong);
+            return lines.findFirst()
+                    .map(String::strip)
+                    .filter(s -> s.matches("\\d{1,18}"))
+                    .map(Long::parseLong);
         } catch (IOException | java.io.UncheckedIOException e) {
             return Optional.empty();
         }

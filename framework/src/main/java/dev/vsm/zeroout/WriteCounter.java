@@ -34,7 +34,9 @@ final class WriteCounter implements AutoCloseable {
 
     /** Bytes written since {@link #open}, 0 when unknown. */
     long bytesSinceOpen() {
-        return base < 0 ? 0 : sysfs.bytesWritten(device).map(now -> Math.max(0, now - base)).orElse(0L);
+        return base < 0
+                ? 0
+                : sysfs.bytesWritten(device).map(now -> Math.max(0, now - base)).orElse(0L);
     }
 
     /** Feeds {@code meter} every {@value #PERIOD_MILLIS} ms on a daemon thread, until {@link #close()}. */
@@ -47,7 +49,8 @@ final class WriteCounter implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleAtFixedRate(() -> meter.advanceTo(bytesSinceOpen()), PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
+                () -> meter.advanceTo(bytesSinceOpen()), PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Override

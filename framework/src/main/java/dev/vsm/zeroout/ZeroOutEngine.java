@@ -35,7 +35,8 @@ public final class ZeroOutEngine implements ZeroOut {
     private final Sysfs sysfs;
     private final boolean dryRun;
 
-    public ZeroOutEngine(ProcessCommandRunner commands, Console console, ProgressOutput progress, Sysfs sysfs, boolean dryRun) {
+    public ZeroOutEngine(
+            ProcessCommandRunner commands, Console console, ProgressOutput progress, Sysfs sysfs, boolean dryRun) {
         this.commands = requireNonNull(commands, "commands");
         this.console = requireNonNull(console, "console");
         this.progress = requireNonNull(progress, "progress");
@@ -74,14 +75,19 @@ public final class ZeroOutEngine implements ZeroOut {
         if (dmName.isEmpty()) {
             return false;
         }
-        List<String> targets = commands.query(Command.of(List.of("dmsetup", "table", dmName.get()))).stdout().lines()
-                .map(l -> l.strip().split("\\s+")).filter(f -> f.length > 2).map(f -> f[2]).toList();
+        List<String> targets = commands.query(Command.of(List.of("dmsetup", "table", dmName.get())))
+                .stdout()
+                .lines()
+                .map(l -> l.strip().split("\\s+"))
+                .filter(f -> f.length > 2)
+                .map(f -> f[2])
+                .toList();
         return !targets.isEmpty() && targets.stream().allMatch("thin"::equals);
     }
 
     /** Under dry-run the runner prints the command as {@code + argv} and runs nothing. */
     private void print(ZeroOutPlan plan) {
-        commands.stream(Command.of(plan.argv()), (channel, line) -> { });
+        commands.stream(Command.of(plan.argv()), (channel, line) -> {});
     }
 
     private void run(BlockDevice device, ZeroOutPlan plan) {
@@ -101,9 +107,10 @@ public final class ZeroOutEngine implements ZeroOut {
             } catch (InterruptedCommandException e) {
                 meter.advanceTo(written.bytesSinceOpen());
                 meter.abandon();
-                throw new InterruptedCommandException(String.format("zero-out of '%s' interrupted after %s: %s was "
-                        + "stopped and the device is left partly zeroed for a later run to finish", device.given(),
-                        meter.doneOfTotal(), plan.argv().get(0)));
+                throw new InterruptedCommandException(String.format(
+                        "zero-out of '%s' interrupted after %s: %s was "
+                                + "stopped and the device is left partly zeroed for a later run to finish",
+                        device.given(), meter.doneOfTotal(), plan.argv().get(0)));
             } catch (StorageException e) {
                 if (!reachedEnd.get()) {
                     meter.abandon();

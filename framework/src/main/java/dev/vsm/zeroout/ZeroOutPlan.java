@@ -58,8 +58,24 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
         }
         String rate = throughput(throughput);
         if (writeZeroesMaxBytes <= 0) {
-            return new ZeroOutPlan(Tool.CSTREAM, List.of("cstream", "-i", "/dev/zero", "-o", devicePath,
-                    "-T", "10", "-v", "1", "-b", "1048576", "-t", rate), 0, Optional.empty());
+            return new ZeroOutPlan(
+                    Tool.CSTREAM,
+                    List.of(
+                            "cstream",
+                            "-i",
+                            "/dev/zero",
+                            "-o",
+                            devicePath,
+                            "-T",
+                            "10",
+                            "-v",
+                            "1",
+                            "-b",
+                            "1048576",
+                            "-t",
+                            rate),
+                    0,
+                    Optional.empty());
         }
         long step = stepMiB * MIB;
         Optional<String> note = Optional.empty();
@@ -67,8 +83,11 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
             step = writeZeroesMaxBytes;
             note = Optional.of("reduce stepsize to the maximum supported by the storage: " + step + " bytes");
         }
-        return new ZeroOutPlan(Tool.BLKDISCARD, List.of("blkdiscard", devicePath, "-v", "--zeroout", "--step",
-                Long.toString(step)), step, note);
+        return new ZeroOutPlan(
+                Tool.BLKDISCARD,
+                List.of("blkdiscard", devicePath, "-v", "--zeroout", "--step", Long.toString(step)),
+                step,
+                note);
     }
 
     /**
@@ -84,13 +103,19 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
             throw StorageException.badInput("invalid stepsize %d MiB - it must be at least 1", stepMiB);
         }
         if (discardMaxBytes <= 0) {
-            throw StorageException.failed("'%s' is a thin volume whose pool ignores discards - not zeroing it: writing zeroes "
-                    + "would provision all of it and can fill the pool; let the pool pass discards down "
-                    + "(lvchange --discards nopassdown VG/POOL) and run again", devicePath);
+            throw StorageException.failed(
+                    "'%s' is a thin volume whose pool ignores discards - not zeroing it: writing zeroes "
+                            + "would provision all of it and can fill the pool; let the pool pass discards down "
+                            + "(lvchange --discards nopassdown VG/POOL) and run again",
+                    devicePath);
         }
         long step = Math.min(stepMiB * MIB, discardMaxBytes);
-        return new ZeroOutPlan(Tool.DISCARD, List.of("blkdiscard", devicePath, "-v", "--step", Long.toString(step)), step,
-                Optional.of("'" + devicePath + "' is a thin volume: discarding it (its blocks go back to the pool and read as zeros) "
+        return new ZeroOutPlan(
+                Tool.DISCARD,
+                List.of("blkdiscard", devicePath, "-v", "--step", Long.toString(step)),
+                step,
+                Optional.of("'" + devicePath
+                        + "' is a thin volume: discarding it (its blocks go back to the pool and read as zeros) "
                         + "instead of writing zeroes, which would provision it"));
     }
 
@@ -100,9 +125,10 @@ public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional
         }
         String v = value.strip();
         if (!THROUGHPUT.matcher(v).matches()) {
-            throw StorageException.badInput("invalid throughput '%s' - give cstream's -t value: bytes per second, "
-                    + "optionally with a k, m or g suffix (negative: a limit per write, e.g. %s)", value,
-                    ZeroOut.DEFAULT_THROUGHPUT);
+            throw StorageException.badInput(
+                    "invalid throughput '%s' - give cstream's -t value: bytes per second, "
+                            + "optionally with a k, m or g suffix (negative: a limit per write, e.g. %s)",
+                    value, ZeroOut.DEFAULT_THROUGHPUT);
         }
         return v;
     }

@@ -29,98 +29,188 @@ class ArchiveInfoTest {
     static Stream<Arguments> pveCases() {
         List<Arguments> tests = new ArrayList<>();
         int vmid = VMID;
-        tests.add(Arguments.of("Backup archive, lxc, tgz, future millenium", "backup/vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz", hash(
-                "filename", "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz",
-                "logfilename", "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00" + LOG_EXT,
-                "notesfilename", "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz" + NOTES_EXT,
-                "type", "lxc",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "vmid", vmid,
-                "ctime", 60L * 60 * 24 * (365 * 1100 + 267),
-                "is_std_name", 1)));
-        tests.add(Arguments.of("Backup archive, lxc, tgz, very old", "backup/vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz", hash(
-                "filename", "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz",
-                "logfilename", "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30" + LOG_EXT,
-                "notesfilename", "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz" + NOTES_EXT,
-                "type", "lxc",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "vmid", vmid,
-                "ctime", 60L * 60 * 2 + 30,
-                "is_std_name", 1)));
-        tests.add(Arguments.of("Backup archive, lxc, tgz", "backup/vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz", hash(
-                "filename", "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz",
-                "logfilename", "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
-                "notesfilename", "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
-                "type", "lxc",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "vmid", vmid,
-                "ctime", 1585604370L,
-                "is_std_name", 1)));
-        tests.add(Arguments.of("Backup archive, openvz, tgz", "backup/vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz", hash(
-                "filename", "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz",
-                "logfilename", "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
-                "notesfilename", "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
-                "type", "openvz",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "vmid", vmid,
-                "ctime", 1585604370L,
-                "is_std_name", 1)));
-        tests.add(Arguments.of("Backup archive, custom dump directory, qemu, tgz", "/here/be/Back-ups/vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz", hash(
-                "filename", "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz",
-                "logfilename", "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
-                "notesfilename", "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
-                "type", "qemu",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "vmid", vmid,
-                "ctime", 1585604370L,
-                "is_std_name", 1)));
-        tests.add(Arguments.of("Backup archive, none, tgz", "backup/vzdump-qemu-" + vmid + "-whatever-the-name_is_here.tgz", hash(
-                "filename", "vzdump-qemu-" + vmid + "-whatever-the-name_is_here.tgz",
-                "type", "qemu",
-                "format", "tar",
-                "decompressor", List.of("tar", "-z"),
-                "compression", "gz",
-                "is_std_name", 0)));
+        tests.add(Arguments.of(
+                "Backup archive, lxc, tgz, future millenium",
+                "backup/vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz",
+                hash(
+                        "filename",
+                        "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz",
+                        "logfilename",
+                        "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00" + LOG_EXT,
+                        "notesfilename",
+                        "vzdump-lxc-" + vmid + "-3070_01_01-00_00_00.tgz" + NOTES_EXT,
+                        "type",
+                        "lxc",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "vmid",
+                        vmid,
+                        "ctime",
+                        60L * 60 * 24 * (365 * 1100 + 267),
+                        "is_std_name",
+                        1)));
+        tests.add(Arguments.of(
+                "Backup archive, lxc, tgz, very old",
+                "backup/vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz",
+                hash(
+                        "filename",
+                        "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz",
+                        "logfilename",
+                        "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30" + LOG_EXT,
+                        "notesfilename",
+                        "vzdump-lxc-" + vmid + "-1970_01_01-02_00_30.tgz" + NOTES_EXT,
+                        "type",
+                        "lxc",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "vmid",
+                        vmid,
+                        "ctime",
+                        60L * 60 * 2 + 30,
+                        "is_std_name",
+                        1)));
+        tests.add(Arguments.of(
+                "Backup archive, lxc, tgz",
+                "backup/vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz",
+                hash(
+                        "filename",
+                        "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz",
+                        "logfilename",
+                        "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
+                        "notesfilename",
+                        "vzdump-lxc-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
+                        "type",
+                        "lxc",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "vmid",
+                        vmid,
+                        "ctime",
+                        1585604370L,
+                        "is_std_name",
+                        1)));
+        tests.add(Arguments.of(
+                "Backup archive, openvz, tgz",
+                "backup/vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz",
+                hash(
+                        "filename",
+                        "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz",
+                        "logfilename",
+                        "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
+                        "notesfilename",
+                        "vzdump-openvz-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
+                        "type",
+                        "openvz",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "vmid",
+                        vmid,
+                        "ctime",
+                        1585604370L,
+                        "is_std_name",
+                        1)));
+        tests.add(Arguments.of(
+                "Backup archive, custom dump directory, qemu, tgz",
+                "/here/be/Back-ups/vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz",
+                hash(
+                        "filename",
+                        "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz",
+                        "logfilename",
+                        "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30" + LOG_EXT,
+                        "notesfilename",
+                        "vzdump-qemu-" + vmid + "-2020_03_30-21_39_30.tgz" + NOTES_EXT,
+                        "type",
+                        "qemu",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "vmid",
+                        vmid,
+                        "ctime",
+                        1585604370L,
+                        "is_std_name",
+                        1)));
+        tests.add(Arguments.of(
+                "Backup archive, none, tgz",
+                "backup/vzdump-qemu-" + vmid + "-whatever-the-name_is_here.tgz",
+                hash(
+                        "filename",
+                        "vzdump-qemu-" + vmid + "-whatever-the-name_is_here.tgz",
+                        "type",
+                        "qemu",
+                        "format",
+                        "tar",
+                        "decompressor",
+                        List.of("tar", "-z"),
+                        "compression",
+                        "gz",
+                        "is_std_name",
+                        0)));
 
         // add new compression fromats to test
         Map<String, Map<String, List<String>>> decompressor = Map.of(
-                "tar", new TreeMap<>(Map.of(
-                        "gz", List.of("tar", "-z"),
-                        "lzo", List.of("tar", "--lzop"),
-                        "zst", List.of("tar", "--zstd"),
-                        "bz2", List.of("tar", "--bzip2"))),
-                "vma", new TreeMap<>(Map.of(
-                        "gz", List.of("zcat"),
-                        "lzo", List.of("lzop", "-d", "-c"),
-                        "zst", List.of("zstd", "-q", "-d", "-c"),
-                        "bz2", List.of("bzcat", "-q"))));
+                "tar",
+                        new TreeMap<>(Map.of(
+                                "gz", List.of("tar", "-z"),
+                                "lzo", List.of("tar", "--lzop"),
+                                "zst", List.of("tar", "--zstd"),
+                                "bz2", List.of("tar", "--bzip2"))),
+                "vma",
+                        new TreeMap<>(Map.of(
+                                "gz", List.of("zcat"),
+                                "lzo", List.of("lzop", "-d", "-c"),
+                                "zst", List.of("zstd", "-q", "-d", "-c"),
+                                "bz2", List.of("bzcat", "-q"))));
         Map<String, String> bkpSuffix = new TreeMap<>(Map.of("qemu", "vma", "lxc", "tar", "openvz", "tar"));
 
         // create more test cases for backup files matches
         bkpSuffix.forEach((virt, format) -> {
             String archiveName = "vzdump-" + virt + "-" + vmid + "-2020_03_30-21_12_40";
-            decompressor.get(format).forEach((suffix, decomp) -> tests.add(Arguments.of(
-                    "Backup archive, " + virt + ", " + format + "." + suffix, "backup/" + archiveName + "." + format + "." + suffix, hash(
-                            "filename", archiveName + "." + format + "." + suffix,
-                            "logfilename", archiveName + LOG_EXT,
-                            "notesfilename", archiveName + "." + format + "." + suffix + NOTES_EXT,
-                            "type", virt,
-                            "format", format,
-                            "decompressor", decomp,
-                            "compression", suffix,
-                            "vmid", vmid,
-                            "ctime", 1585602760L,
-                            "is_std_name", 1))));
+            decompressor
+                    .get(format)
+                    .forEach((suffix, decomp) -> tests.add(Arguments.of(
+                            "Backup archive, " + virt + ", " + format + "." + suffix,
+                            "backup/" + archiveName + "." + format + "." + suffix,
+                            hash(
+                                    "filename",
+                                    archiveName + "." + format + "." + suffix,
+                                    "logfilename",
+                                    archiveName + LOG_EXT,
+                                    "notesfilename",
+                                    archiveName + "." + format + "." + suffix + NOTES_EXT,
+                                    "type",
+                                    virt,
+                                    "format",
+                                    format,
+                                    "decompressor",
+                                    decomp,
+                                    "compression",
+                                    suffix,
+                                    "vmid",
+                                    vmid,
+                                    "ctime",
+                                    1585602760L,
+                                    "is_std_name",
+                                    1))));
         });
 
         // add compression formats to test failed matches
@@ -134,7 +224,9 @@ class ArchiveInfoTest {
         nonBkpSuffix.forEach((virt, suffixes) -> {
             for (String s : suffixes) {
                 String archive = "backup/vzdump-" + virt + "-" + vmid + "-2020_03_30-21_12_40." + s;
-                tests.add(Arguments.of("Failed match: Backup archive, " + virt + ", " + s, archive,
+                tests.add(Arguments.of(
+                        "Failed match: Backup archive, " + virt + ", " + s,
+                        archive,
                         "ERROR: couldn't determine archive info from '" + archive + "'\n"));
             }
         });
@@ -145,7 +237,8 @@ class ArchiveInfoTest {
     @MethodSource
     void pveCases(String description, String archive, Object expected) {
         if (expected instanceof String error) {
-            assertThatThrownBy(() -> ArchiveInfo.of(archive, UTC)).isInstanceOf(StorageException.class)
+            assertThatThrownBy(() -> ArchiveInfo.of(archive, UTC))
+                    .isInstanceOf(StorageException.class)
                     .hasMessage(error.strip());
         } else {
             assertThat(asHash(ArchiveInfo.of(archive, UTC))).isEqualTo(expected);

@@ -15,11 +15,15 @@ import org.junit.jupiter.api.Test;
 
 /** {@link VmaHeader} on headers written by {@link VmaWriter}, good and hostile. */
 class VmaHeaderTest {
-    private static final String CONF = "boot: order=scsi0\nmemory: 2048\nscsi0: local:100/vm-100-disk-0.qcow2,size=4G\n";
+    private static final String CONF =
+            "boot: order=scsi0\nmemory: 2048\nscsi0: local:100/vm-100-disk-0.qcow2,size=4G\n";
 
     private static byte[] good() {
-        return new VmaWriter().config("qemu-server.conf", CONF).config("qemu-server.fw", "[OPTIONS]\nenable: 1\n")
-                .device("drive-scsi0", 4L << 30).header();
+        return new VmaWriter()
+                .config("qemu-server.conf", CONF)
+                .config("qemu-server.fw", "[OPTIONS]\nenable: 1\n")
+                .device("drive-scsi0", 4L << 30)
+                .header();
     }
 
     private static VmaHeader read(byte[] bytes) throws IOException {
@@ -30,7 +34,8 @@ class VmaHeaderTest {
     void configsAreReadInHeaderOrder() throws IOException {
         VmaHeader h = read(good());
         assertThat(h.configs().keySet()).containsExactly("qemu-server.conf", "qemu-server.fw");
-        assertThat(new String(h.configs().get("qemu-server.conf"), StandardCharsets.UTF_8)).isEqualTo(CONF);
+        assertThat(new String(h.configs().get("qemu-server.conf"), StandardCharsets.UTF_8))
+                .isEqualTo(CONF);
     }
 
     @Test
@@ -55,7 +60,8 @@ class VmaHeaderTest {
         byte[] h = good();
         h[3] = 'E';
         assertRefused(h, "not a vma file - wrong magic number");
-        assertRefused("PK\3\4 a zip file, not a vma".getBytes(StandardCharsets.US_ASCII), "can't read vma header - got EOF");
+        assertRefused(
+                "PK\3\4 a zip file, not a vma".getBytes(StandardCharsets.US_ASCII), "can't read vma header - got EOF");
     }
 
     @Test
@@ -80,8 +86,10 @@ class VmaHeaderTest {
     @Test
     void blobBuffersOutsideTheHeaderAreRefused() {
         assertRefused(VmaWriter.sign(changed(b -> b.putInt(48, 100))), "wrong vma blob buffer offset 100");
-        assertRefused(VmaWriter.sign(changed(b -> b.putInt(48, 0xffffffff))), "wrong vma blob buffer size 4294967295/512");
-        assertRefused(VmaWriter.sign(changed(b -> b.putInt(52, 0x7fffffff))), "wrong vma blob buffer size 12288/2147483647");
+        assertRefused(
+                VmaWriter.sign(changed(b -> b.putInt(48, 0xffffffff))), "wrong vma blob buffer size 4294967295/512");
+        assertRefused(
+                VmaWriter.sign(changed(b -> b.putInt(52, 0x7fffffff))), "wrong vma blob buffer size 12288/2147483647");
     }
 
     @Test
@@ -93,7 +101,9 @@ class VmaHeaderTest {
     @Test
     void aBlobLongerThanTheBufferIsNoBlob() {
         // the first blob (the config's name) claims 65535 bytes: it and every blob after it are gone
-        assertRefused(VmaWriter.sign(changed(b -> b.put(12289, (byte) 0xff).put(12290, (byte) 0xff))), "vma does not contain data");
+        assertRefused(
+                VmaWriter.sign(changed(b -> b.put(12289, (byte) 0xff).put(12290, (byte) 0xff))),
+                "vma does not contain data");
     }
 
     @Test
@@ -108,7 +118,10 @@ class VmaHeaderTest {
     }
 
     private static void assertRefused(byte[] bytes, String message) {
-        assertThatThrownBy(() -> read(bytes)).isInstanceOf(StorageException.class).hasMessage(message)
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> read(bytes))
+                .isInstanceOf(StorageException.class)
+                .hasMessage(message)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 }

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@link VzdumpConfig} on archives made with the real tar, gzip, lzop, zstd and bzip2. */
 class VzdumpConfigTest {
-    private static final String PCT = "arch: amd64\nhostname: ct101\nmemory: 512\nrootfs: local:101/vm-101-disk-0.raw,size=8G\n";
+    private static final String PCT =
+            "arch: amd64\nhostname: ct101\nmemory: 512\nrootfs: local:101/vm-101-disk-0.raw,size=8G\n";
     private static final String QM = "boot: order=scsi0\nmemory: 2048\nname: vm100\n";
 
     @TempDir
@@ -39,7 +40,10 @@ class VzdumpConfigTest {
     @ValueSource(strings = {"", ".gz", ".lzo", ".zst", ".bz2"})
     void aContainersTarArchive(String suffix) {
         Path archive = dir.resolve("vzdump-lxc-101-2020_03_30-21_39_30.tar" + suffix);
-        Archives.tar(archive, Map.of("./etc/vzdump/pct.conf", PCT, "./etc/hostname", "ct101\n"), suffix.isEmpty() ? null : suffix.substring(1));
+        Archives.tar(
+                archive,
+                Map.of("./etc/vzdump/pct.conf", PCT, "./etc/hostname", "ct101\n"),
+                suffix.isEmpty() ? null : suffix.substring(1));
         assertThat(extract(archive)).isEqualTo(PCT);
     }
 
@@ -61,8 +65,12 @@ class VzdumpConfigTest {
     @ValueSource(strings = {"", ".gz", ".lzo", ".zst", ".bz2"})
     void aVmaArchive(String suffix) {
         Path archive = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.vma" + suffix);
-        byte[] header = new VmaWriter().config("qemu-server.conf", QM).device("drive-scsi0", 1L << 30).header();
-        byte[] withData = Arrays.copyOf(header, header.length + (4 << 20)); // more than a pipe holds: the decompressor is stopped
+        byte[] header = new VmaWriter()
+                .config("qemu-server.conf", QM)
+                .device("drive-scsi0", 1L << 30)
+                .header();
+        byte[] withData =
+                Arrays.copyOf(header, header.length + (4 << 20)); // more than a pipe holds: the decompressor is stopped
         Archives.write(archive, withData, suffix.isEmpty() ? null : suffix.substring(1));
         assertThat(extract(archive)).isEqualTo(QM);
     }
@@ -73,7 +81,13 @@ class VzdumpConfigTest {
         Archives.tar(archive, Map.of("./etc/hostname", "ct101\n", "./x/etc/vzdump/pct.conf", "not this one"), "gz");
         assertRefused(archive, "ERROR: archive contains no configuration file ('" + archive + "')");
         Path vma = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.vma");
-        Archives.write(vma, new VmaWriter().config("qemu-server.fw", "x").device("drive-scsi0", 1L << 30).header(), null);
+        Archives.write(
+                vma,
+                new VmaWriter()
+                        .config("qemu-server.fw", "x")
+                        .device("drive-scsi0", 1L << 30)
+                        .header(),
+                null);
         assertRefused(vma, "unable to find configuration data 'qemu-server.conf' in '" + vma + "'");
     }
 
@@ -81,20 +95,27 @@ class VzdumpConfigTest {
     void aCorruptCompressedArchiveIsBadInput() throws IOException {
         Path archive = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.vma.zst");
         Files.write(archive, Archives.utf8("this is not zstd data at all"));
-        assertThatThrownBy(() -> extract(archive)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> extract(archive))
+                .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("unable to read archive '" + archive + "' - command 'zstd -q -d -c' failed")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
         Path tar = dir.resolve("vzdump-lxc-101-2020_03_30-21_39_30.tar.lzo");
         Files.write(tar, Archives.utf8("not lzop"));
-        assertThatThrownBy(() -> extract(tar)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> extract(tar))
+                .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("unable to read archive '" + tar + "' - command 'tar --lzop -tf -' failed")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 
     @Test
     void aCutCompressedVmaIsBadInput() {
         Path archive = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.vma.gz");
-        byte[] header = new VmaWriter().config("qemu-server.conf", QM).device("drive-scsi0", 1L << 30).header();
+        byte[] header = new VmaWriter()
+                .config("qemu-server.conf", QM)
+                .device("drive-scsi0", 1L << 30)
+                .header();
         Archives.write(archive, Arrays.copyOf(header, 5000), "gz");
         assertRefused(archive, "'" + archive + "': can't read vma header - got EOF");
     }
@@ -115,7 +136,10 @@ class VzdumpConfigTest {
     }
 
     private void assertRefused(Path archive, String message) {
-        assertThatThrownBy(() -> extract(archive)).isInstanceOf(StorageException.class).hasMessage(message)
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> extract(archive))
+                .isInstanceOf(StorageException.class)
+                .hasMessage(message)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 }

@@ -35,7 +35,8 @@ class AtomicFileTest {
         Path target = Files.createDirectory(tmp.resolve("storage.yaml"));
         Files.writeString(target.resolve("inside"), "x");
         assertThatThrownBy(() -> AtomicFile.write(target, "new".getBytes()))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessageStartingWith("can't write '" + target + "': ");
         assertThat(names()).containsExactly("storage.yaml");
         assertThat(target.resolve("inside")).hasContent("x");
@@ -45,10 +46,12 @@ class AtomicFileTest {
     void onlyTemporaryFilesOfDeadProcessesAreRemoved() throws Exception {
         Path file = tmp.resolve("storage.yaml");
         Path dead = Files.writeString(tmp.resolve(".storage.yaml.tmp-999999999-00ff00ff"), "");
-        Path alive = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + "-00ff00ff"), "");
+        Path alive = Files.writeString(
+                tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + "-00ff00ff"), "");
         Path stamped = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessStamp.current() + "-00ff00ff"), "");
         // a writer that died and whose pid the kernel has since given to this process
-        Path reused = Files.writeString(tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + ".1000-00ff00ff"), "");
+        Path reused = Files.writeString(
+                tmp.resolve(".storage.yaml.tmp-" + ProcessHandle.current().pid() + ".1000-00ff00ff"), "");
         Path other = Files.writeString(tmp.resolve(".other.yaml.tmp-999999999-00ff00ff"), "");
         AtomicFile.removeStaleTemporaries(file);
         assertThat(dead).doesNotExist();

@@ -26,6 +26,7 @@ import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 class ConcurrentEditTest {
     @TempDir
     Path tmp;
+
     private final ExecutorService pool = Executors.newCachedThreadPool();
     private final List<Process> children = new ArrayList<>();
 
@@ -76,12 +77,19 @@ class ConcurrentEditTest {
         ConfigFiles files = new ConfigFiles(tmp);
         int perProcess = 25;
         for (String prefix : List.of("p1", "p2")) {
-            children.add(ChildJvm.start(ConfigEditorMain.class, List.of(ConfigStore.class, StorageException.class, Compose.class),
-                    files.file.toString(), files.lockDir.toString(), files.localDir.toString(), prefix, Integer.toString(perProcess)));
+            children.add(ChildJvm.start(
+                    ConfigEditorMain.class,
+                    List.of(ConfigStore.class, StorageException.class, Compose.class),
+                    files.file.toString(),
+                    files.lockDir.toString(),
+                    files.localDir.toString(),
+                    prefix,
+                    Integer.toString(perProcess)));
         }
         List<BufferedReader> outputs = new ArrayList<>();
         for (Process child : children) {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("ready");
             outputs.add(out);
         }

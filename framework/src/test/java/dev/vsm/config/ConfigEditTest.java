@@ -38,6 +38,7 @@ class ConfigEditTest {
 
     @TempDir
     Path tmp;
+
     ConfigFiles files;
     ConfigStore store;
 
@@ -51,7 +52,8 @@ class ConfigEditTest {
     private void assertRefused(ConfigEdit edit, String message) {
         byte[] before = Files.exists(files.file) ? files.bytes() : null;
         assertThatThrownBy(() -> store.apply(edit, ConfigHooks.NONE, false))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage(message);
         if (before == null) {
             assertThat(files.file).doesNotExist();
@@ -85,7 +87,8 @@ class ConfigEditTest {
     @Test
     void addAppendsTheStorageAndWritesTheFile() {
         files.write(TWO_STORAGES);
-        EditResult result = store.add("dir", "backups", values("path", "/mnt/backup", "content", "backup", "disable", "1"));
+        EditResult result =
+                store.add("dir", "backups", values("path", "/mnt/backup", "content", "backup", "disable", "1"));
         assertThat(result.written()).isTrue();
         assertThat(result.changes()).containsExactly("+ write " + files.file);
         assertThat(result.before().ids()).containsExactly("local", "san");
@@ -120,7 +123,8 @@ class ConfigEditTest {
         assertThat(now.origin()).isEqualTo(StorageConfigs.Origin.FILE);
         assertThat(now.ids()).containsExactly("local", "vmdata");
         assertThat(now.require("local").get("path")).contains(files.localDir.toString());
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file)))
+                .isEqualTo("rw-------");
     }
 
     @Test
@@ -133,40 +137,78 @@ class ConfigEditTest {
     @Test
     void addRefusesADuplicateId() {
         files.write(TWO_STORAGES);
-        assertRefused(new ConfigEdit.Add("dir", "san", values("path", "/x")), "create storage failed: storage ID 'san' already defined");
+        assertRefused(
+                new ConfigEdit.Add("dir", "san", values("path", "/x")),
+                "create storage failed: storage ID 'san' already defined");
     }
 
     @Test
     void addRefusesAnIdTakenByASectionOfATypeNotLoaded() {
         files.write(TWO_STORAGES + "  tank:\n    type: zfspool\n    pool: tank\n");
-        assertRefused(new ConfigEdit.Add("dir", "tank", values("path", "/x")), "create storage failed: storage ID 'tank' already defined");
+        assertRefused(
+                new ConfigEdit.Add("dir", "tank", values("path", "/x")),
+                "create storage failed: storage ID 'tank' already defined");
     }
 
     @Test
     void addChecksTheIdTheTypeAndEveryValueBeforeLocking() {
         files.write(TWO_STORAGES);
-        assertRefused(new ConfigEdit.Add("dir", "x", values("path", "/x")), "storage ID 'x' cannot be shorter than 2 characters");
-        assertRefused(new ConfigEdit.Add("dir", "my store", values("path", "/x")), "storage ID 'my store' contains illegal characters");
-        assertRefused(new ConfigEdit.Add("zfspool", "tank", values("pool", "tank")),
+        assertRefused(
+                new ConfigEdit.Add("dir", "x", values("path", "/x")),
+                "storage ID 'x' cannot be shorter than 2 characters");
+        assertRefused(
+                new ConfigEdit.Add("dir", "my store", values("path", "/x")),
+                "storage ID 'my store' contains illegal characters");
+        assertRefused(
+                new ConfigEdit.Add("zfspool", "tank", values("pool", "tank")),
                 "unknown storage type 'zfspool' (no loaded plugin provides it; see 'vsm plugins')");
-        assertRefused(new ConfigEdit.Add("dir", "new", values("path", "/x", "vgname", "pve")), "unexpected property 'vgname'");
-        assertRefused(new ConfigEdit.Add("dir", "new", values("path", "/x", "type", "lvm")), "unexpected property 'type'");
-        assertRefused(new ConfigEdit.Add("dir", "new", values("content", "iso")), "missing value for required option 'path'");
-        assertRefused(new ConfigEdit.Add("dir", "new", values("path", "/x", "preallocation", "fast")),
+        assertRefused(
+                new ConfigEdit.Add("dir", "new", values("path", "/x", "vgname", "pve")),
+                "unexpected property 'vgname'");
+        assertRefused(
+                new ConfigEdit.Add("dir", "new", values("path", "/x", "type", "lvm")), "unexpected property 'type'");
+        assertRefused(
+                new ConfigEdit.Add("dir", "new", values("content", "iso")), "missing value for required option 'path'");
+        assertRefused(
+                new ConfigEdit.Add("dir", "new", values("path", "/x", "preallocation", "fast")),
                 "preallocation: value 'fast' does not have a value in the enumeration 'off, metadata, falloc, full'");
-        assertRefused(new ConfigEdit.Add("lvm", "new", values("vgname", "vg", "content", "iso")),
+        assertRefused(
+                new ConfigEdit.Add("lvm", "new", values("vgname", "vg", "content", "iso")),
                 "content: storage does not support content type 'iso'");
-        assertRefused(new ConfigEdit.Add("lvm", "new", values("vgname", "vg", "saferemove", "perhaps", "shared", 3L)),
+        assertRefused(
+                new ConfigEdit.Add("lvm", "new", values("vgname", "vg", "saferemove", "perhaps", "shared", 3L)),
                 "saferemove: type check ('boolean') failed - got 'perhaps' (and 1 more problem)");
     }
 
     @Test
     void addTakesTypedJavaValues() {
         files.write(TWO_STORAGES);
-        store.add("lvm", "fast", values("vgname", "vg_fast", "saferemove", Boolean.TRUE, "saferemove-stepsize", 8,
-                "content", List.of("images", "rootdir"), "bwlimit-ratio", 2.5));
-        assertThat(files.load().require("fast").properties()).isEqualTo(Map.of("vgname", "vg_fast", "saferemove", true,
-                "saferemove-stepsize", 8L, "content", List.of("images", "rootdir"), "bwlimit-ratio", 2.5));
+        store.add(
+                "lvm",
+                "fast",
+                values(
+                        "vgname",
+                        "vg_fast",
+                        "saferemove",
+                        Boolean.TRUE,
+                        "saferemove-stepsize",
+                        8,
+                        "content",
+                        List.of("images", "rootdir"),
+                        "bwlimit-ratio",
+                        2.5));
+        assertThat(files.load().require("fast").properties())
+                .isEqualTo(Map.of(
+                        "vgname",
+                        "vg_fast",
+                        "saferemove",
+                        true,
+                        "saferemove-stepsize",
+                        8L,
+                        "content",
+                        List.of("images", "rootdir"),
+                        "bwlimit-ratio",
+                        2.5));
     }
 
     // --- update
@@ -174,54 +216,72 @@ class ConfigEditTest {
     @Test
     void updateSetsAndDeletesProperties() {
         files.write(TWO_STORAGES);
-        EditResult result = store.update("san", values("saferemove-stepsize", "16", "nodes", "n1,n2"), List.of("saferemove"), null);
+        EditResult result =
+                store.update("san", values("saferemove-stepsize", "16", "nodes", "n1,n2"), List.of("saferemove"), null);
         assertThat(result.written()).isTrue();
         StorageConfig san = files.load().require("san");
-        assertThat(san.properties()).isEqualTo(Map.of("vgname", "vg_san", "saferemove-stepsize", 16L, "nodes", List.of("n1", "n2")));
+        assertThat(san.properties())
+                .isEqualTo(Map.of("vgname", "vg_san", "saferemove-stepsize", 16L, "nodes", List.of("n1", "n2")));
     }
 
     @Test
     void updateChecksTheDigest() {
         files.write(TWO_STORAGES);
         String digest = files.load().digest();
-        assertRefused(new ConfigEdit.Update("san", values("saferemove", "0"), List.of(), "0".repeat(40)),
+        assertRefused(
+                new ConfigEdit.Update("san", values("saferemove", "0"), List.of(), "0".repeat(40)),
                 "update storage failed: detected modified configuration - file changed by other user? Try again.");
         store.update("san", values("saferemove", "0"), List.of(), digest.toUpperCase(Locale.ROOT));
         assertThat(files.load().require("san").get("saferemove")).contains(false);
         // the digest is now stale
-        assertRefused(new ConfigEdit.Update("san", values("saferemove", "1"), List.of(), digest),
+        assertRefused(
+                new ConfigEdit.Update("san", values("saferemove", "1"), List.of(), digest),
                 "update storage failed: detected modified configuration - file changed by other user? Try again.");
     }
 
     @Test
     void updateRefusals() {
         files.write(TWO_STORAGES + "  tank:\n    type: zfspool\n    pool: tank\n");
-        assertRefused(new ConfigEdit.Update("nope", values("disable", "1"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("nope", values("disable", "1"), List.of(), null),
                 "update storage failed: storage 'nope' does not exist");
-        assertRefused(new ConfigEdit.Update("tank", values("disable", "1"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("tank", values("disable", "1"), List.of(), null),
                 "update storage failed: storage 'tank' has type 'zfspool', which is not loaded (see 'vsm plugins')");
-        assertRefused(new ConfigEdit.Update("local", values("path", "/srv"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("path", "/srv"), List.of(), null),
                 "update storage failed: can't change value of fixed parameter 'path'");
-        assertRefused(new ConfigEdit.Update("local", values("type", "lvm"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("type", "lvm"), List.of(), null),
                 "update storage failed: can't change value of fixed parameter 'type'");
-        assertRefused(new ConfigEdit.Update("local", values("vgname", "pve"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("vgname", "pve"), List.of(), null),
                 "update storage failed: unexpected property 'vgname'");
-        assertRefused(new ConfigEdit.Update("local", values("format", "qed"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("format", "qed"), List.of(), null),
                 "update storage failed: format: value 'qed' does not have a value in the enumeration 'raw, qcow2, vmdk, subvol'");
-        assertRefused(new ConfigEdit.Update("local", values("content", "none,iso"), List.of(), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("content", "none,iso"), List.of(), null),
                 "update storage failed: content: unable to combine 'none' with other content types");
     }
 
     @Test
     void deleteRefusals() {
         files.write(TWO_STORAGES);
-        assertRefused(new ConfigEdit.Update("local", Map.of(), List.of("vgname"), null), "update storage failed: no such option 'vgname'");
-        assertRefused(new ConfigEdit.Update("local", Map.of(), List.of("type"), null), "update storage failed: no such option 'type'");
-        assertRefused(new ConfigEdit.Update("local", Map.of(), List.of("path"), null),
+        assertRefused(
+                new ConfigEdit.Update("local", Map.of(), List.of("vgname"), null),
+                "update storage failed: no such option 'vgname'");
+        assertRefused(
+                new ConfigEdit.Update("local", Map.of(), List.of("type"), null),
+                "update storage failed: no such option 'type'");
+        assertRefused(
+                new ConfigEdit.Update("local", Map.of(), List.of("path"), null),
                 "update storage failed: unable to delete required option 'path'");
-        assertRefused(new ConfigEdit.Update("local", Map.of(), List.of("snapshot-as-volume-chain"), null),
+        assertRefused(
+                new ConfigEdit.Update("local", Map.of(), List.of("snapshot-as-volume-chain"), null),
                 "update storage failed: unable to delete fixed option 'snapshot-as-volume-chain'");
-        assertRefused(new ConfigEdit.Update("local", values("content", "iso"), List.of("content"), null),
+        assertRefused(
+                new ConfigEdit.Update("local", values("content", "iso"), List.of("content"), null),
                 "update storage failed: cannot set and delete property 'content' at the same time!");
     }
 
@@ -258,7 +318,9 @@ class ConfigEditTest {
     @Test
     void removeRefusesAStorageThatIsTheBaseOfAnother() {
         files.write(TWO_STORAGES + "  onlun:\n    type: lvm\n    vgname: vg_lun\n    base: local:0.0.0.scsi-lun1\n");
-        assertRefused(new ConfigEdit.Remove("local"), "delete storage failed: can't remove storage - storage is used as base of another storage");
+        assertRefused(
+                new ConfigEdit.Remove("local"),
+                "delete storage failed: can't remove storage - storage is used as base of another storage");
         store.remove("onlun");
         store.remove("local");
         assertThat(files.load().ids()).containsExactly("san");
@@ -298,7 +360,8 @@ class ConfigEditTest {
     void reservedTopLevelKeysAreKeptInPlace() {
         files.write("cluster:\n  name: lab\n  nodes: [a1, b1]\n" + TWO_STORAGES + "plugin-dir: /opt/vsm/plugins\n");
         store.remove("san");
-        assertThat(files.text()).startsWith(ConfigWriter.HEADER + "cluster:\n  name: lab\n  nodes: [a1, b1]\nstorages:\n")
+        assertThat(files.text())
+                .startsWith(ConfigWriter.HEADER + "cluster:\n  name: lab\n  nodes: [a1, b1]\nstorages:\n")
                 .endsWith("plugin-dir: /opt/vsm/plugins\n");
     }
 
@@ -307,10 +370,14 @@ class ConfigEditTest {
     @Test
     void anInvalidFileIsNotEditedAndTheErrorNamesIt() {
         files.write("storages:\n  local:\n    type: dir\n    path: /srv\n    preallocation: fast\n");
-        assertRefused(new ConfigEdit.Update("local", values("disable", "1"), List.of(), null), "update storage failed: " + files.file
-                + ":5: storage 'local': preallocation: value 'fast' does not have a value in the enumeration 'off, metadata, falloc, full'");
-        assertRefused(new ConfigEdit.Add("dir", "other", values("path", "/other")), "create storage failed: " + files.file
-                + ":5: storage 'local': preallocation: value 'fast' does not have a value in the enumeration 'off, metadata, falloc, full'");
+        assertRefused(
+                new ConfigEdit.Update("local", values("disable", "1"), List.of(), null),
+                "update storage failed: " + files.file
+                        + ":5: storage 'local': preallocation: value 'fast' does not have a value in the enumeration 'off, metadata, falloc, full'");
+        assertRefused(
+                new ConfigEdit.Add("dir", "other", values("path", "/other")),
+                "create storage failed: " + files.file
+                        + ":5: storage 'local': preallocation: value 'fast' does not have a value in the enumeration 'off, metadata, falloc, full'");
     }
 
     // --- hooks
@@ -340,12 +407,12 @@ class ConfigEditTest {
         files.write(TWO_STORAGES);
         List<String> calls = new ArrayList<>();
         store.apply(new ConfigEdit.Add("lvm", "fast", values("vgname", "vg")), recording(calls), false);
-        store.apply(new ConfigEdit.Update("fast", values("saferemove", "yes"), List.of(), null), recording(calls), false);
+        store.apply(
+                new ConfigEdit.Update("fast", values("saferemove", "yes"), List.of(), null), recording(calls), false);
         store.apply(new ConfigEdit.Remove("fast"), recording(calls), false);
-        assertThat(calls).containsExactly(
-                "add fast locked=true",
-                "update {vgname=vg} -> {vgname=vg, saferemove=true}",
-                "delete fast");
+        assertThat(calls)
+                .containsExactly(
+                        "add fast locked=true", "update {vgname=vg} -> {vgname=vg, saferemove=true}", "delete fast");
     }
 
     @Test
@@ -354,12 +421,15 @@ class ConfigEditTest {
         ConfigHooks refusing = new ConfigHooks() {
             @Override
             public void onAdd(StorageConfig added) {
-                throw StorageException.failed("no such volume group '%s'", added.string("vgname").orElseThrow());
+                throw StorageException.failed(
+                        "no such volume group '%s'", added.string("vgname").orElseThrow());
             }
         };
         byte[] before = files.bytes();
-        assertThatThrownBy(() -> store.apply(new ConfigEdit.Add("lvm", "fast", values("vgname", "vg_x")), refusing, false))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+        assertThatThrownBy(
+                        () -> store.apply(new ConfigEdit.Add("lvm", "fast", values("vgname", "vg_x")), refusing, false))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("create storage failed: no such volume group 'vg_x'");
         assertThat(files.bytes()).isEqualTo(before);
     }
@@ -368,7 +438,8 @@ class ConfigEditTest {
     void anEditWaitsForTheLockAndGivesUpWithPvesMessage() throws Exception {
         files.write(TWO_STORAGES);
         byte[] before = files.bytes();
-        ConfigStore impatient = new ConfigStore(files.location(), TestSchemas.LOOKUP, files.locks(), Duration.ofMillis(200));
+        ConfigStore impatient =
+                new ConfigStore(files.location(), TestSchemas.LOOKUP, files.locks(), Duration.ofMillis(200));
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = new Thread(() -> files.locks().runWithLock(ConfigStore.LOCK, Duration.ofSeconds(1), () -> {
@@ -383,8 +454,10 @@ class ConfigEditTest {
         held.await();
         try {
             assertThatThrownBy(() -> impatient.remove("san"))
-                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
-                    .hasMessage("delete storage failed: can't lock file '" + files.lockDir.resolve("storage-config.lock") + "' - got timeout");
+                    .isInstanceOfSatisfying(
+                            StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                    .hasMessage("delete storage failed: can't lock file '"
+                            + files.lockDir.resolve("storage-config.lock") + "' - got timeout");
         } finally {
             release.countDown();
             holder.join();
@@ -398,7 +471,8 @@ class ConfigEditTest {
     @Test
     void aDryRunWritesNothingAndSaysWhatItWouldWrite() {
         List<String> calls = new ArrayList<>();
-        EditResult result = store.apply(new ConfigEdit.Add("lvm", "fast", values("vgname", "vg")), recording(calls), true);
+        EditResult result =
+                store.apply(new ConfigEdit.Add("lvm", "fast", values("vgname", "vg")), recording(calls), true);
         assertThat(result.written()).isFalse();
         assertThat(result.changes()).containsExactly("+ mkdir -p " + files.file.getParent(), "+ write " + files.file);
         assertThat(result.after().ids()).containsExactly("local", "fast");
@@ -419,7 +493,8 @@ class ConfigEditTest {
         files.write(TWO_STORAGES);
         Files.setPosixFilePermissions(files.file, PosixFilePermissions.fromString("rw-------"));
         store.remove("san");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.file)))
+                .isEqualTo("rw-------");
     }
 
     @Test

@@ -18,7 +18,8 @@ public final class ConfigEditorMain {
         int count = Integer.parseInt(args[4]);
         System.out.println("ready");
         System.out.flush();
-        new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)).readLine();
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
+                .readLine();
         for (int i = 0; i < count; i++) {
             store.add("lvm", args[3] + "-" + i, Map.of("vgname", "vg" + i));
         }

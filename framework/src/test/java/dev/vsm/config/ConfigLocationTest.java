@@ -28,9 +28,11 @@ class ConfigLocationTest {
 
     @Test
     void theDefaultLocalStorageFollowsXdgDataHome() {
-        assertThat(ConfigLocation.resolve(null, Map.of("XDG_DATA_HOME", "/data", "HOME", "/h"), HOME).defaultLocalDir())
+        assertThat(ConfigLocation.resolve(null, Map.of("XDG_DATA_HOME", "/data", "HOME", "/h"), HOME)
+                        .defaultLocalDir())
                 .isEqualTo(Path.of("/data/vsm/local"));
-        assertThat(ConfigLocation.resolve(null, Map.of("XDG_DATA_HOME", "relative", "HOME", "/h"), HOME).defaultLocalDir())
+        assertThat(ConfigLocation.resolve(null, Map.of("XDG_DATA_HOME", "relative", "HOME", "/h"), HOME)
+                        .defaultLocalDir())
                 .isEqualTo(Path.of("/h/.local/share/vsm/local"));
         assertThat(ConfigLocation.resolve(null, Map.of(), HOME).defaultLocalDir())
                 .isEqualTo(Path.of("/home/ann/.local/share/vsm/local"));
@@ -38,7 +40,8 @@ class ConfigLocationTest {
 
     @Test
     void aRelativeConfigPathIsMadeAbsolute() {
-        assertThat(ConfigLocation.resolve(Path.of("conf/s.yaml"), Map.of(), HOME).file())
+        assertThat(ConfigLocation.resolve(Path.of("conf/s.yaml"), Map.of(), HOME)
+                        .file())
                 .isEqualTo(Path.of("conf/s.yaml").toAbsolutePath());
     }
 }

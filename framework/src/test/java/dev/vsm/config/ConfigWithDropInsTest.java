@@ -42,9 +42,13 @@ class ConfigWithDropInsTest {
         Path plugins = files.file.getParent().resolve("plugins");
         TestPlugins.jar("good", plugins);
         TestPlugins.jar("too-old", plugins);
-        PluginRegistry registry = PluginRegistry.withDropIns(getClass().getClassLoader(),
-                () -> PluginDirectory.resolve(null, Map.of(), () -> store.pluginDir()).scan(warnings::add), warnings::add);
-        store = new ConfigStore(files.location(), type -> registry.plugin(type).map(StoragePlugin::schema), files.locks());
+        PluginRegistry registry = PluginRegistry.withDropIns(
+                getClass().getClassLoader(),
+                () -> PluginDirectory.resolve(null, Map.of(), () -> store.pluginDir())
+                        .scan(warnings::add),
+                warnings::add);
+        store = new ConfigStore(
+                files.location(), type -> registry.plugin(type).map(StoragePlugin::schema), files.locks());
     }
 
     @Test
@@ -59,7 +63,8 @@ class ConfigWithDropInsTest {
     @Test
     void aPluginDirectoryThatIsNotAPathIsAProblemWithItsLine() {
         files.write("storages: {}\nplugin-dir: [a, b]\n");
-        assertThatThrownBy(store::pluginDir).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(store::pluginDir)
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(files.file + ":2: plugin-dir: must be the path of a directory of plugin jars");
         assertThatThrownBy(store::load).isInstanceOf(ConfigException.class).hasMessageContaining(":2: plugin-dir:");
     }
@@ -70,13 +75,18 @@ class ConfigWithDropInsTest {
         StorageConfigs configs = store.load();
         assertThat(configs.storages()).containsOnlyKeys("aa");
         assertThat(configs.unloaded()).containsOnlyKeys("old");
-        assertThat(configs.warnings()).singleElement().asString().contains("storage 'old': type 'too-old' is not loaded");
+        assertThat(configs.warnings())
+                .singleElement()
+                .asString()
+                .contains("storage 'old': type 'too-old' is not loaded");
         assertThat(warnings).singleElement().asString().contains("too-old.jar", "built for storage API version");
 
         store.add("good", "bb", Map.of("path", "/srv/b"));
         store.update("aa", Map.of("path", "/srv/a2"), List.of(), null);
         store.remove("aa");
-        assertThat(files.text()).endsWith("\nplugin-dir: plugins\nstorages:\n" + OLD_SECTION + "  bb:\n    type: good\n    path: /srv/b\n");
+        assertThat(files.text())
+                .endsWith("\nplugin-dir: plugins\nstorages:\n" + OLD_SECTION
+                        + "  bb:\n    type: good\n    path: /srv/b\n");
         assertThat(store.load().unloaded()).containsOnlyKeys("old");
         assertThat(warnings).as("the jar is refused once per registry").hasSize(1);
     }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigWriterTest {
     @TempDir
     Path tmp;
+
     ConfigFiles files;
 
     @BeforeEach
@@ -73,7 +74,8 @@ class ConfigWriterTest {
 
     @Test
     void quotesStringsYaml12WouldTakeForNumbersOrBooleans() {
-        Map<String, Object> values = new LinkedHashMap<>(Map.of("vgname", "true", "saferemove_throughput", "-10485760"));
+        Map<String, Object> values =
+                new LinkedHashMap<>(Map.of("vgname", "true", "saferemove_throughput", "-10485760"));
         assertThat(render(new StorageConfig("san", "lvm", values)))
                 .contains("    vgname: 'true'\n")
                 .contains("    saferemove_throughput: '-10485760'\n");
@@ -95,7 +97,8 @@ class ConfigWriterTest {
         san.put("bwlimit-ratio", 1.0E10);
         san.put("saferemove_throughput", "0x10");
         san.put("nodes", List.of("n1", "on"));
-        Map<String, Object> local = Map.of("path", "/var/lib/vz", "content", List.of("none"), "max-protected-backups", -1L);
+        Map<String, Object> local =
+                Map.of("path", "/var/lib/vz", "content", List.of("none"), "max-protected-backups", -1L);
         StorageConfig a = new StorageConfig("san", "lvm", san);
         StorageConfig b = new StorageConfig("local", "dir", local);
         files.write(render(a, b));

@@ -31,18 +31,23 @@ class PruneOptionsTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "keep-bogus=3|invalid key in comma-separated list property: keep-bogus",
-            "keep-last=1,keep-last=2|duplicate key in comma-separated list property: keep-last",
-            "keep-last|value without key, but schema does not define a default key",
-            "=3|missing key in comma-separated list property",
-            "keep-last=x|keep-last: type check ('integer') failed - got 'x'",
-            "keep-last=-1|keep-last: value must have a minimum value of 0",
-            "keep-all=maybe|keep-all: type check ('boolean') failed - got 'maybe'",
-            "keep-all=1,keep-last=2|keep-all cannot be set together with other options.",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "keep-bogus=3|invalid key in comma-separated list property: keep-bogus",
+                "keep-last=1,keep-last=2|duplicate key in comma-separated list property: keep-last",
+                "keep-last|value without key, but schema does not define a default key",
+                "=3|missing key in comma-separated list property",
+                "keep-last=x|keep-last: type check ('integer') failed - got 'x'",
+                "keep-last=-1|keep-last: value must have a minimum value of 0",
+                "keep-all=maybe|keep-all: type check ('boolean') failed - got 'maybe'",
+                "keep-all=1,keep-last=2|keep-all cannot be set together with other options.",
+            })
     void badValuesAreRefusedInPvesWords(String value, String message) {
-        assertThatThrownBy(() -> PruneOptions.parse(value)).isInstanceOf(StorageException.class).hasMessage(message)
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> PruneOptions.parse(value))
+                .isInstanceOf(StorageException.class)
+                .hasMessage(message)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 }

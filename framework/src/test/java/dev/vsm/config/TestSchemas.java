@@ -21,36 +21,42 @@ final class TestSchemas {
 
     static final PluginSchema DIR = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string("path", "base directory").withPattern("/[^;()]+").asRequired().asFixed(),
-            CommonProperties.content(EnumSet.allOf(ContentType.class)),
-            CommonProperties.nodes(),
-            CommonProperties.disable(),
-            CommonProperties.shared(),
-            CommonProperties.format(FORMATS),
-            CommonProperties.preallocation(),
-            CommonProperties.qcow2Subclusters(),
-            CommonProperties.qcow2ClusterSize(),
-            PropertySpec.bool("create-base-path", "create path if missing").withDefault(true),
-            PropertySpec.bool("snapshot-as-volume-chain", "qcow2 snapshots as backing chains").asFixed(),
-            PropertySpec.integer("max-protected-backups", "protected backups per guest"),
-            PropertySpec.string("prune-backups", "backup retention"),
-            PropertySpec.string("bwlimit", "bandwidth limits")))
+                    PropertySpec.string("path", "base directory")
+                            .withPattern("/[^;()]+")
+                            .asRequired()
+                            .asFixed(),
+                    CommonProperties.content(EnumSet.allOf(ContentType.class)),
+                    CommonProperties.nodes(),
+                    CommonProperties.disable(),
+                    CommonProperties.shared(),
+                    CommonProperties.format(FORMATS),
+                    CommonProperties.preallocation(),
+                    CommonProperties.qcow2Subclusters(),
+                    CommonProperties.qcow2ClusterSize(),
+                    PropertySpec.bool("create-base-path", "create path if missing")
+                            .withDefault(true),
+                    PropertySpec.bool("snapshot-as-volume-chain", "qcow2 snapshots as backing chains")
+                            .asFixed(),
+                    PropertySpec.integer("max-protected-backups", "protected backups per guest"),
+                    PropertySpec.string("prune-backups", "backup retention"),
+                    PropertySpec.string("bwlimit", "bandwidth limits")))
             .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES, ContentType.ROOTDIR))
             .formats(FORMATS, "raw")
             .build();
 
     static final PluginSchema LVM = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string("vgname", "volume group").asRequired().asFixed(),
-            PropertySpec.string("base", "base volume").asFixed(),
-            CommonProperties.content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR)),
-            CommonProperties.nodes(),
-            CommonProperties.disable(),
-            CommonProperties.shared(),
-            PropertySpec.bool("saferemove", "zero out removed volumes").withDefault(false),
-            PropertySpec.integer("saferemove-stepsize", "zero-out step in MiB").withAllowed(List.of("1", "2", "4", "8", "16", "32")),
-            PropertySpec.string("saferemove_throughput", "cstream -t argument"),
-            PropertySpec.number("bwlimit-ratio", "a made-up number property")))
+                    PropertySpec.string("vgname", "volume group").asRequired().asFixed(),
+                    PropertySpec.string("base", "base volume").asFixed(),
+                    CommonProperties.content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR)),
+                    CommonProperties.nodes(),
+                    CommonProperties.disable(),
+                    CommonProperties.shared(),
+                    PropertySpec.bool("saferemove", "zero out removed volumes").withDefault(false),
+                    PropertySpec.integer("saferemove-stepsize", "zero-out step in MiB")
+                            .withAllowed(List.of("1", "2", "4", "8", "16", "32")),
+                    PropertySpec.string("saferemove_throughput", "cstream -t argument"),
+                    PropertySpec.number("bwlimit-ratio", "a made-up number property")))
             .content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR), Set.of(ContentType.IMAGES))
             .formats(List.of("raw"), "raw")
             .build();

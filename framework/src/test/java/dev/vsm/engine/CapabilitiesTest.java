@@ -23,19 +23,28 @@ import org.junit.jupiter.api.Test;
 
 /** One way to declare a capability: {@link Storage#operations()}, per volume {@link Storage#hasFeature}. */
 class CapabilitiesTest {
-    private static final VolumeName DISK = VolumeName.builder("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw").vmid(100).build();
-    private static final VolumeName BASE = VolumeName.builder("base-100-disk-0", ContentType.IMAGES, "base-100-disk-0", "raw")
-            .vmid(100).isBase(true).build();
+    private static final VolumeName DISK = VolumeName.builder(
+                    "vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw")
+            .vmid(100)
+            .build();
+    private static final VolumeName BASE = VolumeName.builder(
+                    "base-100-disk-0", ContentType.IMAGES, "base-100-disk-0", "raw")
+            .vmid(100)
+            .isBase(true)
+            .build();
 
     @Test
     void aStorageThatDoesNotListAnOperationIsRefusedNamingItsPluginAndWhatItCannotDo() {
         Storage storage = new Minimal(Set.of());
         for (Operation op : Operation.values()) {
-            assertThatThrownBy(() -> Capabilities.require(storage, op)).isInstanceOf(StorageException.class)
+            assertThatThrownBy(() -> Capabilities.require(storage, op))
+                    .isInstanceOf(StorageException.class)
                     .hasMessageStartingWith("storage 'm' (type minimal) cannot ");
         }
-        assertThatThrownBy(() -> Capabilities.require(storage, Operation.RESIZE)).hasMessage("storage 'm' (type minimal) cannot resize volumes");
-        assertThatThrownBy(() -> storage.volumeResize(DISK, 1)).as("the default method refuses in the same words")
+        assertThatThrownBy(() -> Capabilities.require(storage, Operation.RESIZE))
+                .hasMessage("storage 'm' (type minimal) cannot resize volumes");
+        assertThatThrownBy(() -> storage.volumeResize(DISK, 1))
+                .as("the default method refuses in the same words")
                 .hasMessage("storage 'm' (type minimal) cannot resize volumes");
         Capabilities.require(new Minimal(Set.of(Operation.RESIZE)), Operation.RESIZE);
     }
@@ -53,7 +62,8 @@ class CapabilitiesTest {
                 return feature == Feature.SNAPSHOT || feature == Feature.COPY;
             }
         };
-        assertThat(Capabilities.features(claimsSnapshots, DISK)).as("snapshot needs Operation.SNAPSHOT, copy needs none")
+        assertThat(Capabilities.features(claimsSnapshots, DISK))
+                .as("snapshot needs Operation.SNAPSHOT, copy needs none")
                 .containsExactly(Feature.COPY);
     }
 

@@ -23,7 +23,8 @@ class LocalHostFilesTest {
         files.replaceFile(file, "first".getBytes(StandardCharsets.UTF_8));
         files.replaceFile(file, "second".getBytes(StandardCharsets.UTF_8));
         assertThat(Files.readString(file)).isEqualTo("second");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-r--r--");
         try (var entries = Files.list(dir)) {
             assertThat(entries).containsExactly(file);
         }

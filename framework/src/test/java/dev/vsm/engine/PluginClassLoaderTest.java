@@ -33,7 +33,8 @@ class PluginClassLoaderTest {
     @BeforeEach
     void setUp() throws Exception {
         Path builtIn = TestPlugins.jar("good", dir.resolve("vsm"));
-        vsm = new URLClassLoader("vsm", new URL[] {builtIn.toUri().toURL()}, getClass().getClassLoader());
+        vsm = new URLClassLoader(
+                "vsm", new URL[] {builtIn.toUri().toURL()}, getClass().getClassLoader());
         Path twin = TestPlugins.jar("twin-a", dir.resolve("plugins"));
         plugin = new PluginClassLoader(twin.toString(), List.of(twin.toUri().toURL()), vsm);
     }
@@ -46,11 +47,16 @@ class PluginClassLoaderTest {
 
     @Test
     void serviceLoaderFindsThePluginsOwnProviderOnlyNotTheBuiltInOnesAgain() throws Exception {
-        List<String> found = ServiceLoader.load(StoragePlugin.class, plugin).stream().map(p -> p.type().getName()).toList();
+        List<String> found = ServiceLoader.load(StoragePlugin.class, plugin).stream()
+                .map(p -> p.type().getName())
+                .toList();
         assertThat(found).containsExactly("testplugin.twina.TwinPlugin");
         assertThat(Collections.list(plugin.getResources(SERVICES))).hasSize(1);
-        assertThat(ServiceLoader.load(StoragePlugin.class, vsm).stream().map(p -> p.type().getName()).toList())
-                .as("the built-in is there for vsm").containsExactly("testplugin.good.GoodPlugin");
+        assertThat(ServiceLoader.load(StoragePlugin.class, vsm).stream()
+                        .map(p -> p.type().getName())
+                        .toList())
+                .as("the built-in is there for vsm")
+                .containsExactly("testplugin.good.GoodPlugin");
     }
 
     @Test
@@ -58,13 +64,17 @@ class PluginClassLoaderTest {
         assertThat(plugin.loadClass(StoragePlugin.class.getName())).isSameAs(StoragePlugin.class);
         assertThat(plugin.loadClass("dev.vsm.spi.files.DirLayout")).isSameAs(dev.vsm.spi.files.DirLayout.class);
         assertThat(plugin.loadClass(Logger.class.getName())).isSameAs(Logger.class);
-        assertThat(plugin.loadClass("testplugin.twina.TwinPlugin").getClassLoader()).isSameAs(plugin);
+        assertThat(plugin.loadClass("testplugin.twina.TwinPlugin").getClassLoader())
+                .isSameAs(plugin);
     }
 
     @Test
     void vsmsOtherLibrariesTheEngineAndBuiltInPluginsAreInvisible() {
-        for (String hidden : List.of("com.fasterxml.jackson.databind.ObjectMapper", "org.snakeyaml.engine.v2.api.Load",
-                PluginRegistry.class.getName(), "testplugin.good.GoodPlugin")) {
+        for (String hidden : List.of(
+                "com.fasterxml.jackson.databind.ObjectMapper",
+                "org.snakeyaml.engine.v2.api.Load",
+                PluginRegistry.class.getName(),
+                "testplugin.good.GoodPlugin")) {
             assertThatThrownBy(() -> plugin.loadClass(hidden)).as(hidden).isInstanceOf(ClassNotFoundException.class);
         }
         assertThat(plugin.getResource("testplugin/good/GoodPlugin.class")).isNull();
@@ -80,7 +90,12 @@ class PluginClassLoaderTest {
     void aPluginsCopyOfAClassThatVsmSharesIsIgnored() throws Exception {
         // the SPI comes from vsm even if a plugin jar bundles (an old copy of) it
         Path withSpi = TestPlugins.jar("good", dir.resolve("bundles-spi"));
-        try (PluginClassLoader loader = new PluginClassLoader("x", List.of(withSpi.toUri().toURL(), TestPlugins.spiLocation().toUri().toURL()), vsm)) {
+        try (PluginClassLoader loader = new PluginClassLoader(
+                "x",
+                List.of(
+                        withSpi.toUri().toURL(),
+                        TestPlugins.spiLocation().toUri().toURL()),
+                vsm)) {
             assertThat(loader.loadClass(StoragePlugin.class.getName())).isSameAs(StoragePlugin.class);
         }
     }

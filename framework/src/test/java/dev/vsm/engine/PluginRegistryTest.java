@@ -34,7 +34,8 @@ class PluginRegistryTest {
     void setUp() throws Exception {
         plugins = Files.createDirectories(tmp.resolve("plugins"));
         Path good = TestPlugins.jar("good", tmp.resolve("vsm-class-path"));
-        builtIns = new URLClassLoader("vsm", new URL[] {good.toUri().toURL()}, getClass().getClassLoader());
+        builtIns = new URLClassLoader(
+                "vsm", new URL[] {good.toUri().toURL()}, getClass().getClassLoader());
     }
 
     @AfterEach
@@ -48,17 +49,27 @@ class PluginRegistryTest {
     }
 
     private Entry entry(PluginRegistry registry, String source) {
-        return registry.entries().stream().filter(e -> e.source().equals(source)).findFirst().orElseThrow();
+        return registry.entries().stream()
+                .filter(e -> e.source().equals(source))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     void aGoodDropInLoadsInItsOwnClassLoaderAndIsListedWithItsJar() {
         Path jar = TestPlugins.jar("twin-a", plugins);
         PluginRegistry registry = registry();
-        assertThat(DropInCalls.target(registry.require("twin")).getClass().getClassLoader()).isInstanceOf(PluginClassLoader.class);
-        assertThat(registry.entries()).containsExactly(
-                new Entry("good", "testplugin.good.GoodPlugin", PluginRegistry.BUILT_IN, StorageApi.VERSION, null),
-                new Entry("twin", "testplugin.twina.TwinPlugin", jar.toString(), StorageApi.VERSION, null));
+        assertThat(DropInCalls.target(registry.require("twin")).getClass().getClassLoader())
+                .isInstanceOf(PluginClassLoader.class);
+        assertThat(registry.entries())
+                .containsExactly(
+                        new Entry(
+                                "good",
+                                "testplugin.good.GoodPlugin",
+                                PluginRegistry.BUILT_IN,
+                                StorageApi.VERSION,
+                                null),
+                        new Entry("twin", "testplugin.twina.TwinPlugin", jar.toString(), StorageApi.VERSION, null));
         assertThat(warnings).isEmpty();
     }
 
@@ -77,29 +88,70 @@ class PluginRegistryTest {
         PluginRegistry registry = registry();
 
         assertThat(registry.plugins()).containsOnlyKeys("good", "twin");
-        assertThat(DropInCalls.target(registry.plugin("twin").orElseThrow()).getClass().getName()).isEqualTo("testplugin.twina.TwinPlugin");
+        assertThat(DropInCalls.target(registry.plugin("twin").orElseThrow())
+                        .getClass()
+                        .getName())
+                .isEqualTo("testplugin.twina.TwinPlugin");
         String range = StorageApi.acceptedRange();
-        assertRefused(registry, "future.jar", StorageApi.VERSION + 1,
+        assertRefused(
+                registry,
+                "future.jar",
+                StorageApi.VERSION + 1,
                 "built for storage API version " + (StorageApi.VERSION + 1) + ", this vsm accepts " + range,
                 "update vsm, or use a release of the plugin built for API " + StorageApi.VERSION);
-        assertRefused(registry, "too-old.jar", StorageApi.VERSION - StorageApi.AGE - 1,
-                "built for storage API version " + (StorageApi.VERSION - StorageApi.AGE - 1), "update the plugin (rebuild it against this vsm's SPI)");
-        assertRefused(registry, "throws.jar", null,
-                "cannot create the plugin: IllegalStateException: cannot read /etc/throwing.conf", "fix the plugin or remove it");
-        assertRefused(registry, "no-service.jar", null, "no storage plugin in it (no META-INF/services/dev.vsm.spi.StoragePlugin entry)",
+        assertRefused(
+                registry,
+                "too-old.jar",
+                StorageApi.VERSION - StorageApi.AGE - 1,
+                "built for storage API version " + (StorageApi.VERSION - StorageApi.AGE - 1),
+                "update the plugin (rebuild it against this vsm's SPI)");
+        assertRefused(
+                registry,
+                "throws.jar",
+                null,
+                "cannot create the plugin: IllegalStateException: cannot read /etc/throwing.conf",
+                "fix the plugin or remove it");
+        assertRefused(
+                registry,
+                "no-service.jar",
+                null,
+                "no storage plugin in it (no META-INF/services/dev.vsm.spi.StoragePlugin entry)",
                 "add that file naming the class that implements dev.vsm.spi.StoragePlugin, or remove the jar");
-        assertRefused(registry, "twin-b.jar", StorageApi.VERSION,
-                "type 'twin' is already provided by testplugin.twina.TwinPlugin (" + plugins.resolve("twin-a.jar") + ")", "remove one of the two");
-        assertRefused(registry, "good.jar", StorageApi.VERSION, "type 'good' is already provided by testplugin.good.GoodPlugin (built-in)",
+        assertRefused(
+                registry,
+                "twin-b.jar",
+                StorageApi.VERSION,
+                "type 'twin' is already provided by testplugin.twina.TwinPlugin (" + plugins.resolve("twin-a.jar")
+                        + ")",
                 "remove one of the two");
-        assertRefused(registry, "bad-name.jar", StorageApi.VERSION, "type name 'Bad Name' is not a valid identifier", "the plugin must change it");
-        assertRefused(registry, "corrupt.jar", null, "corrupt.jar is not a readable jar", "replace it with a good copy or remove it");
+        assertRefused(
+                registry,
+                "good.jar",
+                StorageApi.VERSION,
+                "type 'good' is already provided by testplugin.good.GoodPlugin (built-in)",
+                "remove one of the two");
+        assertRefused(
+                registry,
+                "bad-name.jar",
+                StorageApi.VERSION,
+                "type name 'Bad Name' is not a valid identifier",
+                "the plugin must change it");
+        assertRefused(
+                registry,
+                "corrupt.jar",
+                null,
+                "corrupt.jar is not a readable jar",
+                "replace it with a good copy or remove it");
         assertRefused(registry, "empty-dir", null, "the directory holds no *.jar file", "or remove the directory");
 
-        List<Entry> refused = registry.entries().stream().filter(e -> !e.loaded()).toList();
+        List<Entry> refused =
+                registry.entries().stream().filter(e -> !e.loaded()).toList();
         assertThat(refused).hasSize(9);
-        assertThat(warnings).as("one warning per refused plugin").containsExactlyElementsOf(refused.stream().map(Entry::warning).toList());
-        assertThat(warnings).allSatisfy(w -> assertThat(w).doesNotContain("\n").startsWith("storage plugin " + plugins));
+        assertThat(warnings)
+                .as("one warning per refused plugin")
+                .containsExactlyElementsOf(refused.stream().map(Entry::warning).toList());
+        assertThat(warnings)
+                .allSatisfy(w -> assertThat(w).doesNotContain("\n").startsWith("storage plugin " + plugins));
     }
 
     private void assertRefused(PluginRegistry registry, String file, Integer apiVersion, String reason, String fix) {
@@ -119,9 +171,17 @@ class PluginRegistryTest {
         }
         PluginRegistry registry = registry();
         assertThat(warnings).isEmpty();
-        assertThat(registry.require("jackson-user-a").schema().property("path").orElseThrow().description())
+        assertThat(registry.require("jackson-user-a")
+                        .schema()
+                        .property("path")
+                        .orElseThrow()
+                        .description())
                 .isEqualTo("uses stand-in A from " + plugins.resolve("jackson-user-a"));
-        assertThat(registry.require("jackson-user-b").schema().property("path").orElseThrow().description())
+        assertThat(registry.require("jackson-user-b")
+                        .schema()
+                        .property("path")
+                        .orElseThrow()
+                        .description())
                 .isEqualTo("uses stand-in B from " + plugins.resolve("jackson-user-b"));
         Version vsmsOwn = new ObjectMapper().version();
         assertThat(vsmsOwn.getMajorVersion()).isEqualTo(2);
@@ -133,7 +193,8 @@ class PluginRegistryTest {
         TestPlugins.jar("jackson-user-a", plugins, library);
         PluginRegistry registry = registry();
         assertThat(registry.plugin("jackson-user-a")).isEmpty();
-        assertThat(entry(registry, plugins.resolve("jackson-user-a.jar").toString()).problem())
+        assertThat(entry(registry, plugins.resolve("jackson-user-a.jar").toString())
+                        .problem())
                 .contains("ClassNotFoundException: com.fasterxml.jackson.databind.ObjectMapper")
                 .endsWith("install it as a sub-directory holding the plugin's jar and its libraries");
     }
@@ -144,13 +205,18 @@ class PluginRegistryTest {
         TestPlugins.jar("future", plugins);
         AtomicInteger scans = new AtomicInteger();
         PluginDirectory dir = new PluginDirectory(plugins, true, "test");
-        PluginRegistry registry = PluginRegistry.withDropIns(builtIns, () -> {
-            scans.incrementAndGet();
-            return dir.scan(warnings::add);
-        }, warnings::add);
+        PluginRegistry registry = PluginRegistry.withDropIns(
+                builtIns,
+                () -> {
+                    scans.incrementAndGet();
+                    return dir.scan(warnings::add);
+                },
+                warnings::add);
         assertThat(registry.plugin("good")).isPresent();
         assertThat(scans).hasValue(0);
-        assertThat(warnings).as("no warning about a drop-in that was not needed").isEmpty();
+        assertThat(warnings)
+                .as("no warning about a drop-in that was not needed")
+                .isEmpty();
         assertThat(registry.plugin("twin")).isPresent();
         assertThat(registry.plugin("nothing")).isEmpty();
         registry.entries();
@@ -162,7 +228,8 @@ class PluginRegistryTest {
     @Test
     void anUnknownTypeNamesEveryLoadedType() {
         TestPlugins.jar("twin-a", plugins);
-        assertThatThrownBy(() -> registry().require("nfs")).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> registry().require("nfs"))
+                .isInstanceOf(StorageException.class)
                 .hasMessage("unsupported type 'nfs' (known types: good, twin)");
     }
 }

@@ -32,15 +32,20 @@ class ThreadContextClassLoaderTest {
         Path jar = TestPlugins.jar("context-loader", plugins);
         List<String> warnings = new ArrayList<>();
         PluginDirectory dir = new PluginDirectory(plugins, true, "test");
-        PluginRegistry registry = PluginRegistry.withDropIns(getClass().getClassLoader(), () -> dir.scan(warnings::add), warnings::add);
+        PluginRegistry registry =
+                PluginRegistry.withDropIns(getClass().getClassLoader(), () -> dir.scan(warnings::add), warnings::add);
         ClassLoader caller = Thread.currentThread().getContextClassLoader();
 
-        assertThat(registry.entries()).filteredOn(e -> e.source().equals(jar.toString()))
-                .singleElement().satisfies(e -> assertThat(e.problem()).isNull());
+        assertThat(registry.entries())
+                .filteredOn(e -> e.source().equals(jar.toString()))
+                .singleElement()
+                .satisfies(e -> assertThat(e.problem()).isNull());
         assertThat(warnings).isEmpty();
         StoragePlugin plugin = registry.require("ctx");
         assertThat(plugin.schema().defaultFormat()).isEqualTo("raw");
-        Storage storage = plugin.open(new StorageConfig("c", "ctx", Map.of()), DefaultStorageContext.builder(new RecordingConsole()).build());
+        Storage storage = plugin.open(
+                new StorageConfig("c", "ctx", Map.of()),
+                DefaultStorageContext.builder(new RecordingConsole()).build());
         storage.activate();
         assertThat(storage.status().active()).isTrue();
         Optional<Runnable> cleanup = storage.freeImage(null);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /** Lines reach the listener as they come, whether they end in \n, \r or \r\n, and in whatever blocks they arrive. */
 class LineSplitterTest {
     private final List<String> heard = new ArrayList<>();
-    private final LineSplitter splitter = new LineSplitter(OutputListener.Channel.STDOUT, (channel, line) -> heard.add(line));
+    private final LineSplitter splitter =
+            new LineSplitter(OutputListener.Channel.STDOUT, (channel, line) -> heard.add(line));
 
     private void write(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);

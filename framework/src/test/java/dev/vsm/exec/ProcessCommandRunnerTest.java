@@ -41,20 +41,22 @@ class ProcessCommandRunnerTest {
     void reportsTheLastStderrLineAfterThePrefix() {
         var runner = new ProcessCommandRunner(false, console);
         assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo first >&2; echo 'real cause' >&2; exit 3")
-                .withErrorPrefix("unable to create image")))
+                        .withErrorPrefix("unable to create image")))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("unable to create image: real cause");
-        assertThatThrownBy(() -> runner.query(Command.of("false")))
-                .hasMessage("command 'false' failed: exit code 1");
+        assertThatThrownBy(() -> runner.query(Command.of("false"))).hasMessage("command 'false' failed: exit code 1");
     }
 
     /** lvm2 with metadata backups off warns after its error: the error is what failed. */
     @Test
     void reportsTheLastLineThatIsNotAWarning() {
         var runner = new ProcessCommandRunner(false, console);
-        assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo '  WARNING: Activation disabled.' >&2; "
-                + "echo '  Failed to update pool vg/data.' >&2; echo '  WARNING: This metadata update is NOT backed up.' >&2; exit 5")
-                .withErrorPrefix("lvremove 'vg/x' error")))
+        assertThatThrownBy(() -> runner.query(Command.of(
+                                "sh",
+                                "-c",
+                                "echo '  WARNING: Activation disabled.' >&2; "
+                                        + "echo '  Failed to update pool vg/data.' >&2; echo '  WARNING: This metadata update is NOT backed up.' >&2; exit 5")
+                        .withErrorPrefix("lvremove 'vg/x' error")))
                 .hasMessage("lvremove 'vg/x' error: Failed to update pool vg/data.");
         assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "echo 'WARNING: only this' >&2; exit 5")))
                 .hasMessageEndingWith("failed: exit code 5 - WARNING: only this");
@@ -64,11 +66,13 @@ class ProcessCommandRunnerTest {
     @Test
     void reportsLvmsReasonNotItsPointerToTheHelp() {
         var runner = new ProcessCommandRunner(false, console);
-        String stderr = "  /dev/mapper/control: open failed: No such device\n  Failure to communicate with kernel device-mapper driver.\n"
-                + "  striped: Required device-mapper target(s) not detected in your kernel.\n  Run `lvcreate --help' for more information.\n";
+        String stderr =
+                "  /dev/mapper/control: open failed: No such device\n  Failure to communicate with kernel device-mapper driver.\n"
+                        + "  striped: Required device-mapper target(s) not detected in your kernel.\n  Run `lvcreate --help' for more information.\n";
         assertThatThrownBy(() -> runner.query(Command.of("sh", "-c", "printf '%s' \"$0\" >&2; exit 3", stderr)
-                .withErrorPrefix("lvcreate 'vg/vm-100-disk-0' error")))
-                .hasMessage("lvcreate 'vg/vm-100-disk-0' error: striped: Required device-mapper target(s) not detected in your kernel.");
+                        .withErrorPrefix("lvcreate 'vg/vm-100-disk-0' error")))
+                .hasMessage(
+                        "lvcreate 'vg/vm-100-disk-0' error: striped: Required device-mapper target(s) not detected in your kernel.");
     }
 
     @Test
@@ -99,14 +103,18 @@ class ProcessCommandRunnerTest {
     @Test
     void extraEnvironmentReachesTheCommand() {
         var runner = new ProcessCommandRunner(false, console, java.util.Map.of("LVM_SYSTEM_DIR", "/tmp/vsm-test-lvm"));
-        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $LVM_SYSTEM_DIR")).stdout()).isEqualTo("/tmp/vsm-test-lvm\n");
+        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $LVM_SYSTEM_DIR"))
+                        .stdout())
+                .isEqualTo("/tmp/vsm-test-lvm\n");
     }
 
     /** An environment given by an embedder is the commands' whole environment (with vsm's PATH and LC_ALL). */
     @Test
     void aGivenEnvironmentIsTheCommandsWholeEnvironment() {
-        var runner = new ProcessCommandRunner(false, console, Environment.of(java.util.Map.of("ONLY", "this")), () -> { });
-        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $ONLY ${HOME:-no-home} $LC_ALL")).stdout())
+        var runner =
+                new ProcessCommandRunner(false, console, Environment.of(java.util.Map.of("ONLY", "this")), () -> {});
+        assertThat(runner.query(Command.of("/bin/sh", "-c", "echo $ONLY ${HOME:-no-home} $LC_ALL"))
+                        .stdout())
                 .isEqualTo("this no-home C\n");
     }
 }

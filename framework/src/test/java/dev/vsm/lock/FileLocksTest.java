@@ -68,9 +68,14 @@ class FileLocksTest {
     @Test
     void isReentrantWithinOneThread() {
         FileLocks locks = locks();
-        int depth = locks.withLock("storage-config", Duration.ofMillis(100),
-                () -> locks.withLock("storage-config", Duration.ofMillis(100),
-                        () -> new FileLocks(dir, progress).withLock("storage-config", Duration.ofMillis(100), () -> 3)));
+        int depth = locks.withLock(
+                "storage-config",
+                Duration.ofMillis(100),
+                () -> locks.withLock(
+                        "storage-config",
+                        Duration.ofMillis(100),
+                        () -> new FileLocks(dir, progress)
+                                .withLock("storage-config", Duration.ofMillis(100), () -> 3)));
         assertThat(depth).isEqualTo(3);
         assertThat(progress()).isEmpty();
     }
@@ -94,8 +99,10 @@ class FileLocksTest {
     void releasesTheLockWhenTheWorkThrows() {
         FileLocks locks = locks();
         assertThatThrownBy(() -> locks.runWithLock("storage-x", Duration.ofSeconds(1), () -> {
-            throw new IllegalStateException("boom");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+                    throw new IllegalStateException("boom");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("boom");
         assertThat(locks.isHeldByCurrentThread("storage-x")).isFalse();
         assertThat(locks.withLock("storage-x", Duration.ZERO, () -> 1)).isEqualTo(1);
     }
@@ -140,9 +147,11 @@ class FileLocksTest {
         held.await();
         long start = System.nanoTime();
         assertThatThrownBy(() -> locks.withLock("storage-local", Duration.ofMillis(300), () -> "never"))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("can't lock file '" + dir.resolve("storage-local.lock") + "' - got timeout");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
         assertThat(progress()).isEqualTo("trying to acquire lock... failed" + System.lineSeparator());
         release.countDown();
         holder.get(10, TimeUnit.SECONDS);
@@ -157,7 +166,8 @@ class FileLocksTest {
             sleep(300);
         }));
         held.await();
-        assertThat(locks.withLock("storage-local", Duration.ofSeconds(10), () -> "mine")).isEqualTo("mine");
+        assertThat(locks.withLock("storage-local", Duration.ofSeconds(10), () -> "mine"))
+                .isEqualTo("mine");
         assertThat(progress()).isEqualTo("trying to acquire lock... OK" + System.lineSeparator());
         holder.get(10, TimeUnit.SECONDS);
     }
@@ -174,7 +184,8 @@ class FileLocksTest {
 
         // release: the child holds until its stdin closes
         child.getOutputStream().close();
-        assertThat(locks.withLock("storage-config", Duration.ofSeconds(20), () -> "mine")).isEqualTo("mine");
+        assertThat(locks.withLock("storage-config", Duration.ofSeconds(20), () -> "mine"))
+                .isEqualTo("mine");
         assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).isZero();
     }
@@ -192,11 +203,13 @@ class FileLocksTest {
                 throw new AssertionError(e);
             }
         });
-        assertThat(output).contains("trying to acquire lock... failed")
+        assertThat(output)
+                .contains("trying to acquire lock... failed")
                 .contains("can't lock file '" + dir.resolve("storage-local.lock") + "' - got timeout");
 
         Process again = startChild("try", dir.toString(), "storage-local", "5000");
-        assertThat(new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("acquired\n");
+        assertThat(new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .isEqualTo("acquired\n");
         assertThat(again.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(again.exitValue()).isZero();
     }
@@ -206,9 +219,11 @@ class FileLocksTest {
         FileLocks locks = locks();
         AtomicInteger runs = new AtomicInteger();
         assertThat(locks.tryRunWithLock("storage-x.del-vm-1-disk-0", () -> {
-            runs.incrementAndGet();
-            assertThat(locks.tryRunWithLock("storage-x.del-vm-1-disk-0", runs::incrementAndGet)).isTrue();
-        })).isTrue();
+                    runs.incrementAndGet();
+                    assertThat(locks.tryRunWithLock("storage-x.del-vm-1-disk-0", runs::incrementAndGet))
+                            .isTrue();
+                }))
+                .isTrue();
         assertThat(runs).hasValue(2);
         assertThat(progress()).isEmpty();
     }
@@ -262,15 +277,18 @@ class FileLocksTest {
         Files.createSymbolicLink(dir.resolve("storage-evil.lock"), victim);
         assertThatThrownBy(() -> locks().withLock("storage-evil", Duration.ZERO, () -> 1))
                 .isInstanceOf(StorageException.class)
-                .hasMessage("lock file '" + dir.resolve("storage-evil.lock") + "' is a symbolic link (owned by uid 0 mode 0777), not a"
-                        + " regular file of root's: remove it (rm " + dir.resolve("storage-evil.lock") + ") and run vsm again");
+                .hasMessage("lock file '" + dir.resolve("storage-evil.lock")
+                        + "' is a symbolic link (owned by uid 0 mode 0777), not a"
+                        + " regular file of root's: remove it (rm " + dir.resolve("storage-evil.lock")
+                        + ") and run vsm again");
         assertThat(victim).hasContent("keep");
     }
 
     @Test
     void aFifoPlantedAsLockFileIsRefusedAtOnceNotOpened() throws Exception {
         Path fifo = dir.resolve("storage-fifo.lock");
-        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor())
+                .isZero();
         // opening a FIFO for writing blocks until a reader comes: this would never return
         assertThatThrownBy(() -> locks().withLock("storage-fifo", Duration.ofSeconds(3600), () -> 1))
                 .isInstanceOf(StorageException.class)
@@ -283,17 +301,20 @@ class FileLocksTest {
         Files.setAttribute(file, "unix:uid", 65534);
         assertThatThrownBy(() -> locks().withLock("storage-theirs", Duration.ofSeconds(3600), () -> 1))
                 .isInstanceOf(StorageException.class)
-                .hasMessageStartingWith("lock file '" + file + "' is a regular file (owned by uid 65534 mode 0644), not a regular file of root's");
+                .hasMessageStartingWith("lock file '" + file
+                        + "' is a regular file (owned by uid 65534 mode 0644), not a regular file of root's");
     }
 
     @Test
     void lockFilesAreMadeOwnerOnlyAndOldOnesAreTightened() throws Exception {
         locks().withLock("storage-new", Duration.ZERO, () -> 1);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("storage-new.lock")))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("storage-new.lock"))))
+                .isEqualTo("rw-------");
         Path old = Files.writeString(dir.resolve("storage-old.lock"), "");
         Files.setPosixFilePermissions(old, PosixFilePermissions.fromString("rw-r--r--"));
         locks().withLock("storage-old", Duration.ZERO, () -> 1);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(old))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(old)))
+                .isEqualTo("rw-------");
     }
 
     @Test
@@ -309,13 +330,16 @@ class FileLocksTest {
     void aFileReadBackMustBeOwnAndPrivate() throws Exception {
         assertThat(FileLocks.readOwnFile(dir.resolve("cache.yaml"))).isEmpty();
         Path cache = Files.writeString(dir.resolve("cache.yaml"), "storages: {}\n");
-        assertThat(FileLocks.readOwnFile(cache)).hasValueSatisfying(b -> assertThat(new String(b)).isEqualTo("storages: {}\n"));
+        assertThat(FileLocks.readOwnFile(cache))
+                .hasValueSatisfying(b -> assertThat(new String(b)).isEqualTo("storages: {}\n"));
         Files.setAttribute(cache, "unix:uid", 65534);
-        assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> FileLocks.readOwnFile(cache))
+                .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("file '" + cache + "' is a regular file (owned by uid 65534");
         Files.setAttribute(cache, "unix:uid", 0);
         Files.setPosixFilePermissions(cache, PosixFilePermissions.fromString("rw-rw-rw-"));
-        assertThatThrownBy(() -> FileLocks.readOwnFile(cache)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> FileLocks.readOwnFile(cache))
+                .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("file '" + cache + "' is owned by uid 0 mode 0666, writable by others");
     }
 

@@ -21,20 +21,23 @@ public final class LockHolderMain {
     public static void main(String[] args) throws Exception {
         FileLocks locks = new FileLocks(Path.of(args[1]), System.out);
         switch (args[0]) {
-            case "hold" -> locks.runWithLock(args[2], Duration.ofSeconds(30), () -> {
-                System.out.println("locked");
-                System.out.flush();
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                    while (in.readLine() != null) {
-                        // hold until the parent closes our stdin
+            case "hold" ->
+                locks.runWithLock(args[2], Duration.ofSeconds(30), () -> {
+                    System.out.println("locked");
+                    System.out.flush();
+                    try (BufferedReader in =
+                            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                        while (in.readLine() != null) {
+                            // hold until the parent closes our stdin
+                        }
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
                     }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+                });
             case "try" -> {
                 try {
-                    locks.runWithLock(args[2], Duration.ofMillis(Long.parseLong(args[3])), () -> System.out.println("acquired"));
+                    locks.runWithLock(
+                            args[2], Duration.ofMillis(Long.parseLong(args[3])), () -> System.out.println("acquired"));
                 } catch (RuntimeException e) {
                     System.out.println();
                     System.out.println(e.getMessage());

@@ -32,21 +32,23 @@ class ProgressMeterTest {
     @Test
     void offATerminalOneLinePerTenthThenTheSummary() {
         List<String> lines = new ArrayList<>();
-        ProgressMeter meter = new ProgressMeter("zero-out /dev/sdb", 4_000_000_000L, ProgressOutput.lines(collecting(lines)), clock::get);
+        ProgressMeter meter = new ProgressMeter(
+                "zero-out /dev/sdb", 4_000_000_000L, ProgressOutput.lines(collecting(lines)), clock::get);
         clock.addAndGet(1_000 * MS);
-        meter.advanceTo(300_000_000L);   // 7%: no tenth yet
+        meter.advanceTo(300_000_000L); // 7%: no tenth yet
         meter.advanceTo(1_000_000_000L); // 25%: the second tenth is passed, one line for both
         meter.advanceTo(1_100_000_000L); // still the second tenth
         clock.addAndGet(1_000 * MS);
-        meter.advanceTo(500_000_000L);   // a source that lags does not move it back
+        meter.advanceTo(500_000_000L); // a source that lags does not move it back
         meter.advanceTo(2_000_000_000L);
         meter.advanceTo(4_000_000_000L); // the end is the summary's
         meter.finish();
         meter.finish();
-        assertThat(lines).containsExactly(
-                "zero-out /dev/sdb: 25% (1000000000 of 4000000000 bytes), 1000.0 MB/s, ETA 0:03",
-                "zero-out /dev/sdb: 50% (2000000000 of 4000000000 bytes), 1000.0 MB/s, ETA 0:02",
-                "zero-out /dev/sdb: 4000000000 bytes in 2.00 s, 2000.0 MB/s");
+        assertThat(lines)
+                .containsExactly(
+                        "zero-out /dev/sdb: 25% (1000000000 of 4000000000 bytes), 1000.0 MB/s, ETA 0:03",
+                        "zero-out /dev/sdb: 50% (2000000000 of 4000000000 bytes), 1000.0 MB/s, ETA 0:02",
+                        "zero-out /dev/sdb: 4000000000 bytes in 2.00 s, 2000.0 MB/s");
     }
 
     @Test
@@ -73,7 +75,8 @@ class ProgressMeterTest {
     void onATerminalTheLineIsRedrawnAtMostFiveTimesASecond() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        ProgressMeter meter = new ProgressMeter("zero-out /dev/loop3", 4L << 30, ProgressOutput.terminal(out), clock::get);
+        ProgressMeter meter =
+                new ProgressMeter("zero-out /dev/loop3", 4L << 30, ProgressOutput.terminal(out), clock::get);
         clock.addAndGet(500 * MS);
         meter.advanceTo(1L << 30);
         clock.addAndGet(50 * MS);
@@ -84,10 +87,13 @@ class ProgressMeterTest {
         String text = bytes.toString(StandardCharsets.UTF_8);
         String live = "zero-out /dev/loop3: [###############.....]  75% 3.00 GiB of 4.00 GiB, 3221.2 MB/s, ETA 0:00";
         String summary = "zero-out /dev/loop3: 3221225472 bytes in 1.00 s, 3221.2 MB/s";
-        assertThat(text.split("\r", -1)).containsExactly("",
-                "zero-out /dev/loop3: [#####...............]  25% 1.00 GiB of 4.00 GiB, 2147.5 MB/s, ETA 0:02",
-                live,
-                summary + " ".repeat(live.length() - summary.length()) + "\n"); // blanks over the longer live line
+        assertThat(text.split("\r", -1))
+                .containsExactly(
+                        "",
+                        "zero-out /dev/loop3: [#####...............]  25% 1.00 GiB of 4.00 GiB, 2147.5 MB/s, ETA 0:02",
+                        live,
+                        summary + " ".repeat(live.length() - summary.length())
+                                + "\n"); // blanks over the longer live line
     }
 
     @Test
@@ -117,8 +123,11 @@ class ProgressMeterTest {
     @Test
     void theEtaOfALongJobHasHours() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        ProgressMeter meter = new ProgressMeter("copy", 1_000_000_000_000L,
-                ProgressOutput.terminal(new PrintStream(bytes, true, StandardCharsets.UTF_8)), clock::get);
+        ProgressMeter meter = new ProgressMeter(
+                "copy",
+                1_000_000_000_000L,
+                ProgressOutput.terminal(new PrintStream(bytes, true, StandardCharsets.UTF_8)),
+                clock::get);
         clock.addAndGet(10_000 * MS);
         meter.advanceTo(1_000_000_000L); // 0.1% in 10 s: 9990 s left
         assertThat(bytes.toString(StandardCharsets.UTF_8)).endsWith("100.0 MB/s, ETA 2:46:30");

@@ -60,9 +60,14 @@ class ImageInspectionTest {
     @BeforeEach
     void setUp() {
         ProcessCommandRunner real = new ProcessCommandRunner(false, SILENT);
-        reading = new QemuImgRunner(new Recording(), real, SILENT, ProgressOutput.none(),
+        reading = new QemuImgRunner(
+                new Recording(),
+                real,
+                SILENT,
+                ProgressOutput.none(),
                 new QemuImgRunner.Settings("qemu-img", true, null));
-        qemuImgOnly = new QemuImgRunner(real, SILENT, ProgressOutput.none(), new QemuImgRunner.Settings("qemu-img", false, null));
+        qemuImgOnly = new QemuImgRunner(
+                real, SILENT, ProgressOutput.none(), new QemuImgRunner.Settings("qemu-img", false, null));
     }
 
     @Test
@@ -71,8 +76,15 @@ class ImageInspectionTest {
         images.add(create("base.qcow2", "qcow2", "-o", "preallocation=metadata", "64M"));
         images.add(create("v2.qcow2", "qcow2", "-o", "compat=0.10", "1G"));
         images.add(create("sub.qcow2", "qcow2", "-o", "extended_l2=on,cluster_size=128k", "1T"));
-        images.add(create("clone.qcow2", "qcow2", "-F", "qcow2", "-b", "base.qcow2", "-o", "extended_l2=on,cluster_size=128k"));
-        images.add(create("clone-abs.qcow2", "qcow2", "-F", "qcow2", "-b", dir.resolve("base.qcow2").toString()));
+        images.add(create(
+                "clone.qcow2", "qcow2", "-F", "qcow2", "-b", "base.qcow2", "-o", "extended_l2=on,cluster_size=128k"));
+        images.add(create(
+                "clone-abs.qcow2",
+                "qcow2",
+                "-F",
+                "qcow2",
+                "-b",
+                dir.resolve("base.qcow2").toString()));
         images.add(create("disk.raw", "raw", "1G"));
         images.add(create("full.raw", "raw", "-o", "preallocation=full", "3M"));
         images.add(create("disk.vmdk", "vmdk", "1G"));
@@ -95,8 +107,13 @@ class ImageInspectionTest {
         }
         assertThat(fast.get(2).info().l2CacheBytes()).isEqualTo((1L << 40) / (128 * 1024) * 16);
         // qemu-img ran only for what is not qcow2 or raw, the dirty image and the image of unknown format
-        assertThat(ran).filteredOn(argv -> argv.get(0).equals("qemu-img")).extracting(argv -> argv.get(3))
-                .containsExactly(dir.resolve("disk.vmdk").toString(), dirty.toString(), dir.resolve("sub.qcow2").toString());
+        assertThat(ran)
+                .filteredOn(argv -> argv.get(0).equals("qemu-img"))
+                .extracting(argv -> argv.get(3))
+                .containsExactly(
+                        dir.resolve("disk.vmdk").toString(),
+                        dirty.toString(),
+                        dir.resolve("sub.qcow2").toString());
         assertThat(ran).filteredOn(argv -> argv.get(0).equals("stat")).hasSize(1);
     }
 
@@ -107,7 +124,8 @@ class ImageInspectionTest {
             images.add(create("vm-" + i + ".qcow2", "qcow2", "1G"));
         }
         ran.clear();
-        assertThat(reading.inspect(images)).allSatisfy(i -> assertThat(i.error()).isNull());
+        assertThat(reading.inspect(images))
+                .allSatisfy(i -> assertThat(i.error()).isNull());
         assertThat(ran).hasSize(1);
         assertThat(ran.get(0).subList(0, 4)).containsExactly("stat", "-L", "--printf=%b %B %n\\0", "--");
     }
@@ -141,8 +159,10 @@ class ImageInspectionTest {
 
         List<Inspection> found = reading.inspect(List.of(good, cut, new ImageFile(notQcow2, "qcow2"), gone, alsoGood));
         assertThat(found.get(0).info().virtualSize()).isEqualTo(1L << 30);
-        assertThat(found.get(1).error()).hasMessage("invalid qcow2 image '" + cut.path()
-                + "': truncated: the qcow2 header (72 bytes at offset 0) is past the end of the file (50 bytes)");
+        assertThat(found.get(1).error())
+                .hasMessage(
+                        "invalid qcow2 image '" + cut.path()
+                                + "': truncated: the qcow2 header (72 bytes at offset 0) is past the end of the file (50 bytes)");
         assertThat(found.get(2).error()).hasMessage("cannot read '" + notQcow2 + "': Image is not in qcow2 format");
         assertThat(found.get(3).error().getMessage()).startsWith("qemu-img info '" + gone.path() + "' failed");
         assertThat(found.get(4).info().virtualSize()).isEqualTo(1L << 20);
@@ -151,8 +171,11 @@ class ImageInspectionTest {
     private ImageFile create(String name, String format, String... args) {
         List<String> argv = new ArrayList<>(List.of("qemu-img", "create", "-q", "-f", format));
         List<String> rest = new ArrayList<>(List.of(args));
-        String size = rest.isEmpty() || rest.get(rest.size() - 1).startsWith("-") || !Character.isDigit(rest.get(rest.size() - 1).charAt(0))
-                ? null : rest.remove(rest.size() - 1);
+        String size = rest.isEmpty()
+                        || rest.get(rest.size() - 1).startsWith("-")
+                        || !Character.isDigit(rest.get(rest.size() - 1).charAt(0))
+                ? null
+                : rest.remove(rest.size() - 1);
         argv.addAll(rest);
         argv.add(dir.resolve(name).toString());
         if (size != null) {

@@ -49,8 +49,22 @@ class Qcow2HeaderTest {
     @ValueSource(strings = {"base.raw", "../b/base,with,commas.raw", "sp ace/ünï côdé.raw", "/abs/path/base.raw"})
     void readsBackingFileNameAndFormat(String backing) throws Exception {
         Path img = dir.resolve("clone.qcow2");
-        Tools.run(dir, "qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "raw", "-b", backing,
-                "-o", "extended_l2=on,cluster_size=128k", img.toString(), "1G");
+        Tools.run(
+                dir,
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-u",
+                "-F",
+                "raw",
+                "-b",
+                backing,
+                "-o",
+                "extended_l2=on,cluster_size=128k",
+                img.toString(),
+                "1G");
         Qcow2Header h = assertSameAsQemuImg(img);
         assertThat(h.backingFile()).isEqualTo(backing);
         assertThat(h.backingFormat()).isEqualTo("raw");
@@ -60,11 +74,27 @@ class Qcow2HeaderTest {
     @Test
     void backingFileWithoutFormatExtension() throws Exception {
         Path img = dir.resolve("v2.qcow2");
-        Tools.run(dir, "qemu-img", "create", "-q", "-f", "qcow2", "-o", "compat=0.10", "-u", "-F", "qcow2", "-b", "base.qcow2",
-                img.toString(), "1G");
+        Tools.run(
+                dir,
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-o",
+                "compat=0.10",
+                "-u",
+                "-F",
+                "qcow2",
+                "-b",
+                "base.qcow2",
+                img.toString(),
+                "1G");
         byte[] bytes = Files.readAllBytes(img);
         // drop the backing format extension: turn it into the end-of-extensions marker
-        int at = indexOf(bytes, ByteBuffer.allocate(4).putInt(Qcow2Header.EXT_BACKING_FORMAT).array());
+        int at = indexOf(
+                bytes,
+                ByteBuffer.allocate(4).putInt(Qcow2Header.EXT_BACKING_FORMAT).array());
         assertThat(at).isPositive();
         Arrays.fill(bytes, at, at + 4, (byte) 0);
         Files.write(img, bytes);
@@ -90,28 +120,46 @@ class Qcow2HeaderTest {
 
         Path unknown = image("1G");
         patch(unknown, 72, 8, 1L << 40);
-        assertThat(Qcow2Header.read(unknown).untrustedReason()).hasValueSatisfying(r -> assertThat(r).contains("0x10000000000"));
+        assertThat(Qcow2Header.read(unknown).untrustedReason())
+                .hasValueSatisfying(r -> assertThat(r).contains("0x10000000000"));
     }
 
     @Test
     void notQcow2() throws Exception {
         Path raw = dir.resolve("x.qcow2");
         Files.write(raw, new byte[4096]);
-        assertThatThrownBy(() -> Qcow2Header.read(raw)).isInstanceOf(Qcow2Header.NotQcow2Exception.class)
+        assertThatThrownBy(() -> Qcow2Header.read(raw))
+                .isInstanceOf(Qcow2Header.NotQcow2Exception.class)
                 .hasMessage("Image is not in qcow2 format");
         Path tiny = dir.resolve("tiny.qcow2");
         Files.write(tiny, new byte[] {'Q', 'F', 'I'});
         assertThatThrownBy(() -> Qcow2Header.read(tiny)).isInstanceOf(Qcow2Header.NotQcow2Exception.class);
         Files.write(tiny, new byte[] {'Q', 'F', 'I', (byte) 0xfb, 0, 0});
-        assertThatThrownBy(() -> Qcow2Header.read(tiny)).isInstanceOf(InvalidHeaderException.class).hasMessageStartingWith("truncated");
+        assertThatThrownBy(() -> Qcow2Header.read(tiny))
+                .isInstanceOf(InvalidHeaderException.class)
+                .hasMessageStartingWith("truncated");
     }
 
     /** Every prefix of an image, up to the end of its backing file name, is a truncated header. */
     @Test
     void truncatedAtEveryLength() throws Exception {
         Path img = dir.resolve("clone.qcow2");
-        Tools.run(dir, "qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "qcow2", "-b", "base-100-disk-0.qcow2",
-                "-o", "extended_l2=on,cluster_size=128k", img.toString(), "1G");
+        Tools.run(
+                dir,
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-u",
+                "-F",
+                "qcow2",
+                "-b",
+                "base-100-disk-0.qcow2",
+                "-o",
+                "extended_l2=on,cluster_size=128k",
+                img.toString(),
+                "1G");
         byte[] whole = Files.readAllBytes(img);
         Qcow2Header h = Qcow2Header.read(img);
         int end = (int) (ByteBuffer.wrap(whole).getLong(8) + h.backingFile().length());
@@ -119,8 +167,10 @@ class Qcow2HeaderTest {
         for (int n = 4; n < end; n++) {
             Files.write(cut, Arrays.copyOf(whole, n));
             int length = n;
-            assertThatThrownBy(() -> Qcow2Header.read(cut)).as("cut at %d bytes", length)
-                    .isInstanceOf(InvalidHeaderException.class).hasMessageStartingWith("truncated");
+            assertThatThrownBy(() -> Qcow2Header.read(cut))
+                    .as("cut at %d bytes", length)
+                    .isInstanceOf(InvalidHeaderException.class)
+                    .hasMessageStartingWith("truncated");
         }
         Files.write(cut, Arrays.copyOf(whole, end));
         assertThat(Qcow2Header.read(cut).backingFile()).isEqualTo("base-100-disk-0.qcow2");
@@ -157,7 +207,9 @@ class Qcow2HeaderTest {
     void hostileField(String field, int offset, int width, long value, String message) throws Exception {
         Path img = image("1G", "-b", "base.qcow2");
         patch(img, offset, width, value);
-        assertThatThrownBy(() -> Qcow2Header.read(img)).isInstanceOf(InvalidHeaderException.class).hasMessage(message);
+        assertThatThrownBy(() -> Qcow2Header.read(img))
+                .isInstanceOf(InvalidHeaderException.class)
+                .hasMessage(message);
     }
 
     @Test
@@ -166,18 +218,24 @@ class Qcow2HeaderTest {
         patch(img, 8, 8, 60000); // within the first cluster, but the file is shorter
         byte[] bytes = Files.readAllBytes(img);
         Files.write(img, Arrays.copyOf(bytes, 4096));
-        assertThatThrownBy(() -> Qcow2Header.read(img)).isInstanceOf(InvalidHeaderException.class)
+        assertThatThrownBy(() -> Qcow2Header.read(img))
+                .isInstanceOf(InvalidHeaderException.class)
                 .hasMessageStartingWith("truncated: the backing file name");
     }
 
     @Test
     void extensionLongerThanTheSpaceBeforeTheBackingName() throws Exception {
         Path img = image("1G", "-b", "base.qcow2");
-        int at = indexOf(Files.readAllBytes(img), ByteBuffer.allocate(4).putInt(Qcow2Header.EXT_BACKING_FORMAT).array());
+        int at = indexOf(
+                Files.readAllBytes(img),
+                ByteBuffer.allocate(4).putInt(Qcow2Header.EXT_BACKING_FORMAT).array());
         patch(img, at + 4, 4, 0xFFFFFFF0L);
-        assertThatThrownBy(() -> Qcow2Header.read(img)).isInstanceOf(InvalidHeaderException.class).hasMessage("header extension too large");
+        assertThatThrownBy(() -> Qcow2Header.read(img))
+                .isInstanceOf(InvalidHeaderException.class)
+                .hasMessage("header extension too large");
         patch(img, at + 4, 4, 16);
-        assertThatThrownBy(() -> Qcow2Header.read(img)).isInstanceOf(InvalidHeaderException.class)
+        assertThatThrownBy(() -> Qcow2Header.read(img))
+                .isInstanceOf(InvalidHeaderException.class)
                 .hasMessage("backing format extension too large (16 bytes)");
     }
 
@@ -186,7 +244,9 @@ class Qcow2HeaderTest {
         Path img = dir.resolve("z.qcow2");
         Tools.run(dir, "qemu-img", "create", "-q", "-f", "qcow2", "-o", "compression_type=zstd", img.toString(), "1G");
         patch(img, 104, 1, 7);
-        assertThatThrownBy(() -> Qcow2Header.read(img)).isInstanceOf(InvalidHeaderException.class).hasMessage("unknown compression type 7");
+        assertThatThrownBy(() -> Qcow2Header.read(img))
+                .isInstanceOf(InvalidHeaderException.class)
+                .hasMessage("unknown compression type 7");
     }
 
     @Test
@@ -194,9 +254,11 @@ class Qcow2HeaderTest {
         Path img = image("1G", "-b", "base.qcow2");
         long offset = ByteBuffer.wrap(Files.readAllBytes(img)).getLong(8);
         patch(img, (int) offset + 2, 1, 0xff); // not UTF-8
-        assertThat(Qcow2Header.read(img).untrustedReason()).contains("a backing file name or format that is not UTF-8 text");
+        assertThat(Qcow2Header.read(img).untrustedReason())
+                .contains("a backing file name or format that is not UTF-8 text");
         patch(img, (int) offset + 2, 1, 0); // a NUL byte: QEMU would end the name there
-        assertThat(Qcow2Header.read(img).untrustedReason()).contains("a backing file name or format that is not UTF-8 text");
+        assertThat(Qcow2Header.read(img).untrustedReason())
+                .contains("a backing file name or format that is not UTF-8 text");
     }
 
     /**
@@ -234,7 +296,10 @@ class Qcow2HeaderTest {
                 assertThat(expected.getMessage()).isNotBlank();
             }
         }
-        assertThat(parsed).as("mutants that are still valid headers").isPositive().isLessThan(3000);
+        assertThat(parsed)
+                .as("mutants that are still valid headers")
+                .isPositive()
+                .isLessThan(3000);
     }
 
     private Qcow2Header assertSameAsQemuImg(Path img) throws IOException, InvalidHeaderException {
@@ -242,10 +307,30 @@ class Qcow2HeaderTest {
         JsonNode info = Tools.qemuImgInfo(img, "qcow2");
         assertThat(h.virtualSize()).isEqualTo(info.get("virtual-size").asLong());
         assertThat(h.clusterSize()).isEqualTo(info.get("cluster-size").asInt());
-        assertThat(h.extendedL2()).isEqualTo(info.path("format-specific").path("data").path("extended-l2").asBoolean(false));
-        assertThat(h.backingFile()).isEqualTo(info.has("backing-filename") ? info.get("backing-filename").asText() : null);
-        assertThat(h.backingFormat()).isEqualTo(info.has("backing-filename-format") ? info.get("backing-filename-format").asText() : null);
-        assertThat(h.version()).isEqualTo(info.path("format-specific").path("data").path("compat").asText().equals("0.10") ? 2 : 3);
+        assertThat(h.extendedL2())
+                .isEqualTo(info.path("format-specific")
+                        .path("data")
+                        .path("extended-l2")
+                        .asBoolean(false));
+        assertThat(h.backingFile())
+                .isEqualTo(
+                        info.has("backing-filename")
+                                ? info.get("backing-filename").asText()
+                                : null);
+        assertThat(h.backingFormat())
+                .isEqualTo(
+                        info.has("backing-filename-format")
+                                ? info.get("backing-filename-format").asText()
+                                : null);
+        assertThat(h.version())
+                .isEqualTo(
+                        info.path("format-specific")
+                                        .path("data")
+                                        .path("compat")
+                                        .asText()
+                                        .equals("0.10")
+                                ? 2
+                                : 3);
         return h;
     }
 

@@ -16,27 +16,48 @@ class QemuImgConvertCommandsTest {
     private final QemuImgCommands cmds = new QemuImgCommands("qemu-img", true);
 
     private String convert(Path target, String format, TargetState state, ImageOptions options) {
-        return String.join(" ", cmds.convert(ImageConversion.builder(SRC, "qcow2", target, format).sizeBytes(1L << 30)
-                .targetState(state).options(options).build()));
+        return String.join(
+                " ",
+                cmds.convert(ImageConversion.builder(SRC, "qcow2", target, format)
+                        .sizeBytes(1L << 30)
+                        .targetState(state)
+                        .options(options)
+                        .build()));
     }
 
     @Test
     void aNewFileGetsTheStoragesOptionsAndSkipsZeroRuns() {
         assertThat(convert(Path.of("/s/vm-1.raw"), "raw", TargetState.NEW, ImageOptions.DEFAULTS))
-                .isEqualTo("qemu-img convert -p -f qcow2 -O raw -o preallocation=off -S 64k /srv/cloud.qcow2 /s/vm-1.raw");
+                .isEqualTo(
+                        "qemu-img convert -p -f qcow2 -O raw -o preallocation=off -S 64k /srv/cloud.qcow2 /s/vm-1.raw");
         assertThat(convert(Path.of("/s/vm-1.qcow2"), "qcow2", TargetState.NEW, ImageOptions.DEFAULTS))
-                .isEqualTo("qemu-img convert -p -f qcow2 -O qcow2 -o preallocation=metadata -S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
-        assertThat(convert(Path.of("/s/vm-1.qcow2"), "qcow2", TargetState.NEW, ImageOptions.of(Preallocation.FALLOC, Subclusters.ON, 65536)))
-                .isEqualTo("qemu-img convert -p -f qcow2 -O qcow2 -o extended_l2=on,cluster_size=64k,preallocation=falloc "
-                        + "-S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
-        assertThat(convert(Path.of("/s/vm-1.vmdk"), "vmdk", TargetState.NEW, ImageOptions.of(Preallocation.FULL, Subclusters.AUTO, null)))
+                .isEqualTo(
+                        "qemu-img convert -p -f qcow2 -O qcow2 -o preallocation=metadata -S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
+        assertThat(convert(
+                        Path.of("/s/vm-1.qcow2"),
+                        "qcow2",
+                        TargetState.NEW,
+                        ImageOptions.of(Preallocation.FALLOC, Subclusters.ON, 65536)))
+                .isEqualTo(
+                        "qemu-img convert -p -f qcow2 -O qcow2 -o extended_l2=on,cluster_size=64k,preallocation=falloc "
+                                + "-S 64k /srv/cloud.qcow2 /s/vm-1.qcow2");
+        assertThat(convert(
+                        Path.of("/s/vm-1.vmdk"),
+                        "vmdk",
+                        TargetState.NEW,
+                        ImageOptions.of(Preallocation.FULL, Subclusters.AUTO, null)))
                 .isEqualTo("qemu-img convert -p -f qcow2 -O vmdk -S 64k /srv/cloud.qcow2 /s/vm-1.vmdk");
     }
 
     @Test
     void aTargetKnownToReadZerosIsNotCreatedAndSkipsZeroRuns() {
-        assertThat(convert(Path.of("/dev/vg/vm-1-disk-0"), "raw", TargetState.ZEROED, ImageOptions.of(Preallocation.FULL, Subclusters.ON, null)))
-                .isEqualTo("qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k /srv/cloud.qcow2 /dev/vg/vm-1-disk-0");
+        assertThat(convert(
+                        Path.of("/dev/vg/vm-1-disk-0"),
+                        "raw",
+                        TargetState.ZEROED,
+                        ImageOptions.of(Preallocation.FULL, Subclusters.ON, null)))
+                .isEqualTo(
+                        "qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k /srv/cloud.qcow2 /dev/vg/vm-1-disk-0");
     }
 
     @Test
@@ -51,7 +72,8 @@ class QemuImgConvertCommandsTest {
         assertThat(String.join(" ", cmds.measure(SRC, "qcow2", "raw", ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img measure --output=json -f qcow2 -O raw /srv/cloud.qcow2");
         assertThat(String.join(" ", cmds.measure(SRC, "vmdk", "qcow2", ImageOptions.of(null, Subclusters.ON, null))))
-                .isEqualTo("qemu-img measure --output=json -f vmdk -O qcow2 -o extended_l2=on,cluster_size=128k /srv/cloud.qcow2");
+                .isEqualTo(
+                        "qemu-img measure --output=json -f vmdk -O qcow2 -o extended_l2=on,cluster_size=128k /srv/cloud.qcow2");
         assertThat(cmds.compare(SRC, "qcow2", Path.of("/b.raw"), "raw"))
                 .containsExactly("qemu-img", "compare", "-f", "qcow2", "-F", "raw", "/srv/cloud.qcow2", "/b.raw");
         assertThat(cmds.check(SRC, "qcow2")).containsExactly("qemu-img", "check", "-f", "qcow2", "/srv/cloud.qcow2");

@@ -50,7 +50,9 @@ class UntrustedImageTest {
         Path img = create(format, options, "4M");
         assertThat(UntrustedImage.inspect(img, null, "x")).isEqualTo(format);
         assertThat(UntrustedImage.inspect(img, format, "x")).isEqualTo(format);
-        assertThat(UntrustedImage.inspect(img, "raw", "x")).as("raw reads any bytes").isEqualTo("raw");
+        assertThat(UntrustedImage.inspect(img, "raw", "x"))
+                .as("raw reads any bytes")
+                .isEqualTo("raw");
     }
 
     @Test
@@ -60,11 +62,20 @@ class UntrustedImageTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/etc/shadow", "base.raw", "../../x.raw", "json:{\"driver\":\"raw\",\"file\":{\"filename\":\"/etc/shadow\"}}",
-        "nbd://127.0.0.1:10809/x", "/dev/sda", "https://example.com/x.raw"})
+    @ValueSource(
+            strings = {
+                "/etc/shadow",
+                "base.raw",
+                "../../x.raw",
+                "json:{\"driver\":\"raw\",\"file\":{\"filename\":\"/etc/shadow\"}}",
+                "nbd://127.0.0.1:10809/x",
+                "/dev/sda",
+                "https://example.com/x.raw"
+            })
     void aQcow2BackingFileOfAnyKindIsRefused(String backing) {
         Path img = dir.resolve("b.qcow2");
-        Tools.run(dir, "qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "raw", "-b", backing, img.toString(), "1M");
+        Tools.run(
+                dir, "qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "raw", "-b", backing, img.toString(), "1M");
         assertRefused(img, null, "names the backing file '" + backing.substring(0, Math.min(10, backing.length())));
         assertRefused(img, "qcow2", "names the backing file");
     }
@@ -108,7 +119,20 @@ class UntrustedImageTest {
     @Test
     void aQedBackingFileIsRefused() {
         Path img = dir.resolve("b.qed");
-        Tools.run(dir, "qemu-img", "create", "-q", "-f", "qed", "-u", "-F", "raw", "-b", "/etc/shadow", img.toString(), "1M");
+        Tools.run(
+                dir,
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qed",
+                "-u",
+                "-F",
+                "raw",
+                "-b",
+                "/etc/shadow",
+                img.toString(),
+                "1M");
         assertRefused(img, null, "its qed header names a backing file");
     }
 
@@ -142,17 +166,25 @@ class UntrustedImageTest {
 
     @Test
     void formatsVsmDoesNotImportAreRefusedNotProbedByQemu() throws IOException {
-        for (String magic : List.of("LUKS\u00ba\u00be", "COWD", "WithoutFreeSpace", "Bochs Virtual HD Image",
+        for (String magic : List.of(
+                "LUKS\u00ba\u00be",
+                "COWD",
+                "WithoutFreeSpace",
+                "Bochs Virtual HD Image",
                 "#!/bin/sh\n#V2.0 Format\nmodprobe cloop")) {
-            Path img = Files.write(dir.resolve("odd"), Arrays.copyOf(magic.getBytes(StandardCharsets.ISO_8859_1), 4096));
+            Path img =
+                    Files.write(dir.resolve("odd"), Arrays.copyOf(magic.getBytes(StandardCharsets.ISO_8859_1), 4096));
             assertRefused(img, null, "a format vsm does not import");
         }
         Path raw = create("raw", "", "1M");
-        for (String driver : List.of("luks", "nbd", "file", "host_device", "blkdebug", "quorum", "vvfat", "qcow", "json")) {
+        for (String driver :
+                List.of("luks", "nbd", "file", "host_device", "blkdebug", "quorum", "vvfat", "qcow", "json")) {
             assertRefused(raw, driver, "format '" + driver + "' is not one vsm imports");
         }
-        assertThatThrownBy(() -> UntrustedImage.inspect(raw, "qcow2", "x")).isInstanceOf(StorageException.class)
-                .hasMessageContaining("is not a disk image qemu-img can read as qcow2: it does not start with a qcow2 header");
+        assertThatThrownBy(() -> UntrustedImage.inspect(raw, "qcow2", "x"))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining(
+                        "is not a disk image qemu-img can read as qcow2: it does not start with a qcow2 header");
     }
 
     @Test
@@ -163,26 +195,31 @@ class UntrustedImageTest {
                 "version=3\ncreateType=\"twoGbMaxExtentSparse\"\nRDONLY 100 SPARSE \"/etc/shadow\"\nRW 100 SPARSE \"b.vmdk\"\n",
                 "version=1\nRW\t2048\tFLAT\t\"/etc/shadow\"\t0\n")) {
             Path img = Files.writeString(dir.resolve("d.vmdk"), text);
-            assertRefused(img, null, "it is a vmdk descriptor file: its data is in the files its extents name ('/etc/shadow'");
+            assertRefused(
+                    img,
+                    null,
+                    "it is a vmdk descriptor file: its data is in the files its extents name ('/etc/shadow'");
             assertRefused(img, "vmdk", "vmdk descriptor file");
         }
         // no version line: qemu's probe calls it raw, but -f vmdk would still open its extents
-        Path unprobed = Files.writeString(dir.resolve("u.vmdk"), "createType=\"monolithicFlat\"\nRW 8 FLAT \"/etc/shadow\" 0\n");
+        Path unprobed = Files.writeString(
+                dir.resolve("u.vmdk"), "createType=\"monolithicFlat\"\nRW 8 FLAT \"/etc/shadow\" 0\n");
         assertRefused(unprobed, "vmdk", "('/etc/shadow')");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "parentFileNameHint=\"/etc/shadow.vmdk\"",
-        "# parentFileNameHint=\"/etc/shadow.vmdk\"",
-        "PARENTFILENAMEHINT = \"/etc/shadow.vmdk\"",
-        "parentCID=12345678",
-        "RW 8 FLAT \"/etc/shadow\" 0",
-        "RW 8 ZERO",
-        "RW 8 VMFS \"x.vmdk\"",
-        "RDONLY 8 SPARSE \"other.vmdk\"",
-        "createType=\"twoGbMaxExtentSparse\"\r",
-    })
+    @ValueSource(
+            strings = {
+                "parentFileNameHint=\"/etc/shadow.vmdk\"",
+                "# parentFileNameHint=\"/etc/shadow.vmdk\"",
+                "PARENTFILENAMEHINT = \"/etc/shadow.vmdk\"",
+                "parentCID=12345678",
+                "RW 8 FLAT \"/etc/shadow\" 0",
+                "RW 8 ZERO",
+                "RW 8 VMFS \"x.vmdk\"",
+                "RDONLY 8 SPARSE \"other.vmdk\"",
+                "createType=\"twoGbMaxExtentSparse\"\r",
+            })
     void aSparseVmdkWhoseEmbeddedDescriptorNamesOtherDataIsRefused(String line) throws IOException {
         Path img = create("vmdk", "", "1M");
         embed(img, line);
@@ -210,16 +247,20 @@ class UntrustedImageTest {
 
     @Test
     void theDescriptorParserReadsQuotingLineEndsAndComments() {
-        VmdkDescriptor d = VmdkDescriptor.parse("# Disk DescriptorFile\r\nversion=1\r\n  createType = \"streamOptimized\"  \r\n"
-                + "parentCID=ffffffff\n# RW 8 FLAT \"/commented\" 0\nRW 2048 SPARSE \"with space.vmdk\"\0RW 8 FLAT relative.img 0\n"
-                + "rw 8 zero\n\tNOACCESS 8 FLAT \"tab.img\" 0\nddb.adapterType = \"ide\"\n");
+        VmdkDescriptor d =
+                VmdkDescriptor.parse("# Disk DescriptorFile\r\nversion=1\r\n  createType = \"streamOptimized\"  \r\n"
+                        + "parentCID=ffffffff\n# RW 8 FLAT \"/commented\" 0\nRW 2048 SPARSE \"with space.vmdk\"\0RW 8 FLAT relative.img 0\n"
+                        + "rw 8 zero\n\tNOACCESS 8 FLAT \"tab.img\" 0\nddb.adapterType = \"ide\"\n");
         assertThat(d.createType()).isEqualTo("streamOptimized");
         assertThat(d.parentCids()).containsExactly("ffffffff");
         assertThat(d.extentFiles()).containsExactly("with space.vmdk", "relative.img", "tab.img");
         assertThat(d.extents()).hasSize(4);
         assertThat(d.problemInSparseFile()).isEqualTo("names 4 extents (a single sparse file has one)");
-        assertThat(VmdkDescriptor.parse("createType=\"monolithicSparse\"\nRW 8 SPARSE \"x.vmdk\"\n").problemInSparseFile()).isNull();
-        assertThat(VmdkDescriptor.parse("RW 8 \"FLAT\" \"x\" 0\n").problemInSparseFile()).contains("FLAT extent 'x'");
+        assertThat(VmdkDescriptor.parse("createType=\"monolithicSparse\"\nRW 8 SPARSE \"x.vmdk\"\n")
+                        .problemInSparseFile())
+                .isNull();
+        assertThat(VmdkDescriptor.parse("RW 8 \"FLAT\" \"x\" 0\n").problemInSparseFile())
+                .contains("FLAT extent 'x'");
         assertThat(VmdkDescriptor.parse("RW\n").problemInSparseFile()).contains("malformed extent");
     }
 
@@ -259,7 +300,8 @@ class UntrustedImageTest {
     }
 
     private static void assertRefused(Path img, String format, String message) {
-        assertThatThrownBy(() -> UntrustedImage.inspect(img, format, "img")).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> UntrustedImage.inspect(img, format, "img"))
+                .isInstanceOf(StorageException.class)
                 .hasMessageContaining(message)
                 .satisfies(e -> assertThat(((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));

@@ -34,7 +34,8 @@ class SpiCompatibilityTest {
         TestPlugins.jar("spi-v1", plugins);
         List<String> warnings = new ArrayList<>();
         PluginDirectory dir = new PluginDirectory(plugins, true, "test");
-        PluginRegistry registry = PluginRegistry.withDropIns(getClass().getClassLoader(), () -> dir.scan(warnings::add), warnings::add);
+        PluginRegistry registry =
+                PluginRegistry.withDropIns(getClass().getClassLoader(), () -> dir.scan(warnings::add), warnings::add);
         StoragePlugin plugin = registry.require("memory");
         assertThat(warnings).isEmpty();
         assertThat(plugin.apiVersion()).isEqualTo(1);
@@ -48,30 +49,40 @@ class SpiCompatibilityTest {
         assertThat(manager.path(disk)).isEqualTo(Path.of("/srv/mem/images/100/vm-100-disk-0.raw"));
         assertThat(manager.resize(disk, 2 << 20)).isEqualTo(2 << 20);
         VolumeId base = manager.createBase(disk);
-        assertThat(manager.info(base).features()).as("the default hasFeature, from operations()").containsExactly(Feature.CLONE);
+        assertThat(manager.info(base).features())
+                .as("the default hasFeature, from operations()")
+                .containsExactly(Feature.CLONE);
         VolumeId clone = manager.cloneVolume(base, 101);
         assertThat(manager.info(clone).features()).containsExactly(Feature.TEMPLATE);
-        assertThat(manager.list("mem", null, null)).extracting(VolumeInfo::volid).containsExactly(base.toString(), clone.toString());
-        assertThat(manager.status(null, null, false, null)).singleElement().satisfies(row -> assertThat(row.status().active()).isTrue());
+        assertThat(manager.list("mem", null, null))
+                .extracting(VolumeInfo::volid)
+                .containsExactly(base.toString(), clone.toString());
+        assertThat(manager.status(null, null, false, null))
+                .singleElement()
+                .satisfies(row -> assertThat(row.status().active()).isTrue());
         manager.free(clone);
-        assertThatThrownBy(() -> manager.free(clone)).isInstanceOf(StorageException.class).hasMessageContaining("no volume");
+        assertThatThrownBy(() -> manager.free(clone))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("no volume");
         assertThat(console).contains("allocated mem:100/vm-100-disk-0.raw", "freed " + clone.volname());
 
         assertThatThrownBy(() -> plugin.onUpdate(config, config.with("volume-limit", 0L), context()))
-                .isInstanceOf(StorageException.class).hasMessage("volume-limit must be at least 1");
+                .isInstanceOf(StorageException.class)
+                .hasMessage("volume-limit must be at least 1");
     }
 
     private StorageContext context() {
         return DefaultStorageContext.builder(new Console() {
-            @Override
-            public void info(String line) {
-                console.add(line);
-            }
+                    @Override
+                    public void info(String line) {
+                        console.add(line);
+                    }
 
-            @Override
-            public void warn(String line) {
-                console.add("warning: " + line);
-            }
-        }).build();
+                    @Override
+                    public void warn(String line) {
+                        console.add("warning: " + line);
+                    }
+                })
+                .build();
     }
 }

@@ -27,9 +27,11 @@ public final class Archives {
 
     /** Fails (under CI) or skips the test when tar or a compressor is missing. */
     public static void requireTools() {
-        for (String tool : List.of("/usr/bin/tar", "/usr/bin/gzip", "/usr/bin/lzop", "/usr/bin/zstd", "/usr/bin/bzip2")) {
+        for (String tool :
+                List.of("/usr/bin/tar", "/usr/bin/gzip", "/usr/bin/lzop", "/usr/bin/zstd", "/usr/bin/bzip2")) {
             if (!Files.isExecutable(Path.of(tool))) {
-                HostTools.unavailable(tool + " (vzdump archives); install it: apt-get install tar gzip lzop zstd bzip2");
+                HostTools.unavailable(
+                        tool + " (vzdump archives); install it: apt-get install tar gzip lzop zstd bzip2");
             }
         }
     }
@@ -46,9 +48,13 @@ public final class Archives {
                 Files.createDirectories(p.getParent());
                 Files.writeString(p, f.getValue());
             }
-            List<String> argv = new ArrayList<>(List.of("/usr/bin/tar", "-cf", archive.toString(), "-C", src.toString()));
+            List<String> argv =
+                    new ArrayList<>(List.of("/usr/bin/tar", "-cf", archive.toString(), "-C", src.toString()));
             if (compression != null) {
-                argv.add(1, Map.of("gz", "-z", "lzo", "--lzop", "zst", "--zstd", "bz2", "--bzip2").get(compression));
+                argv.add(
+                        1,
+                        Map.of("gz", "-z", "lzo", "--lzop", "zst", "--zstd", "bz2", "--bzip2")
+                                .get(compression));
             }
             argv.addAll(files.keySet());
             Tools.run(src, argv.toArray(String[]::new));
@@ -65,8 +71,10 @@ public final class Archives {
                 Files.write(file, bytes);
                 return;
             }
-            Process p = new ProcessBuilder(COMPRESSORS.get(compression)).redirectOutput(file.toFile())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Process p = new ProcessBuilder(COMPRESSORS.get(compression))
+                    .redirectOutput(file.toFile())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
             p.getOutputStream().write(bytes);
             p.getOutputStream().close();
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -34,7 +34,8 @@ public final class ChildJvm {
 
     private static String codeSource(Class<?> c) {
         try {
-            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI())
+                    .toString();
         } catch (java.net.URISyntaxException e) {
             throw new IllegalStateException(e);
         }

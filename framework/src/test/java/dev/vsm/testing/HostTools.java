@@ -53,7 +53,8 @@ public final class HostTools {
     public static boolean isRoot() {
         try {
             return Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .filter(l -> l.startsWith("Uid:")).anyMatch(l -> l.split("\\s+")[2].equals("0"));
+                    .filter(l -> l.startsWith("Uid:"))
+                    .anyMatch(l -> l.split("\\s+")[2].equals("0"));
         } catch (IOException e) {
             return false;
         }
@@ -64,7 +65,8 @@ public final class HostTools {
         Path err = null;
         try {
             err = Files.createTempFile("vsm-tool-err", ".txt");
-            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            ProcessBuilder pb = new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectError(err.toFile());
             pb.environment().putAll(env);
             Process p = pb.start();
@@ -94,7 +96,8 @@ public final class HostTools {
     public static String mustRun(Map<String, String> env, String... argv) {
         Result r = run(env, argv);
         if (!r.ok()) {
-            throw new AssertionError(String.join(" ", argv) + " failed (exit " + r.exit() + "): " + (r.out() + r.err()).strip());
+            throw new AssertionError(
+                    String.join(" ", argv) + " failed (exit " + r.exit() + "): " + (r.out() + r.err()).strip());
         }
         return r.out();
     }

@@ -54,7 +54,8 @@ public final class LoopDevice implements AutoCloseable {
                     : HostTools.run(Map.of(), LOSETUP, "-f", "--show", file.toString());
             if (!r.ok()) {
                 loop.close();
-                throw HostTools.unavailable("a free loop device: losetup -f --show failed: " + (r.out() + r.err()).strip());
+                throw HostTools.unavailable(
+                        "a free loop device: losetup -f --show failed: " + (r.out() + r.err()).strip());
             }
             loop.device = r.out().strip();
             return loop;

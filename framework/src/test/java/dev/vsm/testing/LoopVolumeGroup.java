@@ -36,8 +36,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>It needs root, a free loop device and lvm2. Without them the test is skipped with the
  * reason, except under CI ({@code CI=true}), where it fails: CI must not pass by skipping.
  */
-public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback, AfterEachCallback,
-        BeforeAllCallback, AfterAllCallback {
+public final class LoopVolumeGroup
+        implements AutoCloseable, BeforeEachCallback, AfterEachCallback, BeforeAllCallback, AfterAllCallback {
     private static final String LVM = "/sbin/lvm";
     private static final long MIB = 1024 * 1024;
 
@@ -56,7 +56,8 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     /** A group of {@code mib} MiB (lvm2 keeps about 1 MiB for metadata; extents are 4 MiB) with a unique name. */
     public static LoopVolumeGroup ofMiB(long mib) {
-        return new LoopVolumeGroup(mib * MIB, "vsmtest" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36));
+        return new LoopVolumeGroup(
+                mib * MIB, "vsmtest" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36));
     }
 
     /** The volume group's name (unique per instance, {@code vsmtest...}). */
@@ -209,8 +210,12 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     /** The names of every LV in the group, sorted. */
     public List<String> lvNames() {
-        return lvm("lvs", "--noheadings", "-o", "lv_name", name).lines().map(String::strip).filter(s -> !s.isEmpty())
-                .sorted().toList();
+        return lvm("lvs", "--noheadings", "-o", "lv_name", name)
+                .lines()
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .sorted()
+                .toList();
     }
 
     /** One LV's size in bytes, if it exists. */
@@ -220,13 +225,15 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
 
     /** One LV's tags, as {@code lvs -o tags} shows them. */
     public List<String> tags(String lv) {
-        return field(lv, "tags").map(t -> t.isEmpty() ? List.<String>of() : Arrays.asList(t.split(","))).orElseThrow(
-                () -> new AssertionError("no LV " + name + "/" + lv));
+        return field(lv, "tags")
+                .map(t -> t.isEmpty() ? List.<String>of() : Arrays.asList(t.split(",")))
+                .orElseThrow(() -> new AssertionError("no LV " + name + "/" + lv));
     }
 
     /** The group's free bytes. */
     public long freeBytes() {
-        return Long.parseLong(lvm("vgs", "--noheadings", "--units", "b", "--nosuffix", "-o", "vg_free", name).strip());
+        return Long.parseLong(lvm("vgs", "--noheadings", "--units", "b", "--nosuffix", "-o", "vg_free", name)
+                .strip());
     }
 
     /** Creates an LV directly with lvm2 (to set up a state, e.g. a leftover {@code del-} LV). */
@@ -235,8 +242,19 @@ public final class LoopVolumeGroup implements AutoCloseable, BeforeEachCallback,
     }
 
     private Optional<String> field(String lv, String column) {
-        for (String line : lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "--separator", ":", "-o", "lv_name," + column, name)
-                .lines().toList()) {
+        for (String line : lvm(
+                        "lvs",
+                        "--noheadings",
+                        "--units",
+                        "b",
+                        "--nosuffix",
+                        "--separator",
+                        ":",
+                        "-o",
+                        "lv_name," + column,
+                        name)
+                .lines()
+                .toList()) {
             String[] f = line.strip().split(":", -1);
             if (f.length == 2 && f[0].equals(lv)) {
                 return Optional.of(f[1].strip());

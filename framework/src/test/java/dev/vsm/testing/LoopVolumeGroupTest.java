@@ -19,7 +19,8 @@ class LoopVolumeGroupTest {
             dir = vg.systemDir().getParent();
             file = vg.backingFile();
             assertThat(device).startsWith("/dev/loop");
-            assertThat(Files.readString(vg.systemDir().resolve("lvm.conf"))).contains("activation = 0", "a|^" + device + "$|");
+            assertThat(Files.readString(vg.systemDir().resolve("lvm.conf")))
+                    .contains("activation = 0", "a|^" + device + "$|");
             assertThat(vg.lvm("vgs", "--noheadings", "-o", "vg_name").strip()).isEqualTo(vg.name());
             assertThat(vg.freeBytes()).isEqualTo(28L * 1024 * 1024);
             vg.createLv("del-vm-100-disk-0", 4);
@@ -31,12 +32,17 @@ class LoopVolumeGroupTest {
         }
         assertThat(dir).doesNotExist();
         assertThat(file).doesNotExist();
-        String attached = new String(new ProcessBuilder("/sbin/losetup", "-a").start().getInputStream().readAllBytes());
+        String attached = new String(new ProcessBuilder("/sbin/losetup", "-a")
+                .start()
+                .getInputStream()
+                .readAllBytes());
         assertThat(attached).doesNotContain(file.toString());
     }
 
     @Test
     void namesAreUnique() {
-        assertThat(LoopVolumeGroup.ofMiB(8).name()).startsWith("vsmtest").isNotEqualTo(LoopVolumeGroup.ofMiB(8).name());
+        assertThat(LoopVolumeGroup.ofMiB(8).name())
+                .startsWith("vsmtest")
+                .isNotEqualTo(LoopVolumeGroup.ofMiB(8).name());
     }
 }

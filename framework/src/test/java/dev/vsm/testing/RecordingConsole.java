@@ -29,6 +29,9 @@ public final class RecordingConsole implements Console {
 
     /** The {@code + argv} lines a dry run printed. */
     public synchronized List<String> commands() {
-        return infos.stream().filter(l -> l.startsWith("+ ")).map(l -> l.substring(2)).toList();
+        return infos.stream()
+                .filter(l -> l.startsWith("+ "))
+                .map(l -> l.substring(2))
+                .toList();
     }
 }

@@ -54,7 +54,11 @@ public final class TestPlugins {
     /** Where the SPI's classes are (a directory in this module, a jar in others). */
     public static Path spiLocation() {
         try {
-            return Path.of(StoragePlugin.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(StoragePlugin.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -63,7 +67,8 @@ public final class TestPlugins {
     private static Path sources(String name) {
         URL url = TestPlugins.class.getResource("/test-plugins/" + name);
         if (url == null) {
-            throw new IllegalArgumentException("no test plugin sources test-plugins/" + name + " on the test class path");
+            throw new IllegalArgumentException(
+                    "no test plugin sources test-plugins/" + name + " on the test class path");
         }
         try {
             return Path.of(url.toURI());
@@ -75,14 +80,23 @@ public final class TestPlugins {
     private static void compile(String name, Path sources, Path classes, Path... classPath) throws IOException {
         List<String> javaFiles;
         try (Stream<Path> walk = Files.walk(sources)) {
-            javaFiles = walk.filter(p -> p.toString().endsWith(".java")).map(Path::toString).sorted().toList();
+            javaFiles = walk.filter(p -> p.toString().endsWith(".java"))
+                    .map(Path::toString)
+                    .sorted()
+                    .toList();
         }
         List<String> path = new ArrayList<>(List.of(spiLocation().toString()));
         for (Path p : classPath) {
             path.add(p.toString());
         }
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-proc:none", "-d", classes.toString(),
-                "-cp", String.join(File.pathSeparator, path)));
+        List<String> args = new ArrayList<>(List.of(
+                "--release",
+                "17",
+                "-proc:none",
+                "-d",
+                classes.toString(),
+                "-cp",
+                String.join(File.pathSeparator, path)));
         args.addAll(javaFiles);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         ByteArrayOutputStream messages = new ByteArrayOutputStream();

@@ -137,14 +137,20 @@ public final class ThinMetadata {
         long created = Instant.now().getEpochSecond();
         for (Pool pool : pools) {
             long dataExtents = extents(pool.dataMiB(), extentBytes);
-            lvs.append(lv(pool.name(), List.of("READ", "WRITE", "VISIBLE"), List.of(), created, """
+            lvs.append(lv(
+                    pool.name(),
+                    List.of("READ", "WRITE", "VISIBLE"),
+                    List.of(),
+                    created,
+                    """
                     type = "thin-pool"
                     metadata = "%s_tmeta"
                     pool = "%s_tdata"
                     transaction_id = 0
                     chunk_size = 128
                     discards = "passdown"
-                    zero_new_blocks = 1""".formatted(pool.name(), pool.name()), dataExtents));
+                    zero_new_blocks = 1""".formatted(pool.name(), pool.name()),
+                    dataExtents));
             lvs.append(linear(pool.name() + "_tmeta", free.take(1), 1, created));
             lvs.append(linear(pool.name() + "_tdata", free.take(dataExtents), dataExtents, created));
         }
@@ -178,7 +184,8 @@ public final class ThinMetadata {
     /** Every pool's transaction id becomes the highest device id: each thin volume's creation was one transaction. */
     private static String raisePoolTransactionIds(String text, long transactionId) {
         StringBuilder out = new StringBuilder();
-        Matcher pool = Pattern.compile("type = \"thin-pool\"[^}]*?transaction_id = (\\d+)").matcher(text);
+        Matcher pool = Pattern.compile("type = \"thin-pool\"[^}]*?transaction_id = (\\d+)")
+                .matcher(text);
         int last = 0;
         while (pool.find()) {
             out.append(text, last, pool.start(1)).append(transactionId);
@@ -187,7 +194,8 @@ public final class ThinMetadata {
         return out.append(text.substring(last)).toString();
     }
 
-    private static String lv(String name, List<String> status, List<String> flags, long created, String segment, long extents) {
+    private static String lv(
+            String name, List<String> status, List<String> flags, long created, String segment, long extents) {
         return """
 
                 \t\t%s {
@@ -205,8 +213,17 @@ public final class ThinMetadata {
                 %s
                 \t\t\t}
                 \t\t}
-                """.formatted(name, uuid(), quoted(status), quoted(flags), created, extents,
-                segment.lines().map(l -> "\t\t\t\t" + l).reduce((a, b) -> a + "\n" + b).orElse(""));
+                """.formatted(
+                        name,
+                        uuid(),
+                        quoted(status),
+                        quoted(flags),
+                        created,
+                        extents,
+                        segment.lines()
+                                .map(l -> "\t\t\t\t" + l)
+                                .reduce((a, b) -> a + "\n" + b)
+                                .orElse(""));
     }
 
     private static String linear(String name, long start, long extents, long created) {
@@ -225,7 +242,8 @@ public final class ThinMetadata {
 
     private static long extents(long mib, long extentBytes) {
         if (mib <= 0 || mib * MIB % extentBytes != 0) {
-            throw new IllegalArgumentException(mib + " MiB is not a positive multiple of the extent size (" + extentBytes + " bytes)");
+            throw new IllegalArgumentException(
+                    mib + " MiB is not a positive multiple of the extent size (" + extentBytes + " bytes)");
         }
         return mib * MIB / extentBytes;
     }
@@ -274,9 +292,17 @@ public final class ThinMetadata {
         /** From {@code pvs --segments}: segments without an LV are free. */
         static FreeExtents of(LoopVolumeGroup vg) {
             List<long[]> free = new ArrayList<>();
-            String report = vg.lvm("pvs", "--segments", "--noheadings", "--separator", ":", "-o", "pvseg_start,pvseg_size,lv_name",
+            String report = vg.lvm(
+                    "pvs",
+                    "--segments",
+                    "--noheadings",
+                    "--separator",
+                    ":",
+                    "-o",
+                    "pvseg_start,pvseg_size,lv_name",
                     vg.device());
-            for (String line : report.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+            for (String line :
+                    report.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
                 String[] f = line.split(":", -1);
                 if (f.length == 3 && f[2].isEmpty()) {
                     free.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
@@ -298,5 +324,4 @@ public final class ThinMetadata {
             throw new IllegalStateException("no " + count + " free extents in a row left in the test volume group");
         }
     }
-
 }

@@ -16,7 +16,10 @@ public final class Tools {
     /** Runs a command in {@code dir}; fails the test when it fails. Returns stdout and stderr. */
     public static String run(Path dir, String... argv) {
         try {
-            Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(argv)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new AssertionError(String.join(" ", argv) + " failed: " + out);
@@ -32,7 +35,8 @@ public final class Tools {
 
     /** {@code qemu-img info --output=json [-f <format>] <image>}. */
     public static JsonNode qemuImgInfo(Path image, String format) {
-        List<String> argv = new java.util.ArrayList<>(List.of("qemu-img", "info", "--output=json", "-U", image.toString()));
+        List<String> argv =
+                new java.util.ArrayList<>(List.of("qemu-img", "info", "--output=json", "-U", image.toString()));
         if (format != null) {
             argv.addAll(List.of("-f", format));
         }

@@ -21,7 +21,8 @@ class SizeHeaderTest {
     @Test
     void aShortHeaderIsPvesMessage() {
         assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(new byte[] {1, 2, 3})))
-                .isInstanceOf(StorageException.class).hasMessage("import: no size found in export header, aborting.");
+                .isInstanceOf(StorageException.class)
+                .hasMessage("import: no size found in export header, aborting.");
     }
 
     @Test

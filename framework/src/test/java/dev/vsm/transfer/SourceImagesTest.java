@@ -20,7 +20,8 @@ class SourceImagesTest {
     @TempDir
     Path dir;
 
-    private final SourceImages sources = new SourceImages(DefaultStorageContext.builder(new RecordingConsole()).build().qemuImg());
+    private final SourceImages sources = new SourceImages(
+            DefaultStorageContext.builder(new RecordingConsole()).build().qemuImg());
 
     private static void qemuImg(String... args) throws IOException, InterruptedException {
         String[] argv = Stream.concat(Stream.of("qemu-img"), Stream.of(args)).toArray(String[]::new);
@@ -30,8 +31,11 @@ class SourceImagesTest {
     }
 
     private void refused(Path path, String message) {
-        assertThatThrownBy(() -> sources.probe(path, null, false)).isInstanceOf(StorageException.class)
-                .hasMessage(message).extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> sources.probe(path, null, false))
+                .isInstanceOf(StorageException.class)
+                .hasMessage(message)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 
     @Test
@@ -55,8 +59,10 @@ class SourceImagesTest {
         Path text = Files.writeString(dir.resolve("notes.qcow2"), "not an image\n".repeat(100));
         refused(text, "source '" + text + "' is not a valid qcow2 image (qemu-img reads it as raw data)");
         Path odd = Files.writeString(dir.resolve("notes.txt"), "hello\n");
-        refused(odd, "source '" + odd + "' does not look like a disk image: its 6 bytes are not whole 512-byte sectors "
-                + "(pass --source-format raw to import it as raw data anyway)");
+        refused(
+                odd,
+                "source '" + odd + "' does not look like a disk image: its 6 bytes are not whole 512-byte sectors "
+                        + "(pass --source-format raw to import it as raw data anyway)");
         assertThat(sources.probe(odd, "raw", false).format()).isEqualTo("raw");
     }
 
@@ -67,14 +73,17 @@ class SourceImagesTest {
             device = dev.filter(VolumeWriter::isBlockDevice).findFirst();
         }
         assertThat(device).as("a block device node under /dev").isPresent();
-        refused(device.get(), "source '" + device.get() + "' is a block device: pass --yes to import it (nothing may write "
-                + "to it while it is read)");
+        refused(
+                device.get(),
+                "source '" + device.get() + "' is a block device: pass --yes to import it (nothing may write "
+                        + "to it while it is read)");
     }
 
     @Test
     void whatQemuImgCannotReadAsTheGivenFormatIsRefused() throws IOException {
         Path raw = Files.write(dir.resolve("disk.raw"), new byte[4096]);
-        assertThatThrownBy(() -> sources.probe(raw, "qcow2", false)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> sources.probe(raw, "qcow2", false))
+                .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("source '" + raw + "' is not a disk image qemu-img can read as qcow2: ");
     }
 }

@@ -42,16 +42,21 @@ class VolumeWriterTest {
         assertThat(Arrays.copyOfRange(back, 0, BLOCK)).isEqualTo(zeros);
         assertThat(Arrays.copyOfRange(back, BLOCK, 2 * BLOCK)).isEqualTo(data);
         assertThat(Arrays.copyOfRange(back, 2 * BLOCK, 4 * BLOCK)).isEqualTo(new byte[2 * BLOCK]);
-        assertThat(allocated(file)).as("only the data block and the last byte's block are allocated").isLessThan(3L * BLOCK);
+        assertThat(allocated(file))
+                .as("only the data block and the last byte's block are allocated")
+                .isLessThan(3L * BLOCK);
     }
 
     @Test
     void nothingIsCreatedAndOnlyFilesOrDevicesAreWritten() {
         assertThatThrownBy(() -> VolumeWriter.open(dir.resolve("missing"), true))
-                .isInstanceOf(StorageException.class).hasMessageContaining("is neither a file nor a block device");
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("is neither a file nor a block device");
         assertThat(dir.resolve("missing")).doesNotExist();
-        assertThatThrownBy(() -> VolumeWriter.open(dir, true)).hasMessageContaining("is neither a file nor a block device");
-        assertThatThrownBy(() -> VolumeWriter.open(Path.of("/dev/null"), true)).hasMessageContaining("is neither a file nor a block device");
+        assertThatThrownBy(() -> VolumeWriter.open(dir, true))
+                .hasMessageContaining("is neither a file nor a block device");
+        assertThatThrownBy(() -> VolumeWriter.open(Path.of("/dev/null"), true))
+                .hasMessageContaining("is neither a file nor a block device");
     }
 
     @Test

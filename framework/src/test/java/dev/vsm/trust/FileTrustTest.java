@@ -28,11 +28,14 @@ class FileTrustTest {
     void aFileOthersMayWriteOrAnotherUserOwnsIsNot() throws Exception {
         Path file = Files.writeString(tmp.resolve("f"), "");
         chmod(file, "0664");
-        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.describe())
-                .isEqualTo("'" + file + "' is writable by group or others (owned by uid 0 mode 0664): chmod go-w " + file));
+        assertThat(FileTrust.untrusted(file))
+                .hasValueSatisfying(p -> assertThat(p.describe())
+                        .isEqualTo("'" + file
+                                + "' is writable by group or others (owned by uid 0 mode 0664): chmod go-w " + file));
         chmod(file, "0644");
         Files.setAttribute(file, "unix:uid", 65534);
-        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.why()).isEqualTo("is owned by another user (not root)"));
+        assertThat(FileTrust.untrusted(file))
+                .hasValueSatisfying(p -> assertThat(p.why()).isEqualTo("is owned by another user (not root)"));
     }
 
     @Test
@@ -40,27 +43,37 @@ class FileTrustTest {
         Path dir = Files.createDirectory(tmp.resolve("shared"));
         Path file = Files.writeString(Files.createDirectory(dir.resolve("mine")).resolve("f"), "");
         chmod(dir, "0777");
-        assertThat(FileTrust.untrusted(file)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(dir));
+        assertThat(FileTrust.untrusted(file))
+                .hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(dir));
         chmod(dir, "1777");
         assertThat(FileTrust.untrusted(file)).isEmpty();
         chmod(file, "1666");
-        assertThat(FileTrust.untrusted(file)).as("the sticky bit excuses directories above only").isPresent();
+        assertThat(FileTrust.untrusted(file))
+                .as("the sticky bit excuses directories above only")
+                .isPresent();
     }
 
     @Test
     void aLinkNeedsTrustedDirectoriesAboveItAndAboveItsTarget() throws Exception {
-        Path target = Files.writeString(Files.createDirectory(tmp.resolve("safe")).resolve("f"), "");
+        Path target =
+                Files.writeString(Files.createDirectory(tmp.resolve("safe")).resolve("f"), "");
         Path open = Files.createDirectory(tmp.resolve("open"));
         Path link = Files.createSymbolicLink(open.resolve("link"), target);
         assertThat(FileTrust.untrusted(link)).isEmpty();
         chmod(open, "0777");
-        assertThat(FileTrust.untrusted(link)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(open));
+        assertThat(FileTrust.untrusted(link))
+                .hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(open));
         chmod(open, "0755");
         chmod(target.getParent(), "0777");
-        assertThat(FileTrust.untrusted(link)).hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(target.getParent()));
+        assertThat(FileTrust.untrusted(link))
+                .hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(target.getParent()));
     }
 
     private static void chmod(Path path, String mode) throws Exception {
-        assertThat(new ProcessBuilder("chmod", mode, path.toString()).inheritIO().start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("chmod", mode, path.toString())
+                        .inheritIO()
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 }

@@ -47,7 +47,9 @@ class PathStateTest {
         Files.writeString(file, "evil");
         Files.move(aside, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         assertThat(Files.readString(file)).isEqualTo("image");
-        assertThat(state.changed()).as("the same inode back, its change time moved").isEqualTo(file);
+        assertThat(state.changed())
+                .as("the same inode back, its change time moved")
+                .isEqualTo(file);
     }
 
     @Test
@@ -67,7 +69,9 @@ class PathStateTest {
         Files.delete(inner.resolve("disk.img"));
         Files.delete(inner);
         Files.move(away, inner, StandardCopyOption.ATOMIC_MOVE);
-        assertThat(state.changed()).as("'inner' is in a directory anyone may write: renamed away and back").isEqualTo(inner);
+        assertThat(state.changed())
+                .as("'inner' is in a directory anyone may write: renamed away and back")
+                .isEqualTo(inner);
     }
 
     @Test

@@ -43,8 +43,11 @@ class BlockDeviceTest {
     @Test
     void onlyBlockDevicesAreBlockDevices() throws IOException {
         assertThat(BlockDevice.isBlockDevice(HostBlockDevice.any())).isTrue();
-        assertThat(BlockDevice.isBlockDevice(Path.of("/dev/null"))).as("a character device").isFalse();
-        assertThat(BlockDevice.isBlockDevice(Files.createFile(tmp.resolve("f")))).isFalse();
+        assertThat(BlockDevice.isBlockDevice(Path.of("/dev/null")))
+                .as("a character device")
+                .isFalse();
+        assertThat(BlockDevice.isBlockDevice(Files.createFile(tmp.resolve("f"))))
+                .isFalse();
         assertThat(BlockDevice.isBlockDevice(tmp)).isFalse();
         assertThat(BlockDevice.isBlockDevice(tmp.resolve("missing"))).isFalse();
     }

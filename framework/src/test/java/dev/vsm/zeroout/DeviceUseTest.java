@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DeviceUseTest {
     @TempDir
     Path root;
+
     private Path proc;
     private DeviceUse use;
     private final BlockDevice sdx = new BlockDevice(Path.of("/dev/sdx"), Path.of("/dev/sdx"), "sdx", "sdx");
@@ -36,19 +37,25 @@ class DeviceUseTest {
 
     @Test
     void aMountedPartitionKeepsTheDiskInUse() throws IOException {
-        Files.writeString(proc.resolve("mounts"), "/dev/sdx2 /mnt/my\\040data ext4 rw 0 0\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(
+                proc.resolve("mounts"),
+                "/dev/sdx2 /mnt/my\\040data ext4 rw 0 0\n",
+                java.nio.file.StandardOpenOption.APPEND);
         assertThat(use.why(sdx)).contains("'/dev/sdx' is mounted on /mnt/my data (sdx2) - unmount it first");
     }
 
     @Test
     void theDeviceItselfMounted() throws IOException {
-        Files.writeString(proc.resolve("mounts"), "/dev/sdx /srv xfs rw 0 0\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(
+                proc.resolve("mounts"), "/dev/sdx /srv xfs rw 0 0\n", java.nio.file.StandardOpenOption.APPEND);
         assertThat(use.why(sdx)).hasValueSatisfying(w -> assertThat(w).contains("is mounted on /srv (sdx)"));
     }
 
     @Test
     void swapOnAPartition() throws IOException {
-        Files.writeString(proc.resolve("swaps"), "/dev/sdx1                               partition\t8388604\t\t0\t\t-2\n",
+        Files.writeString(
+                proc.resolve("swaps"),
+                "/dev/sdx1                               partition\t8388604\t\t0\t\t-2\n",
                 java.nio.file.StandardOpenOption.APPEND);
         assertThat(use.why(sdx)).contains("'/dev/sdx' is in use as swap (sdx1) - swapoff it first");
     }
@@ -56,7 +63,8 @@ class DeviceUseTest {
     @Test
     void aHolderOnAPartition() throws IOException {
         Files.createDirectories(root.resolve("sys/devices/virtual/block/sdx/sdx1/holders/dm-7"));
-        assertThat(use.why(sdx)).hasValueSatisfying(w -> assertThat(w).startsWith("'/dev/sdx' is in use: sdx1 is held by dm-7"));
+        assertThat(use.why(sdx))
+                .hasValueSatisfying(w -> assertThat(w).startsWith("'/dev/sdx' is in use: sdx1 is held by dm-7"));
     }
 
     @Test

@@ -33,7 +33,9 @@ final class FakeSysfs {
 
     /** {@code dev/block/<major>:<minor>}, the kernel's index by device number, for a device made with {@link #disk}. */
     static void number(Path root, String name, String majorMinor) throws IOException {
-        link(root.resolve("dev/block").resolve(majorMinor), root.resolve("devices/virtual/block").resolve(name));
+        link(
+                root.resolve("dev/block").resolve(majorMinor),
+                root.resolve("devices/virtual/block").resolve(name));
     }
 
     private static void link(Path link, Path target) throws IOException {

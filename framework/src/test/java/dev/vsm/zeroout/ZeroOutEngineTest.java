@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ZeroOutEngineTest {
     @TempDir
     Path tmp;
+
     private final List<String> lines = new ArrayList<>();
     private final Console console = new Console() {
         @Override
@@ -36,8 +37,12 @@ class ZeroOutEngineTest {
     };
 
     private ZeroOutEngine engine(boolean dryRun) {
-        return new ZeroOutEngine(new ProcessCommandRunner(dryRun, console), console, ProgressOutput.lines(console),
-                new Sysfs(tmp.resolve("sys")), dryRun);
+        return new ZeroOutEngine(
+                new ProcessCommandRunner(dryRun, console),
+                console,
+                ProgressOutput.lines(console),
+                new Sysfs(tmp.resolve("sys")),
+                dryRun);
     }
 
     @Test
@@ -45,8 +50,10 @@ class ZeroOutEngineTest {
         Path dev = HostBlockDevice.any();
         FakeSysfs.disk(tmp.resolve("sys"), dev.getFileName().toString(), 1048576);
         engine(true).zero(dev, 32, null);
-        assertThat(lines).containsExactly("reduce stepsize to the maximum supported by the storage: 1048576 bytes",
-                "+ blkdiscard " + dev + " -v --zeroout --step 1048576");
+        assertThat(lines)
+                .containsExactly(
+                        "reduce stepsize to the maximum supported by the storage: 1048576 bytes",
+                        "+ blkdiscard " + dev + " -v --zeroout --step 1048576");
     }
 
     @Test
@@ -86,7 +93,8 @@ class ZeroOutEngineTest {
         assertThatThrownBy(() -> engine(false).zero(missing, 32, null))
                 .isInstanceOf(StorageException.class)
                 .satisfies(e -> assertThat(((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
-                .hasMessage("'" + missing + "' does not exist - not zeroing a device that is not there (activate the volume first)");
+                .hasMessage("'" + missing
+                        + "' does not exist - not zeroing a device that is not there (activate the volume first)");
         assertThat(Files.exists(missing)).isFalse();
     }
 

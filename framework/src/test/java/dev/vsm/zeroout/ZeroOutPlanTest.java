@@ -15,7 +15,8 @@ class ZeroOutPlanTest {
     void blkdiscardWithTheWantedStepWhenTheDeviceTakesIt() {
         ZeroOutPlan plan = ZeroOutPlan.of("/dev/vg/del-vm-100-disk-0", LOOP_MAX, 32, null);
         assertThat(plan.tool()).isEqualTo(ZeroOutPlan.Tool.BLKDISCARD);
-        assertThat(plan.argv()).containsExactly("blkdiscard", "/dev/vg/del-vm-100-disk-0", "-v", "--zeroout", "--step", "33554432");
+        assertThat(plan.argv())
+                .containsExactly("blkdiscard", "/dev/vg/del-vm-100-disk-0", "-v", "--zeroout", "--step", "33554432");
         assertThat(plan.stepBytes()).isEqualTo(32L << 20);
         assertThat(plan.note()).isEmpty();
     }
@@ -32,17 +33,22 @@ class ZeroOutPlanTest {
         ZeroOutPlan plan = ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 17179869184L, 32);
         assertThat(plan.tool()).isEqualTo(ZeroOutPlan.Tool.DISCARD);
         assertThat(plan.argv()).containsExactly("blkdiscard", "/dev/pve/vm-100-disk-0", "-v", "--step", "33554432");
-        assertThat(plan.note()).contains("'/dev/pve/vm-100-disk-0' is a thin volume: discarding it (its blocks go back to the pool "
-                + "and read as zeros) instead of writing zeroes, which would provision it");
-        assertThat(ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 1048576, 32).argv()).endsWith("--step", "1048576");
+        assertThat(plan.note())
+                .contains("'/dev/pve/vm-100-disk-0' is a thin volume: discarding it (its blocks go back to the pool "
+                        + "and read as zeros) instead of writing zeroes, which would provision it");
+        assertThat(ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 1048576, 32).argv())
+                .endsWith("--step", "1048576");
     }
 
     @Test
     void aThinVolumeWhosePoolIgnoresDiscardsIsRefusedNotZeroFilled() {
-        assertThatThrownBy(() -> ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 0, 32)).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED)).hasMessage("'/dev/pve/vm-100-disk-0' is a thin "
-                        + "volume whose pool ignores discards - not zeroing it: writing zeroes would provision all of it and can fill "
-                        + "the pool; let the pool pass discards down (lvchange --discards nopassdown VG/POOL) and run again");
+        assertThatThrownBy(() -> ZeroOutPlan.discard("/dev/pve/vm-100-disk-0", 0, 32))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .hasMessage(
+                        "'/dev/pve/vm-100-disk-0' is a thin "
+                                + "volume whose pool ignores discards - not zeroing it: writing zeroes would provision all of it and can fill "
+                                + "the pool; let the pool pass discards down (lvchange --discards nopassdown VG/POOL) and run again");
     }
 
     @Test
@@ -56,8 +62,21 @@ class ZeroOutPlanTest {
     void noWriteZeroesFallsBackToCstreamWithPvesDefaultThroughput() {
         ZeroOutPlan plan = ZeroOutPlan.of("/dev/sdb", 0, 32, null);
         assertThat(plan.tool()).isEqualTo(ZeroOutPlan.Tool.CSTREAM);
-        assertThat(plan.argv()).containsExactly("cstream", "-i", "/dev/zero", "-o", "/dev/sdb", "-T", "10", "-v", "1",
-                "-b", "1048576", "-t", "-10485760");
+        assertThat(plan.argv())
+                .containsExactly(
+                        "cstream",
+                        "-i",
+                        "/dev/zero",
+                        "-o",
+                        "/dev/sdb",
+                        "-T",
+                        "10",
+                        "-v",
+                        "1",
+                        "-b",
+                        "1048576",
+                        "-t",
+                        "-10485760");
         assertThat(plan.note()).isEqualTo(Optional.empty());
     }
 
@@ -77,15 +96,19 @@ class ZeroOutPlanTest {
     @Test
     void badThroughputAndStepAreBadInput() {
         assertThatThrownBy(() -> ZeroOutPlan.of("/dev/sdb", 0, 32, "--fast"))
-                .isInstanceOf(StorageException.class).hasMessageStartingWith("invalid throughput '--fast'")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
-        assertThatThrownBy(() -> ZeroOutPlan.of("/dev/sdb", 0, 32, "10 m")).hasMessageStartingWith("invalid throughput");
+                .isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("invalid throughput '--fast'")
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> ZeroOutPlan.of("/dev/sdb", 0, 32, "10 m"))
+                .hasMessageStartingWith("invalid throughput");
         assertThatThrownBy(() -> ZeroOutPlan.of("/dev/sdb", LOOP_MAX, 0, null))
                 .hasMessage("invalid stepsize 0 MiB - it must be at least 1");
     }
 
     @Test
     void largeStepsDoNotOverflow() {
-        assertThat(ZeroOutPlan.of("/dev/sdb", Long.MAX_VALUE, 4096, null).argv()).endsWith("--step", Long.toString(4096L << 20));
+        assertThat(ZeroOutPlan.of("/dev/sdb", Long.MAX_VALUE, 4096, null).argv())
+                .endsWith("--step", Long.toString(4096L << 20));
     }
 }

@@ -61,7 +61,10 @@ public final class AllocRequest {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AllocRequest that && vmid == that.vmid && sizeKib == that.sizeKib && Objects.equals(name, that.name)
+        return o instanceof AllocRequest that
+                && vmid == that.vmid
+                && sizeKib == that.sizeKib
+                && Objects.equals(name, that.name)
                 && format == that.format;
     }
 

@@ -48,7 +48,9 @@ public final class BackupDetails {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof BackupDetails that && isProtected == that.isProtected && subtype.equals(that.subtype)
+        return o instanceof BackupDetails that
+                && isProtected == that.isProtected
+                && subtype.equals(that.subtype)
                 && Objects.equals(notes, that.notes);
     }
 

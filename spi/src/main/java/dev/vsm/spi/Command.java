@@ -75,8 +75,11 @@ public final class Command {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Command that && argv.equals(that.argv) && Objects.equals(workDir, that.workDir)
-                && Objects.equals(timeout, that.timeout) && Objects.equals(errorPrefix, that.errorPrefix);
+        return o instanceof Command that
+                && argv.equals(that.argv)
+                && Objects.equals(workDir, that.workDir)
+                && Objects.equals(timeout, that.timeout)
+                && Objects.equals(errorPrefix, that.errorPrefix);
     }
 
     @Override
@@ -86,6 +89,7 @@ public final class Command {
 
     @Override
     public String toString() {
-        return "Command[argv=" + argv + ", workDir=" + workDir + ", timeout=" + timeout + ", errorPrefix=" + errorPrefix + "]";
+        return "Command[argv=" + argv + ", workDir=" + workDir + ", timeout=" + timeout + ", errorPrefix=" + errorPrefix
+                + "]";
     }
 }

@@ -20,7 +20,7 @@ public final class CommonProperties {
     /** qemu-img cluster sizes: a power of two from 512 bytes to 2 MiB, with an optional k/M suffix. */
     public static final String CLUSTER_SIZE_PATTERN =
             "^(?:512|1024|2048|4096|8192|16384|32768|65536|131072|262144|524288|1048576|2097152"
-            + "|(?:1|2|4|8|16|32|64|128|256|512|1024|2048)[kK]|[12][mM])$";
+                    + "|(?:1|2|4|8|16|32|64|128|256|512|1024|2048)[kK]|[12][mM])$";
 
     private CommonProperties() {}
 
@@ -30,7 +30,8 @@ public final class CommonProperties {
     }
 
     public static PropertySpec nodes() {
-        return PropertySpec.list(NODES, "nodes the storage is available on (all when absent)").withPattern(NODE_NAME_PATTERN);
+        return PropertySpec.list(NODES, "nodes the storage is available on (all when absent)")
+                .withPattern(NODE_NAME_PATTERN);
     }
 
     public static PropertySpec disable() {
@@ -38,7 +39,8 @@ public final class CommonProperties {
     }
 
     public static PropertySpec shared() {
-        return PropertySpec.bool(SHARED, "the storage is shared by all nodes (it is not made shared by this flag)").withDefault(false);
+        return PropertySpec.bool(SHARED, "the storage is shared by all nodes (it is not made shared by this flag)")
+                .withDefault(false);
     }
 
     public static PropertySpec format(List<String> formats) {
@@ -46,23 +48,33 @@ public final class CommonProperties {
     }
 
     public static PropertySpec preallocation() {
-        return PropertySpec.oneOf(PREALLOCATION, "preallocation mode for raw and qcow2 images",
-                Arrays.stream(Preallocation.values()).map(Preallocation::id).toList()).withDefault(Preallocation.METADATA.id());
+        return PropertySpec.oneOf(
+                        PREALLOCATION,
+                        "preallocation mode for raw and qcow2 images",
+                        Arrays.stream(Preallocation.values())
+                                .map(Preallocation::id)
+                                .toList())
+                .withDefault(Preallocation.METADATA.id());
     }
 
     public static PropertySpec qcow2Subclusters() {
-        return PropertySpec.oneOf(QCOW2_SUBCLUSTERS,
-                "qcow2 subcluster allocation (extended_l2): auto = for backed images, on = every qcow2, off = never",
-                List.of("auto", "on", "off")).withDefault("auto");
+        return PropertySpec.oneOf(
+                        QCOW2_SUBCLUSTERS,
+                        "qcow2 subcluster allocation (extended_l2): auto = for backed images, on = every qcow2, off = never",
+                        List.of("auto", "on", "off"))
+                .withDefault("auto");
     }
 
     public static PropertySpec qcow2ClusterSize() {
-        return PropertySpec.string(QCOW2_CLUSTER_SIZE, "qcow2 cluster size (512 .. 2M, a power of two; at least 16k with subclusters)")
+        return PropertySpec.string(
+                        QCOW2_CLUSTER_SIZE,
+                        "qcow2 cluster size (512 .. 2M, a power of two; at least 16k with subclusters)")
                 .withPattern(CLUSTER_SIZE_PATTERN);
     }
 
     /** pve's {@code bwlimit}: I/O bandwidth limits per operation (read by the engine). */
     public static PropertySpec bwlimit() {
-        return PropertySpec.string("bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N");
+        return PropertySpec.string(
+                "bwlimit", "I/O bandwidth limits in KiB/s, as default=N,restore=N,migration=N,clone=N,move=N");
     }
 }

@@ -37,8 +37,13 @@ public final class DiskNames {
      *                          only {@code vm-}/{@code base-} names with the same suffix count.
      * @throws StorageException (failed) {@code unable to allocate an image name for VM <vmid> in storage '<storeid>'}
      */
-    public static String nextFree(Collection<String> existing, String storeid, int vmid, String format,
-                                  boolean addSuffix, boolean sharedNumberSpace) {
+    public static String nextFree(
+            Collection<String> existing,
+            String storeid,
+            int vmid,
+            String format,
+            boolean addSuffix,
+            boolean sharedNumberSpace) {
         requireNonNull(existing, "existing");
         requireNonNull(storeid, "storeid");
         String fmt = format == null ? "" : format;

@@ -78,9 +78,14 @@ public final class ImageConversion {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ImageConversion that && sizeBytes == that.sizeBytes && source.equals(that.source)
-                && sourceFormat.equals(that.sourceFormat) && target.equals(that.target) && targetFormat.equals(that.targetFormat)
-                && targetState == that.targetState && options.equals(that.options);
+        return o instanceof ImageConversion that
+                && sizeBytes == that.sizeBytes
+                && source.equals(that.source)
+                && sourceFormat.equals(that.sourceFormat)
+                && target.equals(that.target)
+                && targetFormat.equals(that.targetFormat)
+                && targetState == that.targetState
+                && options.equals(that.options);
     }
 
     @Override

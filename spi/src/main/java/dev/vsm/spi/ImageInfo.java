@@ -38,8 +38,14 @@ public final class ImageInfo {
 
     /** A builder that starts from this image's fields. */
     public Builder toBuilder() {
-        return new Builder(format).virtualSize(virtualSize).actualSize(actualSize).backingFile(backingFile)
-                .backingFormat(backingFormat).clusterSize(clusterSize).extendedL2(extendedL2).ctime(ctime);
+        return new Builder(format)
+                .virtualSize(virtualSize)
+                .actualSize(actualSize)
+                .backingFile(backingFile)
+                .backingFormat(backingFormat)
+                .clusterSize(clusterSize)
+                .extendedL2(extendedL2)
+                .ctime(ctime);
     }
 
     /** The guest-visible size in bytes. */
@@ -98,15 +104,21 @@ public final class ImageInfo {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ImageInfo that && virtualSize == that.virtualSize && actualSize == that.actualSize
-                && extendedL2 == that.extendedL2 && format.equals(that.format) && Objects.equals(backingFile, that.backingFile)
-                && Objects.equals(backingFormat, that.backingFormat) && Objects.equals(clusterSize, that.clusterSize)
+        return o instanceof ImageInfo that
+                && virtualSize == that.virtualSize
+                && actualSize == that.actualSize
+                && extendedL2 == that.extendedL2
+                && format.equals(that.format)
+                && Objects.equals(backingFile, that.backingFile)
+                && Objects.equals(backingFormat, that.backingFormat)
+                && Objects.equals(clusterSize, that.clusterSize)
                 && Objects.equals(ctime, that.ctime);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(virtualSize, format, actualSize, backingFile, backingFormat, clusterSize, extendedL2, ctime);
+        return Objects.hash(
+                virtualSize, format, actualSize, backingFile, backingFormat, clusterSize, extendedL2, ctime);
     }
 
     @Override

@@ -44,11 +44,15 @@ public final class ImageOptions {
 
     /** Reads {@code preallocation}, {@code qcow2-subclusters} and {@code qcow2-cluster-size} from a storage's config. */
     public static ImageOptions of(StorageConfig config) {
-        Preallocation prealloc = config.string(CommonProperties.PREALLOCATION).map(Preallocation::parse).orElse(null);
+        Preallocation prealloc = config.string(CommonProperties.PREALLOCATION)
+                .map(Preallocation::parse)
+                .orElse(null);
         Subclusters sub = config.string(CommonProperties.QCOW2_SUBCLUSTERS)
                 .map(s -> Subclusters.valueOf(s.toUpperCase(Locale.ROOT)))
                 .orElse(Subclusters.AUTO);
-        Integer cluster = config.string(CommonProperties.QCOW2_CLUSTER_SIZE).map(ImageOptions::parseClusterSize).orElse(null);
+        Integer cluster = config.string(CommonProperties.QCOW2_CLUSTER_SIZE)
+                .map(ImageOptions::parseClusterSize)
+                .orElse(null);
         return new ImageOptions(prealloc, sub, cluster);
     }
 
@@ -85,14 +89,17 @@ public final class ImageOptions {
             throw StorageException.badInput("invalid qcow2 cluster size '%s'", text);
         }
         if (bytes < 512 || bytes > 2 * 1024 * 1024 || Long.bitCount(bytes) != 1) {
-            throw StorageException.badInput("invalid qcow2 cluster size '%s': must be a power of two from 512 to 2M", text);
+            throw StorageException.badInput(
+                    "invalid qcow2 cluster size '%s': must be a power of two from 512 to 2M", text);
         }
         return (int) bytes;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ImageOptions that && preallocation == that.preallocation && subclusters == that.subclusters
+        return o instanceof ImageOptions that
+                && preallocation == that.preallocation
+                && subclusters == that.subclusters
                 && Objects.equals(clusterSize, that.clusterSize);
     }
 
@@ -103,6 +110,7 @@ public final class ImageOptions {
 
     @Override
     public String toString() {
-        return "ImageOptions[preallocation=" + preallocation + ", subclusters=" + subclusters + ", clusterSize=" + clusterSize + "]";
+        return "ImageOptions[preallocation=" + preallocation + ", subclusters=" + subclusters + ", clusterSize="
+                + clusterSize + "]";
     }
 }

@@ -71,8 +71,12 @@ public final class PluginSchema {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PluginSchema that && properties.equals(that.properties) && content.equals(that.content)
-                && defaultContent.equals(that.defaultContent) && formats.equals(that.formats) && defaultFormat.equals(that.defaultFormat);
+        return o instanceof PluginSchema that
+                && properties.equals(that.properties)
+                && content.equals(that.content)
+                && defaultContent.equals(that.defaultContent)
+                && formats.equals(that.formats)
+                && defaultFormat.equals(that.defaultFormat);
     }
 
     @Override

@@ -38,8 +38,10 @@ public enum Preallocation {
 
     /** Parses a mode name; bad input naming the valid ones otherwise. */
     public static Preallocation parse(String id) {
-        return fromId(id).orElseThrow(() -> StorageException.badInput("unknown preallocation mode '%s' (use off, metadata, falloc or full)",
-                VolumeId.printable(String.valueOf(id))));
+        return fromId(id)
+                .orElseThrow(() -> StorageException.badInput(
+                        "unknown preallocation mode '%s' (use off, metadata, falloc or full)",
+                        VolumeId.printable(String.valueOf(id))));
     }
 
     @Override

@@ -42,7 +42,8 @@ public final class ProcessStamp {
             return Optional.empty();
         }
         try {
-            return Optional.of(new ProcessStamp(Long.parseLong(m.group(1)), m.group(2) == null ? -1 : Long.parseLong(m.group(2))));
+            return Optional.of(
+                    new ProcessStamp(Long.parseLong(m.group(1)), m.group(2) == null ? -1 : Long.parseLong(m.group(2))));
         } catch (NumberFormatException e) {
             return Optional.empty();
         }
@@ -53,7 +54,10 @@ public final class ProcessStamp {
     }
 
     private static long startOf(ProcessHandle process) {
-        return process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L);
+        return process.info()
+                .startInstant()
+                .map(java.time.Instant::toEpochMilli)
+                .orElse(-1L);
     }
 
     public long pid() {

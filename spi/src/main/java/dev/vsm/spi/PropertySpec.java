@@ -14,7 +14,11 @@ import java.util.Objects;
 public final class PropertySpec {
 
     public enum PropertyType {
-        STRING, BOOLEAN, INTEGER, NUMBER, ENUM,
+        STRING,
+        BOOLEAN,
+        INTEGER,
+        NUMBER,
+        ENUM,
         /** A list of strings; written as a YAML sequence or a comma-separated string. */
         LIST
     }
@@ -28,8 +32,15 @@ public final class PropertySpec {
     private final boolean required;
     private final boolean fixed;
 
-    private PropertySpec(String name, PropertyType type, String description, Object defaultValue,
-                         List<String> allowed, String pattern, boolean required, boolean fixed) {
+    private PropertySpec(
+            String name,
+            PropertyType type,
+            String description,
+            Object defaultValue,
+            List<String> allowed,
+            String pattern,
+            boolean required,
+            boolean fixed) {
         this.name = requireNonNull(name, "name");
         this.type = requireNonNull(type, "type");
         this.description = requireNonNull(description, "description");
@@ -129,9 +140,15 @@ public final class PropertySpec {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PropertySpec that && required == that.required && fixed == that.fixed && name.equals(that.name)
-                && type == that.type && description.equals(that.description) && Objects.equals(defaultValue, that.defaultValue)
-                && allowed.equals(that.allowed) && Objects.equals(pattern, that.pattern);
+        return o instanceof PropertySpec that
+                && required == that.required
+                && fixed == that.fixed
+                && name.equals(that.name)
+                && type == that.type
+                && description.equals(that.description)
+                && Objects.equals(defaultValue, that.defaultValue)
+                && allowed.equals(that.allowed)
+                && Objects.equals(pattern, that.pattern);
     }
 
     @Override

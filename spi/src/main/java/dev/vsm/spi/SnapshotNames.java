@@ -23,8 +23,9 @@ public final class SnapshotNames {
             throw StorageException.badInput("snapshot name 'current' is reserved (it stands for the volume itself)");
         }
         if (name.length() > MAX_LENGTH || !NAME.matcher(name).matches()) {
-            throw StorageException.badInput("invalid snapshot name '%s' - a letter, then letters, digits, '_' or '-' "
-                    + "(2 to %d characters)", VolumeId.printable(name), MAX_LENGTH);
+            throw StorageException.badInput(
+                    "invalid snapshot name '%s' - a letter, then letters, digits, '_' or '-' " + "(2 to %d characters)",
+                    VolumeId.printable(name), MAX_LENGTH);
         }
     }
 }

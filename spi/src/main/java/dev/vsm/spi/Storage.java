@@ -59,7 +59,9 @@ public interface Storage {
     /** The volumes of the given content types, of one owner when {@code vmid} is not null. */
     default List<VolumeInfo> listVolumes(Integer vmid, Set<ContentType> types) {
         if (types.contains(ContentType.IMAGES) || types.contains(ContentType.ROOTDIR)) {
-            return listImages(vmid).stream().filter(v -> types.contains(v.content())).toList();
+            return listImages(vmid).stream()
+                    .filter(v -> types.contains(v.content()))
+                    .toList();
         }
         return List.of();
     }
@@ -101,7 +103,8 @@ public interface Storage {
         if (snapshot == null) {
             return cloneImage(volume, vmid);
         }
-        throw StorageException.badInput("storage '%s' (type %s) cannot clone from snapshots", config().id(), config().type());
+        throw StorageException.badInput(
+                "storage '%s' (type %s) cannot clone from snapshots", config().id(), config().type());
     }
 
     /** Makes snapshot {@code snapshot} of a volume (pve's {@code volume_snapshot}). The name is valid ({@link SnapshotNames}). */
@@ -141,7 +144,8 @@ public interface Storage {
 
     /** Protects a volume or lifts its protection. Called with the storage lock held. */
     default void updateVolumeProtected(VolumeName volume, boolean value) {
-        throw StorageException.badInput("attribute 'protected' is not supported for storage type '%s'", config().type());
+        throw StorageException.badInput(
+                "attribute 'protected' is not supported for storage type '%s'", config().type());
     }
 
     /** The names of a volume's snapshots, oldest first ({@code vsm info}); empty when it has none or cannot have any. */
@@ -254,8 +258,9 @@ public interface Storage {
      * without the storage lock; takes it where needed.
      */
     default void writeContent(VolumeName volume, java.util.function.Consumer<Path> writer) {
-        throw StorageException.badInput("storage '%s' (type %s) cannot import %s files from a stream", config().id(), config().type(),
-                volume.type().id());
+        throw StorageException.badInput(
+                "storage '%s' (type %s) cannot import %s files from a stream",
+                config().id(), config().type(), volume.type().id());
     }
 
     /**

@@ -40,8 +40,7 @@ public interface StorageLocks {
      *
      * @throws StorageException (failed) saying which lock was lost; nothing more may be changed
      */
-    default void checkHeld() {
-    }
+    default void checkHeld() {}
 
     /** No locking at all: for tests and tools that run alone. */
     StorageLocks NONE = new StorageLocks() {

@@ -21,7 +21,8 @@ public final class StorageStatus {
     private final MetadataUsage metadata;
     private final List<String> warnings;
 
-    private StorageStatus(long total, long used, long avail, boolean active, MetadataUsage metadata, List<String> warnings) {
+    private StorageStatus(
+            long total, long used, long avail, boolean active, MetadataUsage metadata, List<String> warnings) {
         this.total = total;
         this.used = used;
         this.avail = avail;
@@ -83,8 +84,13 @@ public final class StorageStatus {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof StorageStatus that && total == that.total && used == that.used && avail == that.avail
-                && active == that.active && Objects.equals(metadata, that.metadata) && warnings.equals(that.warnings);
+        return o instanceof StorageStatus that
+                && total == that.total
+                && used == that.used
+                && avail == that.avail
+                && active == that.active
+                && Objects.equals(metadata, that.metadata)
+                && warnings.equals(that.warnings);
     }
 
     @Override

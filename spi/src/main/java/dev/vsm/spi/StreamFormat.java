@@ -34,8 +34,11 @@ public enum StreamFormat {
 
     /** Parses a stream format name; bad input naming the known ones otherwise. */
     public static StreamFormat parse(String id) {
-        return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst()
-                .orElseThrow(() -> StorageException.badInput("unknown stream format '%s' (use raw+size, qcow2+size or vmdk+size)",
+        return Arrays.stream(values())
+                .filter(f -> f.id.equals(id))
+                .findFirst()
+                .orElseThrow(() -> StorageException.badInput(
+                        "unknown stream format '%s' (use raw+size, qcow2+size or vmdk+size)",
                         VolumeId.printable(String.valueOf(id))));
     }
 

@@ -34,8 +34,9 @@ public enum VolumeFormat {
 
     /** Parses a format name; bad input naming the valid ones otherwise. */
     public static VolumeFormat parse(String id) {
-        return fromId(id).orElseThrow(() -> StorageException.badInput("unknown volume format '%s' (use %s)",
-                VolumeId.printable(String.valueOf(id)), validNames()));
+        return fromId(id)
+                .orElseThrow(() -> StorageException.badInput(
+                        "unknown volume format '%s' (use %s)", VolumeId.printable(String.valueOf(id)), validNames()));
     }
 
     /** {@code raw, qcow2, vmdk or subvol}, for messages. */

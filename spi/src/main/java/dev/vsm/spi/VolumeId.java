@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 public record VolumeId(String storage, String volname) {
     private static final Pattern VOLID =
             Pattern.compile("^([a-z][a-z0-9\\-_.]*[a-z0-9]):(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
-    private static final Pattern STORAGE_ID = Pattern.compile("^[a-z][a-z0-9\\-_.]*[a-z0-9]$", Pattern.CASE_INSENSITIVE);
+    private static final Pattern STORAGE_ID =
+            Pattern.compile("^[a-z][a-z0-9\\-_.]*[a-z0-9]$", Pattern.CASE_INSENSITIVE);
 
     public VolumeId {
         requireNonNull(storage, "storage");
@@ -45,8 +46,10 @@ public record VolumeId(String storage, String volname) {
             throw StorageException.badInput("storage ID '%s' contains illegal characters", printable(id));
         }
         if (id.length() > MAX_STORAGE_ID) {
-            throw StorageException.badInput("storage ID '%s...' is %d characters long: at most %d (its lock storage-<id> must fit a "
-                    + "lock name's 200 characters) - choose a shorter ID", printable(id.substring(0, 32)), id.length(), MAX_STORAGE_ID);
+            throw StorageException.badInput(
+                    "storage ID '%s...' is %d characters long: at most %d (its lock storage-<id> must fit a "
+                            + "lock name's 200 characters) - choose a shorter ID",
+                    printable(id.substring(0, 32)), id.length(), MAX_STORAGE_ID);
         }
         return id;
     }

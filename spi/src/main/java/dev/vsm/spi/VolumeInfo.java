@@ -47,8 +47,14 @@ public final class VolumeInfo {
 
     /** A builder that starts from this entry's fields. */
     public Builder toBuilder() {
-        return new Builder(volid, format, content).size(size).approximate(approximate).used(used).vmid(vmid).ctime(ctime)
-                .parent(parent).backup(backup);
+        return new Builder(volid, format, content)
+                .size(size)
+                .approximate(approximate)
+                .used(used)
+                .vmid(vmid)
+                .ctime(ctime)
+                .parent(parent)
+                .backup(backup);
     }
 
     /** The volume id, {@code storeid:volname}. */
@@ -107,9 +113,16 @@ public final class VolumeInfo {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof VolumeInfo that && size == that.size && approximate == that.approximate && volid.equals(that.volid)
-                && format.equals(that.format) && content == that.content && Objects.equals(used, that.used)
-                && Objects.equals(vmid, that.vmid) && Objects.equals(ctime, that.ctime) && Objects.equals(parent, that.parent)
+        return o instanceof VolumeInfo that
+                && size == that.size
+                && approximate == that.approximate
+                && volid.equals(that.volid)
+                && format.equals(that.format)
+                && content == that.content
+                && Objects.equals(used, that.used)
+                && Objects.equals(vmid, that.vmid)
+                && Objects.equals(ctime, that.ctime)
+                && Objects.equals(parent, that.parent)
                 && Objects.equals(backup, that.backup);
     }
 

@@ -87,9 +87,15 @@ public final class VolumeName {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof VolumeName that && isBase == that.isBase && volname.equals(that.volname) && type == that.type
-                && name.equals(that.name) && Objects.equals(vmid, that.vmid) && Objects.equals(baseName, that.baseName)
-                && Objects.equals(baseVmid, that.baseVmid) && format.equals(that.format);
+        return o instanceof VolumeName that
+                && isBase == that.isBase
+                && volname.equals(that.volname)
+                && type == that.type
+                && name.equals(that.name)
+                && Objects.equals(vmid, that.vmid)
+                && Objects.equals(baseName, that.baseName)
+                && Objects.equals(baseVmid, that.baseVmid)
+                && format.equals(that.format);
     }
 
     @Override

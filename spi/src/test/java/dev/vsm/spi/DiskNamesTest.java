@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 class DiskNamesTest {
     @Test
     void firstDiskIsZero() {
-        assertThat(DiskNames.nextFree(List.of(), "local", 100, "raw", true, true)).isEqualTo("vm-100-disk-0.raw");
-        assertThat(DiskNames.nextFree(List.of(), "lvm", 100, null, false, false)).isEqualTo("vm-100-disk-0");
+        assertThat(DiskNames.nextFree(List.of(), "local", 100, "raw", true, true))
+                .isEqualTo("vm-100-disk-0.raw");
+        assertThat(DiskNames.nextFree(List.of(), "lvm", 100, null, false, false))
+                .isEqualTo("vm-100-disk-0");
     }
 
     @Test
@@ -22,9 +24,14 @@ class DiskNamesTest {
 
     @Test
     void dirSharesOneNumberSpaceAcrossFormatsAndPrefixes() {
-        List<String> existing = List.of("local:100/vm-100-disk-0.raw", "local:100/base-100-disk-1.qcow2",
-                "local:100/subvol-100-disk-2.subvol", "local:100/basevol-100-disk-3.subvol", "local:100/vm-100-disk-5.vmdk");
-        assertThat(DiskNames.nextFree(existing, "local", 100, "qcow2", true, true)).isEqualTo("vm-100-disk-4.qcow2");
+        List<String> existing = List.of(
+                "local:100/vm-100-disk-0.raw",
+                "local:100/base-100-disk-1.qcow2",
+                "local:100/subvol-100-disk-2.subvol",
+                "local:100/basevol-100-disk-3.subvol",
+                "local:100/vm-100-disk-5.vmdk");
+        assertThat(DiskNames.nextFree(existing, "local", 100, "qcow2", true, true))
+                .isEqualTo("vm-100-disk-4.qcow2");
     }
 
     @Test
@@ -36,22 +43,29 @@ class DiskNamesTest {
 
     @Test
     void otherGuestsDoNotCount() {
-        List<String> existing = List.of("vm-1000-disk-0", "vm-10-disk-0", "local:10/base-10-disk-0.raw/100/vm-100-disk-1.qcow2");
-        assertThat(DiskNames.nextFree(existing, "local", 100, "raw", true, true)).isEqualTo("vm-100-disk-0.raw");
+        List<String> existing =
+                List.of("vm-1000-disk-0", "vm-10-disk-0", "local:10/base-10-disk-0.raw/100/vm-100-disk-1.qcow2");
+        assertThat(DiskNames.nextFree(existing, "local", 100, "raw", true, true))
+                .isEqualTo("vm-100-disk-0.raw");
     }
 
     @Test
     void numbersCountAsWritten() {
         assertThat(DiskNames.nextFree(List.of("vm-100-disk-00", "vm-100-disk-01"), "lvm", 100, null, false, false))
-                .as("pve compares the digits as strings: 00 does not take 0").isEqualTo("vm-100-disk-0");
+                .as("pve compares the digits as strings: 00 does not take 0")
+                .isEqualTo("vm-100-disk-0");
     }
 
     @Test
     void givesUpAfter1024Disks() {
-        List<String> full = IntStream.range(0, DiskNames.MAX_VOLUMES_PER_GUEST).mapToObj(i -> "vm-100-disk-" + i).toList();
+        List<String> full = IntStream.range(0, DiskNames.MAX_VOLUMES_PER_GUEST)
+                .mapToObj(i -> "vm-100-disk-" + i)
+                .toList();
         assertThatThrownBy(() -> DiskNames.nextFree(full, "lvm", 100, null, false, false))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("unable to allocate an image name for VM 100 in storage 'lvm'");
-        assertThat(DiskNames.nextFree(full.subList(0, 1023), "lvm", 100, null, false, false)).isEqualTo("vm-100-disk-1023");
+        assertThat(DiskNames.nextFree(full.subList(0, 1023), "lvm", 100, null, false, false))
+                .isEqualTo("vm-100-disk-1023");
     }
 }

@@ -18,7 +18,8 @@ class ProcessStampTest {
     void aProcessThatEndedDoesNotRun() throws Exception {
         Process child = new ProcessBuilder("true").start();
         assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(ProcessStamp.parse(Long.toString(child.pid())).orElseThrow().running()).isFalse();
+        assertThat(ProcessStamp.parse(Long.toString(child.pid())).orElseThrow().running())
+                .isFalse();
     }
 
     @Test
@@ -27,13 +28,17 @@ class ProcessStampTest {
         // the kernel gave its pid to someone else
         ProcessStamp me = ProcessStamp.current();
         String start = me.toString().substring(me.toString().indexOf('.') + 1);
-        ProcessStamp earlier = ProcessStamp.parse(me.pid() + "." + (Long.parseLong(start) - 60_000)).orElseThrow();
+        ProcessStamp earlier = ProcessStamp.parse(me.pid() + "." + (Long.parseLong(start) - 60_000))
+                .orElseThrow();
         assertThat(earlier.running()).isFalse();
     }
 
     @Test
     void aBarePidFromAnOlderNameIsCheckedByItsPid() {
-        assertThat(ProcessStamp.parse(Long.toString(ProcessHandle.current().pid())).orElseThrow().running()).isTrue();
+        assertThat(ProcessStamp.parse(Long.toString(ProcessHandle.current().pid()))
+                        .orElseThrow()
+                        .running())
+                .isTrue();
     }
 
     @Test

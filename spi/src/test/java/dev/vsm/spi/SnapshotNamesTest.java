@@ -17,9 +17,12 @@ class SnapshotNamesTest {
     @Test
     void invalidNamesAreBadInput() {
         for (String name : new String[] {"", "s", "1st", "-x", "with space", "a.b", "a/b", "a" + "b".repeat(40)}) {
-            assertThatThrownBy(() -> SnapshotNames.check(name)).as(name).isInstanceOf(StorageException.class)
+            assertThatThrownBy(() -> SnapshotNames.check(name))
+                    .as(name)
+                    .isInstanceOf(StorageException.class)
                     .hasMessageStartingWith("invalid snapshot name '")
-                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+                    .extracting(e -> ((StorageException) e).kind())
+                    .isEqualTo(StorageException.Kind.BAD_INPUT);
         }
         assertThatThrownBy(() -> SnapshotNames.check("current")).hasMessageContaining("'current' is reserved");
     }

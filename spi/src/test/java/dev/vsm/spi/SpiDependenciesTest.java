@@ -18,8 +18,12 @@ class SpiDependenciesTest {
 
     @Test
     void spiDependsOnJavaOnly() {
-        classes().that().resideInAPackage("dev.vsm.spi..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.vsm.spi..")
+        classes()
+                .that()
+                .resideInAPackage("dev.vsm.spi..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "dev.vsm.spi..")
                 .because("plugins are loaded in class loaders that expose only the SPI and java.*")
                 .check(SPI);
     }
@@ -32,10 +36,23 @@ class SpiDependenciesTest {
      */
     @Test
     void valuesPluginsConstructAreNoRecords() {
-        Set<String> allowed = Set.of("StorageConfig", "VolumeId", "ImageImport", "SourceImage", "CommandRunner$Result",
-                "QemuImg$ImageFile", "QemuImg$Inspection", "BackupArchiveName", "PathVolume", "ImageFileName");
-        List<String> records = SPI.stream().filter(c -> c.reflect().isRecord())
-                .map(c -> c.getName().substring(c.getPackageName().length() + 1)).filter(n -> !allowed.contains(n)).sorted().toList();
+        Set<String> allowed = Set.of(
+                "StorageConfig",
+                "VolumeId",
+                "ImageImport",
+                "SourceImage",
+                "CommandRunner$Result",
+                "QemuImg$ImageFile",
+                "QemuImg$Inspection",
+                "BackupArchiveName",
+                "PathVolume",
+                "ImageFileName");
+        List<String> records = SPI.stream()
+                .filter(c -> c.reflect().isRecord())
+                .map(c -> c.getName().substring(c.getPackageName().length() + 1))
+                .filter(n -> !allowed.contains(n))
+                .sorted()
+                .toList();
         assertThat(records).as("records in the SPI that plugins may construct").isEmpty();
     }
 }

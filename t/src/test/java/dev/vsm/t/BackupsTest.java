@@ -63,13 +63,15 @@ class BackupsTest {
 
     private Map<String, String> marks(JsonNode list) {
         Map<String, String> marks = new HashMap<>();
-        list.forEach(e -> marks.put(e.get("volid").asText().replace("bk:backup/", ""), e.get("mark").asText()));
+        list.forEach(e -> marks.put(
+                e.get("volid").asText().replace("bk:backup/", ""), e.get("mark").asText()));
         return marks;
     }
 
     @Test
     void pruneBackupsMarksAsPveAndRemovesOnlyWhatItMarksRemove() throws IOException {
-        for (String t : List.of("2020_01_01-10_00_00", "2020_01_02-10_00_00", "2020_01_03-10_00_00", "2020_01_04-10_00_00")) {
+        for (String t :
+                List.of("2020_01_01-10_00_00", "2020_01_02-10_00_00", "2020_01_03-10_00_00", "2020_01_04-10_00_00")) {
             backup("vzdump-qemu-100-" + t + ".vma.zst");
             Files.writeString(dump.resolve("vzdump-qemu-100-" + t + ".log"), "log");
         }
@@ -80,44 +82,70 @@ class BackupsTest {
         backup("my-copy-of-100.vma.zst");
 
         Map<String, String> before = Tree.snapshot(sandbox);
-        JsonNode dry = vsm.run("prune-backups", "bk", "--dry-run", "--output-format", "json").ok().json();
+        JsonNode dry = vsm.run("prune-backups", "bk", "--dry-run", "--output-format", "json")
+                .ok()
+                .json();
         assertThat(dry.get("dryrun").asBoolean()).isTrue();
-        assertThat(marks(dry.get("list"))).isEqualTo(Map.of(
-                "vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "remove",
-                "vzdump-qemu-100-2020_01_02-10_00_00.vma.zst", "protected",
-                "vzdump-qemu-100-2020_01_03-10_00_00.vma.zst", "keep",
-                "vzdump-qemu-100-2020_01_04-10_00_00.vma.zst", "keep",
-                "vzdump-lxc-100-2020_01_01-10_00_00.tar.zst", "keep",
-                "vzdump-qemu-101-2020_01_01-10_00_00.vma", "keep",
-                "my-copy-of-100.vma.zst", "renamed"));
+        assertThat(marks(dry.get("list")))
+                .isEqualTo(Map.of(
+                        "vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "remove",
+                        "vzdump-qemu-100-2020_01_02-10_00_00.vma.zst", "protected",
+                        "vzdump-qemu-100-2020_01_03-10_00_00.vma.zst", "keep",
+                        "vzdump-qemu-100-2020_01_04-10_00_00.vma.zst", "keep",
+                        "vzdump-lxc-100-2020_01_01-10_00_00.tar.zst", "keep",
+                        "vzdump-qemu-101-2020_01_01-10_00_00.vma", "keep",
+                        "my-copy-of-100.vma.zst", "renamed"));
         for (JsonNode e : dry.get("list")) {
             boolean renamed = e.get("mark").asText().equals("renamed");
-            assertThat(e.has("ctime") && e.has("type") && e.has("mark")).as("%s", e).isTrue();
+            assertThat(e.has("ctime") && e.has("type") && e.has("mark"))
+                    .as("%s", e)
+                    .isTrue();
             assertThat(e.has("vmid")).as("%s", e).isEqualTo(!renamed);
         }
 
-        List<String> text = vsm.run("prune-backups", "bk", "--dry-run", "--vmid", "100", "--type", "qemu", "--keep-last", "1").ok().lines();
-        assertThat(text).containsExactly(
-                "NOTE: this is only a preview and might not be what a subsequent",
-                "prune call does if backups are removed/added in the meantime.",
-                "",
-                String.format("%-54s %15s %10s", "Backup", "Backup-ID", "Prune-Mark"),
-                String.format("%-54s %15s %10s", "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "qemu/100", "remove"),
-                String.format("%-54s %15s %10s", "bk:backup/vzdump-qemu-100-2020_01_02-10_00_00.vma.zst", "qemu/100", "protected"),
-                String.format("%-54s %15s %10s", "bk:backup/vzdump-qemu-100-2020_01_03-10_00_00.vma.zst", "qemu/100", "remove"),
-                String.format("%-54s %15s %10s", "bk:backup/vzdump-qemu-100-2020_01_04-10_00_00.vma.zst", "qemu/100", "keep"));
-        assertThat(vsm.run("prune-backups", "bk", "--dry-run", "--vmid", "999").ok().out()).isEqualTo("No backups found\n");
+        List<String> text = vsm.run(
+                        "prune-backups", "bk", "--dry-run", "--vmid", "100", "--type", "qemu", "--keep-last", "1")
+                .ok()
+                .lines();
+        assertThat(text)
+                .containsExactly(
+                        "NOTE: this is only a preview and might not be what a subsequent",
+                        "prune call does if backups are removed/added in the meantime.",
+                        "",
+                        String.format("%-54s %15s %10s", "Backup", "Backup-ID", "Prune-Mark"),
+                        String.format(
+                                "%-54s %15s %10s",
+                                "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "qemu/100", "remove"),
+                        String.format(
+                                "%-54s %15s %10s",
+                                "bk:backup/vzdump-qemu-100-2020_01_02-10_00_00.vma.zst", "qemu/100", "protected"),
+                        String.format(
+                                "%-54s %15s %10s",
+                                "bk:backup/vzdump-qemu-100-2020_01_03-10_00_00.vma.zst", "qemu/100", "remove"),
+                        String.format(
+                                "%-54s %15s %10s",
+                                "bk:backup/vzdump-qemu-100-2020_01_04-10_00_00.vma.zst", "qemu/100", "keep"));
+        assertThat(vsm.run("prune-backups", "bk", "--dry-run", "--vmid", "999")
+                        .ok()
+                        .out())
+                .isEqualTo("No backups found\n");
         assertThat(Tree.snapshot(sandbox)).as("a dry run changes nothing").isEqualTo(before);
 
         // the storage's prune-backups: keep-last=2
         assertThat(vsm.run("prune-backups", "bk").ok().out())
                 .isEqualTo("removing backup 'bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst'\n");
         assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.vma.zst")).doesNotExist();
-        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.log")).as("its log goes with it").doesNotExist();
-        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.vma.zst.notes")).as("its notes go with it").doesNotExist();
+        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.log"))
+                .as("its log goes with it")
+                .doesNotExist();
+        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.vma.zst.notes"))
+                .as("its notes go with it")
+                .doesNotExist();
 
         vsm.run("prune-backups", "bk", "--keep-last", "1").ok();
-        assertThat(dump.resolve("vzdump-qemu-100-2020_01_02-10_00_00.vma.zst")).as("protected").exists();
+        assertThat(dump.resolve("vzdump-qemu-100-2020_01_02-10_00_00.vma.zst"))
+                .as("protected")
+                .exists();
         assertThat(dump.resolve("vzdump-qemu-100-2020_01_03-10_00_00.vma.zst")).doesNotExist();
         assertThat(dump.resolve("vzdump-qemu-100-2020_01_04-10_00_00.vma.zst")).exists();
         assertThat(dump.resolve("my-copy-of-100.vma.zst")).as("renamed").exists();
@@ -129,12 +157,17 @@ class BackupsTest {
         backup("vzdump-qemu-100-2020_01_01-10_00_00.vma.zst");
         backup("vzdump-qemu-100-2020_01_02-10_00_00.vma.zst");
         Map<String, String> before = Tree.snapshot(sandbox);
-        vsm.run("prune-backups", "bk", "--keep-last", "x").badInput("prune-backups: keep-last: type check ('integer') failed - got 'x'");
+        vsm.run("prune-backups", "bk", "--keep-last", "x")
+                .badInput("prune-backups: keep-last: type check ('integer') failed - got 'x'");
         vsm.run("prune-backups", "bk", "--keep-last", "-1").badInput("keep-last: value must have a minimum value of 0");
-        vsm.run("prune-backups", "bk", "--keep-all", "1", "--keep-last", "1").badInput("keep-all cannot be set together with other options.");
-        vsm.run("prune-backups", "bk", "--keep-last", "1,keep-all=1").badInput("keep-last: type check failed - got '1,keep-all=1'");
-        vsm.run("prune-backups", "bk", "--keep-last", "1", "--type", "openvz").badInput("type: value 'openvz' does not have a value in the enumeration 'qemu, lxc'");
-        vsm.run("prune-backups", "bk", "--keep-last", "1", "--vmid", "12").badInput("vmid: value does not look like a valid VM ID");
+        vsm.run("prune-backups", "bk", "--keep-all", "1", "--keep-last", "1")
+                .badInput("keep-all cannot be set together with other options.");
+        vsm.run("prune-backups", "bk", "--keep-last", "1,keep-all=1")
+                .badInput("keep-last: type check failed - got '1,keep-all=1'");
+        vsm.run("prune-backups", "bk", "--keep-last", "1", "--type", "openvz")
+                .badInput("type: value 'openvz' does not have a value in the enumeration 'qemu, lxc'");
+        vsm.run("prune-backups", "bk", "--keep-last", "1", "--vmid", "12")
+                .badInput("vmid: value does not look like a valid VM ID");
         vsm.run("prune-backups", "plain", "--keep-last", "1").badInput("storage 'plain' does not support backups");
         vsm.run("prune-backups", "nosuch", "--keep-last", "1").badInput("storage 'nosuch' does not exist");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
@@ -153,17 +186,34 @@ class BackupsTest {
                 .badInput("prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
         vsm.run("set", "bk", "--prune-backups", "keep-all=1,keep-daily=3")
                 .badInput("prune-backups: invalid format - keep-all cannot be set together with other options.");
-        vsm.run("set", "bk", "--max-protected-backups", "-2").badInput("max-protected-backups: value must have a minimum value of -1");
-        vsm.run("set", "bk", "--bwlimit", "default=fast").badInput("bwlimit: invalid format - default: type check ('number') failed - got 'fast'");
-        vsm.run("set", "bk", "--bwlimit", "upload=10").badInput("bwlimit: invalid format - invalid key in comma-separated list property: upload");
+        vsm.run("set", "bk", "--max-protected-backups", "-2")
+                .badInput("max-protected-backups: value must have a minimum value of -1");
+        vsm.run("set", "bk", "--bwlimit", "default=fast")
+                .badInput("bwlimit: invalid format - default: type check ('number') failed - got 'fast'");
+        vsm.run("set", "bk", "--bwlimit", "upload=10")
+                .badInput("bwlimit: invalid format - invalid key in comma-separated list property: upload");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
 
-        vsm.run("set", "bk", "--prune-backups", "keep-daily=7,keep-weekly=4", "--max-protected-backups", "3",
-                "--bwlimit", "default=1024,restore=512.5").ok();
+        vsm.run(
+                        "set",
+                        "bk",
+                        "--prune-backups",
+                        "keep-daily=7,keep-weekly=4",
+                        "--max-protected-backups",
+                        "3",
+                        "--bwlimit",
+                        "default=1024,restore=512.5")
+                .ok();
         String file = vsm.config().toString();
         Files.writeString(vsm.config(), good.replace("keep-last=2", "keep-bogus=2"));
-        vsm.run("status").badInput(file + ":6: storage 'bk': prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
-        vsm.run("list", "bk").badInput(file + ":6: storage 'bk': prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
+        vsm.run("status")
+                .badInput(
+                        file
+                                + ":6: storage 'bk': prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
+        vsm.run("list", "bk")
+                .badInput(
+                        file
+                                + ":6: storage 'bk': prune-backups: invalid format - invalid key in comma-separated list property: keep-bogus");
     }
 
     @Test
@@ -177,11 +227,14 @@ class BackupsTest {
         String vc = "bk:backup/vzdump-lxc-100-2020_01_03-10_00_00.tar.gz";
 
         Map<String, String> before = Tree.snapshot(sandbox);
-        assertThat(vsm.run("update-attributes", va, "--notes", "x", "--protected", "1", "--dry-run").ok().lines())
+        assertThat(vsm.run("update-attributes", va, "--notes", "x", "--protected", "1", "--dry-run")
+                        .ok()
+                        .lines())
                 .containsExactly("+ write " + a + ".notes", "+ write " + a + ".protected");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
 
-        vsm.run("update-attributes", va, "--notes", "before the upgrade – ok\nsecond line", "--protected", "1").ok();
+        vsm.run("update-attributes", va, "--notes", "before the upgrade – ok\nsecond line", "--protected", "1")
+                .ok();
         assertThat(Files.readString(Path.of(a + ".notes"))).isEqualTo("before the upgrade – ok\nsecond line");
         assertThat(Path.of(a + ".protected")).exists();
 
@@ -196,15 +249,20 @@ class BackupsTest {
         assertThat(list.get(1).get("protected").asBoolean()).isTrue();
 
         before = Tree.snapshot(sandbox);
-        vsm.run("free", va).badInput("cannot remove protected volume 'backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst' on 'bk'");
-        vsm.run("update-attributes", va, "--protected", "maybe").badInput("protected: type check ('boolean') failed - got 'maybe'");
-        vsm.run("update-attributes", "bk:backup/vzdump-qemu-100-2020_01_09-10_00_00.tar.xz", "--notes", "x").badInput("unable to parse");
+        vsm.run("free", va)
+                .badInput(
+                        "cannot remove protected volume 'backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst' on 'bk'");
+        vsm.run("update-attributes", va, "--protected", "maybe")
+                .badInput("protected: type check ('boolean') failed - got 'maybe'");
+        vsm.run("update-attributes", "bk:backup/vzdump-qemu-100-2020_01_09-10_00_00.tar.xz", "--notes", "x")
+                .badInput("unable to parse");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
 
         // max-protected-backups counts a guest's protected backups of the same type
         vsm.run("set", "bk", "--max-protected-backups", "1").ok();
         before = Tree.snapshot(sandbox);
-        vsm.run("update-attributes", vb, "--protected", "1").badInput("The number of protected backups per guest is limited to 1 on storage 'bk'");
+        vsm.run("update-attributes", vb, "--protected", "1")
+                .badInput("The number of protected backups per guest is limited to 1 on storage 'bk'");
         vsm.run("update-attributes", vb, "--notes", "x", "--protected", "1")
                 .badInput("The number of protected backups per guest is limited to 1 on storage 'bk'");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
@@ -218,16 +276,21 @@ class BackupsTest {
         assertThat(vsm.run("free", va).ok().out()).isEqualTo("Removed volume '" + va + "'\n");
         assertThat(a).doesNotExist();
         assertThat(Path.of(a + ".notes")).as("free removes the notes").doesNotExist();
-        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.log")).as("and the log").doesNotExist();
+        assertThat(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.log"))
+                .as("and the log")
+                .doesNotExist();
     }
 
     @Test
     void onlyBackupsHaveNotesAndProtection() {
         vsm.run("alloc", "bk", "100", "", "1M").ok();
         Map<String, String> before = Tree.snapshot(sandbox);
-        vsm.run("update-attributes", "bk:100/vm-100-disk-0.raw", "--notes", "x").badInput("only backups can have notes");
-        vsm.run("update-attributes", "bk:100/vm-100-disk-0.raw", "--protected", "1").badInput("only backups support attribute 'protected'");
-        vsm.run("extractconfig", "bk:100/vm-100-disk-0.raw").badInput("unable to use volume bk:100/vm-100-disk-0.raw - content type needs to be 'backup'");
+        vsm.run("update-attributes", "bk:100/vm-100-disk-0.raw", "--notes", "x")
+                .badInput("only backups can have notes");
+        vsm.run("update-attributes", "bk:100/vm-100-disk-0.raw", "--protected", "1")
+                .badInput("only backups support attribute 'protected'");
+        vsm.run("extractconfig", "bk:100/vm-100-disk-0.raw")
+                .badInput("unable to use volume bk:100/vm-100-disk-0.raw - content type needs to be 'backup'");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
@@ -240,7 +303,8 @@ class BackupsTest {
         JsonNode list = vsm.run("list", "bk", "--output-format", "json").ok().json();
         assertThat(list.get(0).has("notes")).as("a link is no notes file").isFalse();
 
-        vsm.run("update-attributes", "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "--notes", "mine").ok();
+        vsm.run("update-attributes", "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "--notes", "mine")
+                .ok();
         assertThat(Files.readString(secret)).isEqualTo("root:hash:19000\n");
         assertThat(Files.isSymbolicLink(Path.of(a + ".notes"))).isFalse();
         assertThat(Files.readString(Path.of(a + ".notes"))).isEqualTo("mine");
@@ -248,32 +312,62 @@ class BackupsTest {
 
     @Test
     void extractconfigReadsTarAndVmaArchives() throws IOException {
-        Archives.tar(dump.resolve("vzdump-lxc-101-2020_01_01-10_00_00.tar.zst"), Map.of("./etc/vzdump/pct.conf", PCT), "zst");
-        Archives.tar(dump.resolve("vzdump-lxc-101-2020_01_02-10_00_00.tar.lzo"), Map.of("./etc/vzdump/pct.conf", PCT), "lzo");
-        Archives.tar(dump.resolve("vzdump-lxc-101-2020_01_03-10_00_00.tar.gz"), Map.of("./etc/vzdump/pct.conf", PCT), "gz");
-        Archives.tar(dump.resolve("vzdump-lxc-101-2020_01_04-10_00_00.tar"), Map.of("./etc/vzdump/pct.conf", PCT), null);
-        byte[] vma = new VmaWriter().config("qemu-server.conf", QM).device("drive-scsi0", 1L << 30).header();
+        Archives.tar(
+                dump.resolve("vzdump-lxc-101-2020_01_01-10_00_00.tar.zst"),
+                Map.of("./etc/vzdump/pct.conf", PCT),
+                "zst");
+        Archives.tar(
+                dump.resolve("vzdump-lxc-101-2020_01_02-10_00_00.tar.lzo"),
+                Map.of("./etc/vzdump/pct.conf", PCT),
+                "lzo");
+        Archives.tar(
+                dump.resolve("vzdump-lxc-101-2020_01_03-10_00_00.tar.gz"), Map.of("./etc/vzdump/pct.conf", PCT), "gz");
+        Archives.tar(
+                dump.resolve("vzdump-lxc-101-2020_01_04-10_00_00.tar"), Map.of("./etc/vzdump/pct.conf", PCT), null);
+        byte[] vma = new VmaWriter()
+                .config("qemu-server.conf", QM)
+                .device("drive-scsi0", 1L << 30)
+                .header();
         byte[] withData = Arrays.copyOf(vma, vma.length + (1 << 20));
         for (String suffix : List.of("", ".gz", ".lzo", ".zst")) {
-            Archives.write(dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.vma" + suffix), withData, suffix.isEmpty() ? null : suffix.substring(1));
+            Archives.write(
+                    dump.resolve("vzdump-qemu-100-2020_01_01-10_00_00.vma" + suffix),
+                    withData,
+                    suffix.isEmpty() ? null : suffix.substring(1));
         }
         Map<String, String> before = Tree.snapshot(sandbox);
-        for (String name : List.of("vzdump-lxc-101-2020_01_01-10_00_00.tar.zst", "vzdump-lxc-101-2020_01_02-10_00_00.tar.lzo",
-                "vzdump-lxc-101-2020_01_03-10_00_00.tar.gz", "vzdump-lxc-101-2020_01_04-10_00_00.tar")) {
-            assertThat(vsm.run("extractconfig", "bk:backup/" + name).ok().out()).as(name).isEqualTo(PCT + "\n");
+        for (String name : List.of(
+                "vzdump-lxc-101-2020_01_01-10_00_00.tar.zst",
+                "vzdump-lxc-101-2020_01_02-10_00_00.tar.lzo",
+                "vzdump-lxc-101-2020_01_03-10_00_00.tar.gz",
+                "vzdump-lxc-101-2020_01_04-10_00_00.tar")) {
+            assertThat(vsm.run("extractconfig", "bk:backup/" + name).ok().out())
+                    .as(name)
+                    .isEqualTo(PCT + "\n");
         }
         for (String suffix : List.of("", ".gz", ".lzo", ".zst")) {
             String volid = "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma" + suffix;
             assertThat(vsm.run("extractconfig", volid).ok().out()).as(volid).isEqualTo(QM + "\n");
         }
-        assertThat(vsm.run("extractconfig", "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst", "--output-format", "json").ok()
-                .json().get("config").asText()).isEqualTo(QM);
+        assertThat(vsm.run(
+                                "extractconfig",
+                                "bk:backup/vzdump-qemu-100-2020_01_01-10_00_00.vma.zst",
+                                "--output-format",
+                                "json")
+                        .ok()
+                        .json()
+                        .get("config")
+                        .asText())
+                .isEqualTo(QM);
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
     @Test
     void extractconfigRefusesHostileArchives() throws IOException {
-        byte[] vma = new VmaWriter().config("qemu-server.conf", QM).device("drive-scsi0", 1L << 30).header();
+        byte[] vma = new VmaWriter()
+                .config("qemu-server.conf", QM)
+                .device("drive-scsi0", 1L << 30)
+                .header();
         byte[] badMagic = vma.clone();
         badMagic[0] = 'X';
         byte[] hugeHeader = vma.clone();
@@ -303,9 +397,12 @@ class BackupsTest {
                 "2020_01_04-10_00_00.vma", "wrong vma blob buffer size 12288/268435456",
                 "2020_01_05-10_00_00.vma.gz", "vma contains invalid data pointers",
                 "2020_01_06-10_00_00.vma.lzo", "command 'lzop -d -c' failed");
-        expected.forEach((name, message) -> vsm.run("extractconfig", "bk:backup/vzdump-qemu-100-" + name).badInput(message));
-        vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_01-10_00_00.tar.gz").badInput("command 'tar -z -tf -' failed");
-        vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_09-10_00_00.tar.gz").badInput("ERROR: file '");
+        expected.forEach((name, message) ->
+                vsm.run("extractconfig", "bk:backup/vzdump-qemu-100-" + name).badInput(message));
+        vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_01-10_00_00.tar.gz")
+                .badInput("command 'tar -z -tf -' failed");
+        vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_09-10_00_00.tar.gz")
+                .badInput("ERROR: file '");
         vsm.run("extractconfig", "bk:backup/custom-100.vma").badInput("ERROR: couldn't determine archive info from '");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }

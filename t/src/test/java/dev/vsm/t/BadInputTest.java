@@ -45,7 +45,9 @@ class BadInputTest {
     private void refused(String message, String... args) {
         Map<String, String> before = Tree.snapshot(sandbox);
         vsm.run(args).badInput(message);
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(before);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed files", String.join(" ", args))
+                .isEqualTo(before);
     }
 
     @Test
@@ -86,15 +88,41 @@ class BadInputTest {
 
     @Test
     void formatThatContradictsTheName() {
-        refused("format: different storage formats (raw != qcow2)", "alloc", "local", "100", "vm-100-disk-5.qcow2", "1M", "--format", "raw");
+        refused(
+                "format: different storage formats (raw != qcow2)",
+                "alloc",
+                "local",
+                "100",
+                "vm-100-disk-5.qcow2",
+                "1M",
+                "--format",
+                "raw");
     }
 
     @Test
     void preallocationTheFormatLacks() {
-        refused("preallocation mode 'full' not supported by format 'vmdk'",
-                "alloc", "local", "100", "", "1M", "--format", "vmdk", "--preallocation", "full");
-        refused("preallocation mode 'bogus' not supported by format 'qcow2'",
-                "alloc", "local", "100", "", "1M", "--format", "qcow2", "--preallocation", "bogus");
+        refused(
+                "preallocation mode 'full' not supported by format 'vmdk'",
+                "alloc",
+                "local",
+                "100",
+                "",
+                "1M",
+                "--format",
+                "vmdk",
+                "--preallocation",
+                "full");
+        refused(
+                "preallocation mode 'bogus' not supported by format 'qcow2'",
+                "alloc",
+                "local",
+                "100",
+                "",
+                "1M",
+                "--format",
+                "qcow2",
+                "--preallocation",
+                "bogus");
     }
 
     @Test
@@ -104,7 +132,10 @@ class BadInputTest {
 
     @Test
     void baseWithLinkedClones() {
-        refused("base volume '100/base-100-disk-1.qcow2' is still in use by linked clones", "free", "local:100/base-100-disk-1.qcow2");
+        refused(
+                "base volume '100/base-100-disk-1.qcow2' is still in use by linked clones",
+                "free",
+                "local:100/base-100-disk-1.qcow2");
     }
 
     @Test
@@ -150,7 +181,8 @@ class BadInputTest {
         Path fake = sandbox.resolve("bin/qemu-img");
         Files.createDirectories(fake.getParent());
         // creates the image for real, then fails as a full disk would
-        Files.writeString(fake, "#!/bin/sh\nqemu-img \"$@\" >/dev/null\necho 'qemu-img: No space left on device' >&2\nexit 1\n");
+        Files.writeString(
+                fake, "#!/bin/sh\nqemu-img \"$@\" >/dev/null\necho 'qemu-img: No space left on device' >&2\nexit 1\n");
         Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
         vsm.env("VSM_QEMU_IMG", fake.toString());
         Map<String, String> before = Tree.snapshot(sandbox.resolve("store"));

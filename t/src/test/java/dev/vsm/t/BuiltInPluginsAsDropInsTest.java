@@ -65,16 +65,25 @@ class BuiltInPluginsAsDropInsTest {
                     type: dir
                     path: %s
                 """.formatted(store));
-        JsonNode dir = bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("dir.jar"));
+        JsonNode dir =
+                bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("dir.jar"));
         assertThat(dir.get("type").asText()).isEqualTo("dir");
         assertThat(dir.get("status").asText()).isEqualTo("loaded");
 
-        assertThat(vsm.run("status", "--storage", "dd", "--output-format", "json").ok().json().get(0).get("active").asInt()).isEqualTo(1);
-        assertThat(vsm.run("alloc", "dd", "100", "", "4M").ok().out()).isEqualTo("successfully created 'dd:100/vm-100-disk-0.raw'\n");
+        assertThat(vsm.run("status", "--storage", "dd", "--output-format", "json")
+                        .ok()
+                        .json()
+                        .get(0)
+                        .get("active")
+                        .asInt())
+                .isEqualTo(1);
+        assertThat(vsm.run("alloc", "dd", "100", "", "4M").ok().out())
+                .isEqualTo("successfully created 'dd:100/vm-100-disk-0.raw'\n");
         Path disk = store.resolve("images/100/vm-100-disk-0.raw");
         assertThat(QemuImg.info(disk).get("virtual-size").asLong()).isEqualTo(4L << 20);
         assertThat(vsm.run("list", "dd", "--output-format", "json").ok().json())
-                .extracting(v -> v.get("volid").asText()).containsExactly("dd:100/vm-100-disk-0.raw");
+                .extracting(v -> v.get("volid").asText())
+                .containsExactly("dd:100/vm-100-disk-0.raw");
         vsm.run("free", "dd:100/vm-100-disk-0.raw").ok();
         assertThat(disk).doesNotExist();
     }
@@ -109,10 +118,15 @@ class BuiltInPluginsAsDropInsTest {
             }
 
             JsonNode status = vsm.run("status", "--output-format", "json").ok().json();
-            assertThat(status).extracting(s -> s.get("storage").asText() + " " + s.get("active").asInt())
+            assertThat(status)
+                    .extracting(s ->
+                            s.get("storage").asText() + " " + s.get("active").asInt())
                     .containsExactlyInAnyOrder("san 1", "thin 1");
-            assertThat(vsm.run("alloc", "thin", "100", "", "4M", "--dry-run").ok().out())
-                    .contains("/sbin/lvcreate -aly -V 4096k").contains("--thinpool " + vg.name() + "/data");
+            assertThat(vsm.run("alloc", "thin", "100", "", "4M", "--dry-run")
+                            .ok()
+                            .out())
+                    .contains("/sbin/lvcreate -aly -V 4096k")
+                    .contains("--thinpool " + vg.name() + "/data");
             assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json())
                     .extracting(v -> v.get("volid").asText())
                     .containsExactly("thin:base-102-disk-0", "thin:vm-100-disk-0", "thin:vm-101-disk-0");
@@ -121,7 +135,8 @@ class BuiltInPluginsAsDropInsTest {
             assertThat(created).startsWith("successfully created 'san:vm-100-disk-");
             String volid = created.substring(created.indexOf('\'') + 1, created.lastIndexOf('\''));
             assertThat(vsm.run("list", "san", "--output-format", "json").ok().json())
-                    .extracting(v -> v.get("volid").asText()).contains(volid);
+                    .extracting(v -> v.get("volid").asText())
+                    .contains(volid);
             vsm.run("free", volid).ok();
             assertThat(vg.lvNames()).doesNotContain(volid.substring("san:".length()));
         }
@@ -130,7 +145,9 @@ class BuiltInPluginsAsDropInsTest {
         void anLvmDropInWithoutTheLvmLibraryDoesNotWork() throws IOException {
             Files.delete(plugins.resolve("lvm/vsm-lvm.jar"));
             Vsm.Result status = vsm.run("status", "--storage", "san");
-            assertThat(status.exit()).as("stdout: %s stderr: %s", status.out(), status.err()).isNotZero();
+            assertThat(status.exit())
+                    .as("stdout: %s stderr: %s", status.out(), status.err())
+                    .isNotZero();
             assertThat(status.err()).contains("dev/vsm/lvm/");
         }
     }
@@ -139,19 +156,26 @@ class BuiltInPluginsAsDropInsTest {
     private static Path launcherWithoutPlugins(Path sandbox) throws IOException {
         List<String> classPath = new ArrayList<>();
         classPath.add(Vsm.HOME.resolve("cli/target/classes").toString());
-        try (JarFile cli = new JarFile(Vsm.HOME.resolve("cli/target/vsm-cli.jar").toFile())) {
-            for (String entry : cli.getManifest().getMainAttributes().getValue("Class-Path").split(" ")) {
+        try (JarFile cli =
+                new JarFile(Vsm.HOME.resolve("cli/target/vsm-cli.jar").toFile())) {
+            for (String entry :
+                    cli.getManifest().getMainAttributes().getValue("Class-Path").split(" ")) {
                 String name = Path.of(entry).getFileName().toString();
                 if (!name.startsWith("vsm-plugin-") && !name.startsWith("vsm-lvm")) {
                     classPath.add(Vsm.HOME.resolve("cli/target").resolve(entry).toString());
                 }
             }
         }
-        assertThat(classPath).anyMatch(p -> p.contains("vsm-spi")).anyMatch(p -> p.contains("vsm-framework"))
-                .noneMatch(p -> p.contains("plugin")).noneMatch(p -> p.contains("vsm-lvm"));
+        assertThat(classPath)
+                .anyMatch(p -> p.contains("vsm-spi"))
+                .anyMatch(p -> p.contains("vsm-framework"))
+                .noneMatch(p -> p.contains("plugin"))
+                .noneMatch(p -> p.contains("vsm-lvm"));
         Path script = sandbox.resolve("vsm-without-plugins");
-        Files.writeString(script, "#!/bin/sh\nexec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -cp '"
-                + String.join(":", classPath) + "' dev.vsm.cli.Main \"$@\"\n");
+        Files.writeString(
+                script,
+                "#!/bin/sh\nexec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -cp '"
+                        + String.join(":", classPath) + "' dev.vsm.cli.Main \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         return script;
     }

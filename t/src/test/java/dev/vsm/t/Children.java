@@ -4,8 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 /** The processes a vsm run starts (qemu-img, cstream, blkdiscard), for tests that stop vsm while one runs. */
 final class Children {
-    private Children() {
-    }
+    private Children() {}
 
     /** The first descendant of {@code parent} running {@code command}, waited for up to 60 s. */
     static ProcessHandle await(Process parent, String command) throws InterruptedException {

@@ -24,7 +24,8 @@ class ClusterBadInputTest {
 
     /** The cluster block with one line replaced (1 cluster:, 2 zookeeper, 3 node, 4 root, 5 session-timeout) or removed (null). */
     private String block(String root, int line, String replacement) {
-        String[] lines = ClusterEnsemble.clusterBlock(zk.connectString(), "node1", root, 10).split("\n");
+        String[] lines = ClusterEnsemble.clusterBlock(zk.connectString(), "node1", root, 10)
+                .split("\n");
         StringBuilder yaml = new StringBuilder();
         for (int i = 0; i < lines.length; i++) {
             if (i + 1 != line) {
@@ -54,7 +55,11 @@ class ClusterBadInputTest {
     }
 
     private static String rootIn(String yaml) {
-        return yaml.lines().filter(l -> l.startsWith("  root: /")).map(l -> l.substring("  root: ".length())).findFirst().orElse(null);
+        return yaml.lines()
+                .filter(l -> l.startsWith("  root: /"))
+                .map(l -> l.substring("  root: ".length()))
+                .findFirst()
+                .orElse(null);
     }
 
     @Test
@@ -76,17 +81,24 @@ class ClusterBadInputTest {
     @Test
     void localStoragesAreRefusedInClusterMode() throws Exception {
         String root = ClusterEnsemble.newRoot();
-        String yaml = block(root, 0, null) + "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("local") + "\n";
-        refused(yaml, ":6: storages: not used in cluster mode: the storage configuration is in ZooKeeper "
-                + "(seed it with 'vsm cluster init --from FILE')");
+        String yaml = block(root, 0, null) + "storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("local")
+                + "\n";
+        refused(
+                yaml,
+                ":6: storages: not used in cluster mode: the storage configuration is in ZooKeeper "
+                        + "(seed it with 'vsm cluster init --from FILE')");
     }
 
     @Test
     void clusterCommandsOutsideClusterModeAreRefused() {
-        Vsm vsm = new Vsm(sandbox).writeConfig("storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("local") + "\n");
+        Vsm vsm = new Vsm(sandbox)
+                .writeConfig("storages:\n  local:\n    type: dir\n    path: " + sandbox.resolve("local") + "\n");
         Map<String, String> before = Tree.snapshot(sandbox);
-        for (String[] args : new String[][] {{"cluster", "status"}, {"cluster", "export"},
-                {"cluster", "init", "--from", vsm.config().toString()}}) {
+        for (String[] args : new String[][] {
+            {"cluster", "status"},
+            {"cluster", "export"},
+            {"cluster", "init", "--from", vsm.config().toString()}
+        }) {
             vsm.run(args).badInput("not in cluster mode: no 'cluster' block in " + vsm.config());
         }
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
@@ -96,9 +108,12 @@ class ClusterBadInputTest {
     void anUninitialisedRootIsRefused() throws Exception {
         String root = ClusterEnsemble.newRoot();
         Vsm node = zk.node(sandbox, "node1", root, 10);
-        for (String[] args : new String[][] {{"status"}, {"list", "local"}, {"alloc", "local", "100", "", "1M"}, {"cluster", "export"}}) {
-            node.run(args).badInput("cluster configuration not found at " + root
-                    + "/config: seed it with 'vsm cluster init --from FILE'");
+        for (String[] args : new String[][] {
+            {"status"}, {"list", "local"}, {"alloc", "local", "100", "", "1M"}, {"cluster", "export"}
+        }) {
+            node.run(args)
+                    .badInput("cluster configuration not found at " + root
+                            + "/config: seed it with 'vsm cluster init --from FILE'");
         }
         assertThat(zk.read(root + "/config")).isEmpty();
     }
@@ -114,7 +129,8 @@ class ClusterBadInputTest {
         assertThat(zk.read(root + "/config")).as("after a bad seed file").isEmpty();
 
         Files.writeString(seed, "storages:\n  aa:\n    type: dir\n    path: " + sandbox.resolve("aa") + "\n");
-        Vsm.Result dry = node.run("cluster", "init", "--from", seed.toString(), "--dry-run").ok();
+        Vsm.Result dry = node.run("cluster", "init", "--from", seed.toString(), "--dry-run")
+                .ok();
         assertThat(dry.out()).startsWith("+ ");
         assertThat(zk.read(root + "/config")).as("after --dry-run").isEmpty();
         node.run("cluster", "init", "--from", seed.toString()).ok();
@@ -122,15 +138,22 @@ class ClusterBadInputTest {
         assertThat(ClusterConfigTest.storagesOf(first.text()).keySet()).containsExactly("aa");
 
         Files.writeString(seed, "storages:\n  bb:\n    type: dir\n    path: " + sandbox.resolve("bb") + "\n");
-        node.run("cluster", "init", "--from", seed.toString()).badInput("cluster configuration already exists at " + root
-                + "/config (version " + first.version() + "): use --force to replace it");
+        node.run("cluster", "init", "--from", seed.toString())
+                .badInput("cluster configuration already exists at " + root + "/config (version " + first.version()
+                        + "): use --force to replace it");
         ClusterEnsemble.Znode unchanged = zk.read(root + "/config").orElseThrow();
         assertThat(unchanged.text()).isEqualTo(first.text());
         assertThat(unchanged.version()).isEqualTo(first.version());
 
         node.run("cluster", "init", "--from", seed.toString(), "--force").ok();
-        assertThat(ClusterConfigTest.storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactly("bb");
-        assertThat(ClusterConfigTest.storagesOf(node.run("cluster", "export").ok().out()).keySet()).containsExactly("bb");
+        assertThat(ClusterConfigTest.storagesOf(
+                                zk.read(root + "/config").orElseThrow().text())
+                        .keySet())
+                .containsExactly("bb");
+        assertThat(ClusterConfigTest.storagesOf(
+                                node.run("cluster", "export").ok().out())
+                        .keySet())
+                .containsExactly("bb");
     }
 
     @Test
@@ -138,8 +161,10 @@ class ClusterBadInputTest {
         String root = ClusterEnsemble.newRoot();
         Vsm node1 = zk.node(sandbox, "node1", root, 10);
         Vsm node2 = zk.node(sandbox, "node2", root, 10).env("VSM_NODE", "node1"); // cluster.node wins over $VSM_NODE
-        ClusterEnsemble.seed(node1, "storages:\n  only1:\n    type: dir\n    path: " + sandbox.resolve("only1")
-                + "\n    content: [images]\n    nodes: [node1]\n");
+        ClusterEnsemble.seed(
+                node1,
+                "storages:\n  only1:\n    type: dir\n    path: " + sandbox.resolve("only1")
+                        + "\n    content: [images]\n    nodes: [node1]\n");
         node1.run("alloc", "only1", "100", "", "1M").ok();
         Map<String, String> before = Tree.snapshot(sandbox.resolve("only1"));
         node2.run("alloc", "only1", "100", "", "1M").badInput("storage 'only1' is not available on node 'node2'");

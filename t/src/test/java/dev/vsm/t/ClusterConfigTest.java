@@ -40,14 +40,22 @@ class ClusterConfigTest {
     private String storages(int count) {
         StringBuilder yaml = new StringBuilder("storages:\n");
         for (int i = 0; i < count; i++) {
-            yaml.append("  st").append(i).append(":\n    type: dir\n    path: ").append(sandbox.resolve("st" + i))
+            yaml.append("  st")
+                    .append(i)
+                    .append(":\n    type: dir\n    path: ")
+                    .append(sandbox.resolve("st" + i))
                     .append("\n    content: [images]\n    shared: true\n");
         }
         return yaml.toString();
     }
 
     private static String digest(Vsm node) {
-        return node.run("status", "--output-format", "json").ok().json().get(0).get("digest").asText();
+        return node.run("status", "--output-format", "json")
+                .ok()
+                .json()
+                .get(0)
+                .get("digest")
+                .asText();
     }
 
     static String sha1(byte[] bytes) throws Exception {
@@ -65,20 +73,30 @@ class ClusterConfigTest {
         assertThat(storagesOf(config.text()).keySet()).containsExactlyInAnyOrder("st0", "st1");
 
         // set, add and remove from any node land in the znode; set's JSON gives the new digest
-        String digest = node1.run("set", "st0", "--content", "images,iso", "--output-format", "json").ok().json().get("digest").asText();
-        assertThat(digest).isEqualTo(sha1(zk.read(root + "/config").orElseThrow().data()));
+        String digest = node1.run("set", "st0", "--content", "images,iso", "--output-format", "json")
+                .ok()
+                .json()
+                .get("digest")
+                .asText();
+        assertThat(digest)
+                .isEqualTo(sha1(zk.read(root + "/config").orElseThrow().data()));
         Vsm node2 = zk.node(sandbox, "node2", root, 10);
-        node2.run("add", "dir", "added", "--path", sandbox.resolve("added").toString()).ok();
-        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactlyInAnyOrder("st0", "st1", "added");
+        node2.run("add", "dir", "added", "--path", sandbox.resolve("added").toString())
+                .ok();
+        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet())
+                .containsExactlyInAnyOrder("st0", "st1", "added");
         node1.run("remove", "st1").ok();
-        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet()).containsExactlyInAnyOrder("st0", "added");
-        assertThat(node2.run("cluster", "export").ok().out()).isEqualTo(zk.read(root + "/config").orElseThrow().text());
+        assertThat(storagesOf(zk.read(root + "/config").orElseThrow().text()).keySet())
+                .containsExactlyInAnyOrder("st0", "added");
+        assertThat(node2.run("cluster", "export").ok().out())
+                .isEqualTo(zk.read(root + "/config").orElseThrow().text());
 
         // the node's entry: when it last ran vsm, as JSON with an ISO-8601 time
         Instant before = Instant.now().minusSeconds(1);
         node1.run("status").ok();
         String seen = zk.read(root + "/nodes/node1").orElseThrow().text();
-        Instant lastSeen = Instant.parse(new ObjectMapper().readTree(seen).get("last-seen").asText());
+        Instant lastSeen =
+                Instant.parse(new ObjectMapper().readTree(seen).get("last-seen").asText());
         assertThat(lastSeen).as(seen).isAfterOrEqualTo(before.truncatedTo(ChronoUnit.SECONDS));
     }
 
@@ -121,19 +139,21 @@ class ClusterConfigTest {
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicReference<String> torn = new AtomicReference<>();
         Set<Integer> versions = new TreeSet<>();
-        Thread reader = new Thread(() -> {
-            while (writing.get() && torn.get() == null) {
-                try {
-                    ClusterEnsemble.Znode z = zk.read(root + "/config").orElseThrow();
-                    if (storagesOf(z.text()).size() != count) {
-                        torn.set(z.text());
+        Thread reader = new Thread(
+                () -> {
+                    while (writing.get() && torn.get() == null) {
+                        try {
+                            ClusterEnsemble.Znode z = zk.read(root + "/config").orElseThrow();
+                            if (storagesOf(z.text()).size() != count) {
+                                torn.set(z.text());
+                            }
+                            versions.add(z.version());
+                        } catch (Exception | AssertionError e) {
+                            torn.set(e.toString());
+                        }
                     }
-                    versions.add(z.version());
-                } catch (Exception | AssertionError e) {
-                    torn.set(e.toString());
-                }
-            }
-        }, "znode-reader");
+                },
+                "znode-reader");
         reader.start();
         List<Callable<Vsm.Result>> runs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -151,13 +171,17 @@ class ClusterConfigTest {
         }
         results.forEach(Vsm.Result::ok);
         assertThat(torn.get()).as("what the reader saw").isNull();
-        System.out.printf("ClusterConfigTest: %d parallel sets from 2 nodes, the reader saw %d versions of the znode%n", count, versions.size());
+        System.out.printf(
+                "ClusterConfigTest: %d parallel sets from 2 nodes, the reader saw %d versions of the znode%n",
+                count, versions.size());
 
         ClusterEnsemble.Znode config = zk.read(root + "/config").orElseThrow();
         Map<String, Object> storages = storagesOf(config.text());
         for (int i = 0; i < count; i++) {
             Map<?, ?> st = (Map<?, ?>) storages.get("st" + i);
-            assertThat(new TreeSet<Object>((List<?>) st.get("content"))).as("st%d", i).containsExactly("images", "iso");
+            assertThat(new TreeSet<Object>((List<?>) st.get("content")))
+                    .as("st%d", i)
+                    .containsExactly("images", "iso");
             assertThat(st.get("nodes")).as("st%d", i).isEqualTo(List.of("node" + (i % 3 + 1)));
         }
         assertThat(config.version()).as("one version per set").isEqualTo(seeded + count);

@@ -63,8 +63,12 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
         cluster = new TestingCluster(specs);
         try {
             cluster.start();
-            client = CuratorFrameworkFactory.builder().connectString(connectString()).retryPolicy(new RetryOneTime(200))
-                    .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).build();
+            client = CuratorFrameworkFactory.builder()
+                    .connectString(connectString())
+                    .retryPolicy(new RetryOneTime(200))
+                    .sessionTimeoutMs(10_000)
+                    .connectionTimeoutMs(5_000)
+                    .build();
             client.start();
             awaitQuorum();
         } catch (Exception | Error e) {

@@ -45,7 +45,8 @@ class ClusterLockTest {
     private List<Vsm> nodes(String root, int sessionTimeout) {
         List<Vsm> nodes = new ArrayList<>();
         for (int i = 1; i <= NODES; i++) {
-            nodes.add(zk.node(sandbox, "node" + i, root, sessionTimeout).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS));
+            nodes.add(zk.node(sandbox, "node" + i, root, sessionTimeout)
+                    .env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS));
         }
         return nodes;
     }
@@ -62,12 +63,15 @@ class ClusterLockTest {
         }
         long start = System.nanoTime();
         List<Vsm.Result> results = ConcurrencyTest.together(runs);
-        System.out.printf("ClusterLockTest: %d allocs on %s from %d nodes took %d ms%n", runs.size(), storage, nodes.size(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        System.out.printf(
+                "ClusterLockTest: %d allocs on %s from %d nodes took %d ms%n",
+                runs.size(), storage, nodes.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         for (Vsm.Result r : results) {
             if (r.exit() != 0) {
                 // the only acceptable failure: the cluster lock's timeout, in the local lock's words
-                assertThat(r.err().strip()).as("exit %d", r.exit()).matches("can't lock '/vsm-[a-z0-9]+/locks/storage-" + storage + "' - got timeout");
+                assertThat(r.err().strip())
+                        .as("exit %d", r.exit())
+                        .matches("can't lock '/vsm-[a-z0-9]+/locks/storage-" + storage + "' - got timeout");
             }
         }
         return ConcurrencyTest.createdOrTimedOut(results);
@@ -95,20 +99,29 @@ class ClusterLockTest {
             s.forEach(f -> files.add(f.getFileName().toString()));
         }
         // nothing half made: only whole images (qemu-img check), no temporary left
-        assertThat(files).hasSize(NODES * PER_NODE).allSatisfy(f -> assertThat(f).matches("vm-100-disk-\\d+\\.qcow2"));
+        assertThat(files)
+                .hasSize(NODES * PER_NODE)
+                .allSatisfy(f -> assertThat(f).matches("vm-100-disk-\\d+\\.qcow2"));
         files.forEach(f -> QemuImg.check(dir.resolve(f)));
         Set<String> listed = new TreeSet<>();
         for (Vsm node : nodes) {
             Set<String> seen = new TreeSet<>();
-            node.run("list", "shared", "--output-format", "json").ok().json().forEach(v -> seen.add(v.get("volid").asText()));
+            node.run("list", "shared", "--output-format", "json")
+                    .ok()
+                    .json()
+                    .forEach(v -> seen.add(v.get("volid").asText()));
             if (listed.isEmpty()) {
                 listed.addAll(seen);
             }
             assertThat(seen).as("what %s lists", node.sandbox().getFileName()).isEqualTo(listed);
         }
-        assertThat(created).containsExactlyInAnyOrderElementsOf(listed.stream().map(v -> "successfully created '" + v + "'").toList());
+        assertThat(created)
+                .containsExactlyInAnyOrderElementsOf(listed.stream()
+                        .map(v -> "successfully created '" + v + "'")
+                        .toList());
         // each node kept its own local lock directory: ZooKeeper alone kept them apart
-        assertThat(nodes.stream().map(n -> n.environment().get("VSM_LOCK_DIR")).distinct()).hasSize(NODES);
+        assertThat(nodes.stream().map(n -> n.environment().get("VSM_LOCK_DIR")).distinct())
+                .hasSize(NODES);
     }
 
     @Test
@@ -132,7 +145,10 @@ class ClusterLockTest {
                 assertThat(vg.lvSize(lv)).contains(4L << 20);
                 assertThat(vg.tags(lv)).containsExactly("pve-vm-100");
             });
-            assertThat(created).containsExactlyInAnyOrderElementsOf(lvs.stream().map(lv -> "successfully created 'san:" + lv + "'").toList());
+            assertThat(created)
+                    .containsExactlyInAnyOrderElementsOf(lvs.stream()
+                            .map(lv -> "successfully created 'san:" + lv + "'")
+                            .toList());
             assertThat(nodes.get(2).run("list", "san").ok().lines()).hasSize(NODES * PER_NODE + 1);
         }
     }
@@ -162,19 +178,27 @@ class ClusterLockTest {
 
         // node1's qemu-img: 'create' notes its pid and sleeps, so vsm blocks inside the storage lock
         Path marker = sandbox.resolve("qemu-img-create.pid");
-        node1.env("VSM_QEMU_IMG", qemuImgStoppingAtCreate(marker, "exec sleep 600").toString());
+        node1.env(
+                "VSM_QEMU_IMG",
+                qemuImgStoppingAtCreate(marker, "exec sleep 600").toString());
         Vsm.Started holder = node1.start("alloc", "shared", "100", "", "1M", "--format", "qcow2");
         started.add(holder.process().toHandle());
         long holderPid = holder.process().pid();
         awaitFile(marker, holder);
-        ProcessHandle sleeper = ProcessHandle.of(Long.parseLong(Files.readString(marker).strip())).orElseThrow();
+        ProcessHandle sleeper = ProcessHandle.of(
+                        Long.parseLong(Files.readString(marker).strip()))
+                .orElseThrow();
         started.add(sleeper);
 
         // while node1 lives, the lock is its: node2 times out on it, and cluster status shows who holds it
         Vsm.Result status = node2.run("cluster", "status").ok();
         assertThat(status.out()).contains(root + "/locks/storage-shared").contains("node1 pid " + holderPid);
-        assertThat(pidsOf(root, "node1")).as("node1's running processes in ZooKeeper").contains(holderPid);
-        assertThat(mentionsPid(status.out(), holderPid)).as("cluster status lists node1's process %d:%n%s", holderPid, status.out()).isTrue();
+        assertThat(pidsOf(root, "node1"))
+                .as("node1's running processes in ZooKeeper")
+                .contains(holderPid);
+        assertThat(mentionsPid(status.out(), holderPid))
+                .as("cluster status lists node1's process %d:%n%s", holderPid, status.out())
+                .isTrue();
         node2.env("VSM_LOCK_TIMEOUT", "2");
         Vsm.Result blocked = node2.run("alloc", "shared", "100", "", "1M", "--format", "raw");
         assertThat(blocked.exit()).as("stderr: %s", blocked.err()).isEqualTo(1);
@@ -187,15 +211,22 @@ class ClusterLockTest {
         sleeper.onExit().get(30, TimeUnit.SECONDS);
         long killed = System.nanoTime();
         node2.env("VSM_LOCK_TIMEOUT", "60");
-        Vsm.Result after = node2.run("alloc", "shared", "100", "", "1M", "--format", "raw").ok();
+        Vsm.Result after =
+                node2.run("alloc", "shared", "100", "", "1M", "--format", "raw").ok();
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-        System.out.printf("ClusterLockTest: node2 got the lock %d ms after node1 was killed (session-timeout %d s)%n", waited, sessionTimeout);
+        System.out.printf(
+                "ClusterLockTest: node2 got the lock %d ms after node1 was killed (session-timeout %d s)%n",
+                waited, sessionTimeout);
         assertThat(after.out()).startsWith("successfully created 'shared:100/vm-100-disk-");
-        assertThat(node2.run("list", "shared").ok().out()).contains(after.out().replaceAll("(?s).*'(shared:[^']+)'.*", "$1"));
+        assertThat(node2.run("list", "shared").ok().out())
+                .contains(after.out().replaceAll("(?s).*'(shared:[^']+)'.*", "$1"));
 
-        assertThat(pidsOf(root, "node1")).as("node1's processes after its session expired").doesNotContain(holderPid);
+        assertThat(pidsOf(root, "node1"))
+                .as("node1's processes after its session expired")
+                .doesNotContain(holderPid);
         Vsm.Result later = node2.run("cluster", "status").ok();
-        assertThat(mentionsPid(later.out(), holderPid)).as("cluster status still lists the dead process %d:%n%s", holderPid, later.out())
+        assertThat(mentionsPid(later.out(), holderPid))
+                .as("cluster status still lists the dead process %d:%n%s", holderPid, later.out())
                 .isFalse();
         assertThat(later.out()).doesNotContain("node1 pid " + holderPid);
     }
@@ -224,7 +255,10 @@ class ClusterLockTest {
         // node1's qemu-img create waits for a go file: vsm is inside the storage lock meanwhile
         Path marker = sandbox.resolve("qemu-img-create.pid");
         Path go = sandbox.resolve("go");
-        stalled.env("VSM_QEMU_IMG", qemuImgStoppingAtCreate(marker, "while [ ! -e '" + go + "' ]; do sleep 0.1; done").toString());
+        stalled.env(
+                "VSM_QEMU_IMG",
+                qemuImgStoppingAtCreate(marker, "while [ ! -e '" + go + "' ]; do sleep 0.1; done")
+                        .toString());
         Vsm.Started holder = stalled.start("alloc", "shared", "100", "", "1M", "--format", "qcow2");
         started.add(holder.process().toHandle());
         String pid = Long.toString(holder.process().pid());
@@ -232,24 +266,35 @@ class ClusterLockTest {
             awaitFile(marker, holder);
             signal("-STOP", pid);
             // node1's session expires (it cannot ping); node2 gets the lock while node1 is still inside its work
-            String made = other.run("alloc", "shared", "100", "", "1M", "--format", "raw").ok().out().strip();
+            String made = other.run("alloc", "shared", "100", "", "1M", "--format", "raw")
+                    .ok()
+                    .out()
+                    .strip();
             assertThat(holder.process().isAlive()).isTrue();
             signal("-CONT", pid);
             Thread.sleep(3000); // node1's client reconnects and learns that its session expired
             Files.writeString(go, "");
             Vsm.Result r = holder.finish();
-            System.out.printf("ClusterLockTest: node2 %s while node1 was stalled in the lock; node1 then: exit %d, stdout '%s', stderr '%s'%n",
+            System.out.printf(
+                    "ClusterLockTest: node2 %s while node1 was stalled in the lock; node1 then: exit %d, stdout '%s', stderr '%s'%n",
                     made, r.exit(), r.out().strip(), r.err().strip());
-            assertThat(r.exit()).as("node1: stdout %s stderr %s", r.out(), r.err()).isEqualTo(1);
+            assertThat(r.exit())
+                    .as("node1: stdout %s stderr %s", r.out(), r.err())
+                    .isEqualTo(1);
             assertThat(r.err().strip()).contains("lost").doesNotContain("\n");
             String node2s = made.replaceAll(".*/(vm-[^']+)'.*", "$1");
             try (Stream<Path> files = Files.list(store.resolve("images/100"))) {
-                assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("vm-")).toList())
-                        .as("whole volumes: only node2's").containsExactly(node2s);
+                assertThat(files.map(f -> f.getFileName().toString())
+                                .filter(f -> f.startsWith("vm-"))
+                                .toList())
+                        .as("whole volumes: only node2's")
+                        .containsExactly(node2s);
             }
             other.run("cleanup", "shared").ok(); // whatever node1 left half made goes
             try (Stream<Path> files = Files.list(store.resolve("images/100"))) {
-                assertThat(files.map(f -> f.getFileName().toString()).toList()).as("after cleanup").containsExactly(node2s);
+                assertThat(files.map(f -> f.getFileName().toString()).toList())
+                        .as("after cleanup")
+                        .containsExactly(node2s);
             }
         } finally {
             signal("-CONT", pid);
@@ -279,7 +324,9 @@ class ClusterLockTest {
             if (!process.process().isAlive()) {
                 throw new AssertionError("vsm ended before qemu-img create: " + process.finish());
             }
-            assertThat(System.nanoTime()).as("vsm reached qemu-img create within 60 s").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("vsm reached qemu-img create within 60 s")
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
     }
@@ -301,6 +348,8 @@ class ClusterLockTest {
 
     /** Whether {@code text} names the pid as a number of its own (not inside a longer number, a time or a version). */
     static boolean mentionsPid(String text, long pid) {
-        return java.util.regex.Pattern.compile("(?<![\\d.:T+-])" + pid + "(?![\\d.:])").matcher(text).find();
+        return java.util.regex.Pattern.compile("(?<![\\d.:T+-])" + pid + "(?![\\d.:])")
+                .matcher(text)
+                .find();
     }
 }

@@ -37,35 +37,53 @@ class ClusterQuorumTest {
                     content: [images]
                     shared: true
                 """.formatted(store));
-        String volid = node1.run("alloc", "shared", "100", "", "1M").ok().out().replaceAll("(?s).*'(shared:[^']+)'.*", "$1");
+        String volid =
+                node1.run("alloc", "shared", "100", "", "1M").ok().out().replaceAll("(?s).*'(shared:[^']+)'.*", "$1");
         node1.run("list", "shared").ok(); // a read from ZooKeeper: the configuration is now cached
         ClusterEnsemble.Znode config = zk.read(root + "/config").orElseThrow();
         Map<String, String> before = Tree.snapshot(store);
         String newSeed = sandbox.resolve("other.yaml").toString();
-        Files.writeString(Path.of(newSeed), "storages:\n  other:\n    type: dir\n    path: " + sandbox.resolve("other") + "\n");
+        Files.writeString(
+                Path.of(newSeed), "storages:\n  other:\n    type: dir\n    path: " + sandbox.resolve("other") + "\n");
 
         zk.stopServers(2);
         try {
             for (String[] change : new String[][] {
-                    {"alloc", "shared", "100", "", "1M"},
-                    {"set", "shared", "--content", "images,iso"},
-                    {"free", volid},
-                    {"add", "dir", "more", "--path", sandbox.resolve("more").toString()},
-                    {"cluster", "init", "--from", newSeed, "--force"}}) {
+                {"alloc", "shared", "100", "", "1M"},
+                {"set", "shared", "--content", "images,iso"},
+                {"free", volid},
+                {"add", "dir", "more", "--path", sandbox.resolve("more").toString()},
+                {"cluster", "init", "--from", newSeed, "--force"}
+            }) {
                 long start = System.nanoTime();
                 Vsm.Result r = node1.run(change);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                System.out.printf("ClusterQuorumTest: '%s' without quorum failed after %d ms%n", String.join(" ", change), millis);
-                assertThat(r.exit()).as("%s: stdout %s stderr %s", String.join(" ", change), r.out(), r.err()).isEqualTo(1);
-                assertThat(r.err().strip()).as(String.join(" ", change)).startsWith("no quorum!").doesNotContain("\n");
-                assertThat(Tree.snapshot(store)).as("%s changed the storage", String.join(" ", change)).isEqualTo(before);
+                System.out.printf(
+                        "ClusterQuorumTest: '%s' without quorum failed after %d ms%n",
+                        String.join(" ", change), millis);
+                assertThat(r.exit())
+                        .as("%s: stdout %s stderr %s", String.join(" ", change), r.out(), r.err())
+                        .isEqualTo(1);
+                assertThat(r.err().strip())
+                        .as(String.join(" ", change))
+                        .startsWith("no quorum!")
+                        .doesNotContain("\n");
+                assertThat(Tree.snapshot(store))
+                        .as("%s changed the storage", String.join(" ", change))
+                        .isEqualTo(before);
             }
 
-            for (String[] read : new String[][] {{"status"}, {"list", "shared"}, {"path", volid}, {"cluster", "export"}, {"cluster", "status"}}) {
+            for (String[] read : new String[][] {
+                {"status"}, {"list", "shared"}, {"path", volid}, {"cluster", "export"}, {"cluster", "status"}
+            }) {
                 Vsm.Result r = node1.run(read);
-                assertThat(r.exit()).as("%s: stderr %s", String.join(" ", read), r.err()).isZero();
-                assertThat(r.err().strip()).as(String.join(" ", read))
-                        .startsWith("warning: no quorum: using the cluster configuration cached at ").doesNotContain("\n");
+                assertThat(r.exit())
+                        .as("%s: stderr %s", String.join(" ", read), r.err())
+                        .isZero();
+                assertThat(r.err().strip())
+                        .as(String.join(" ", read))
+                        .startsWith("warning: no quorum: using the cluster configuration cached at ")
+                        .doesNotContain("\n");
             }
             assertThat(node1.run("list", "shared").ok().out()).contains(volid);
             assertThat(node1.run("cluster", "export").ok().out()).isEqualTo(config.text());
@@ -73,13 +91,18 @@ class ClusterQuorumTest {
 
             Vsm.Result noCache = fresh.run("status");
             assertThat(noCache.exit()).as("stderr: %s", noCache.err()).isEqualTo(1);
-            assertThat(noCache.err().strip()).startsWith("no quorum!").contains("and no cached configuration").doesNotContain("\n");
+            assertThat(noCache.err().strip())
+                    .startsWith("no quorum!")
+                    .contains("and no cached configuration")
+                    .doesNotContain("\n");
         } finally {
             zk.restartStopped();
         }
 
         ClusterEnsemble.Znode now = zk.read(root + "/config").orElseThrow();
-        assertThat(now.text()).as("the configuration znode after the failed changes").isEqualTo(config.text());
+        assertThat(now.text())
+                .as("the configuration znode after the failed changes")
+                .isEqualTo(config.text());
         assertThat(now.version()).isEqualTo(config.version());
         assertThat(Tree.snapshot(store)).isEqualTo(before);
 

@@ -65,7 +65,9 @@ class ConcurrencyTest {
         for (Vsm.Result r : results) {
             if (r.exit() == 0) {
                 assertThat(r.out()).startsWith("successfully created '");
-                assertThat(created.add(r.out().strip())).as("a volume id reported twice: %s", r.out()).isTrue();
+                assertThat(created.add(r.out().strip()))
+                        .as("a volume id reported twice: %s", r.out())
+                        .isTrue();
             } else {
                 assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(1);
                 assertThat(r.err().strip()).contains(LOCK_TIMEOUT).doesNotContain("\n");
@@ -91,7 +93,9 @@ class ConcurrencyTest {
             files = s.sorted().toList();
         }
         // nothing half made: every file is a listed volume that qemu-img reads, no temporary is left
-        assertThat(files).hasSize(PROCESSES).allSatisfy(f -> assertThat(f.getFileName().toString()).matches("vm-100-disk-\\d+\\.(raw|qcow2)"));
+        assertThat(files)
+                .hasSize(PROCESSES)
+                .allSatisfy(f -> assertThat(f.getFileName().toString()).matches("vm-100-disk-\\d+\\.(raw|qcow2)"));
         files.forEach(QemuImg::check);
         assertThat(vsm.run("list", "local").ok().lines()).hasSize(PROCESSES + 1);
     }
@@ -101,7 +105,11 @@ class ConcurrencyTest {
         Vsm vsm = new Vsm(sandbox).env("VSM_LOCK_TIMEOUT", LOCK_WAIT_SECONDS);
         StringBuilder yaml = new StringBuilder("storages:\n");
         for (int i = 0; i < PROCESSES / 2; i++) {
-            yaml.append("  old").append(i).append(":\n    type: dir\n    path: ").append(sandbox.resolve("old" + i)).append('\n');
+            yaml.append("  old")
+                    .append(i)
+                    .append(":\n    type: dir\n    path: ")
+                    .append(sandbox.resolve("old" + i))
+                    .append('\n');
         }
         vsm.writeConfig(yaml.toString());
 
@@ -109,30 +117,35 @@ class ConcurrencyTest {
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicInteger reads = new AtomicInteger();
         AtomicReference<String> torn = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
-            Load load = new Load(LoadSettings.builder().build());
-            while (writing.get() && torn.get() == null) {
-                try {
-                    String text = Files.readString(vsm.config());
-                    Object doc = load.loadFromString(text);
-                    if (!(doc instanceof Map<?, ?> m) || !(m.get("storages") instanceof Map<?, ?> st) || st.size() < PROCESSES / 2) {
-                        torn.set(text);
+        Thread reader = new Thread(
+                () -> {
+                    Load load = new Load(LoadSettings.builder().build());
+                    while (writing.get() && torn.get() == null) {
+                        try {
+                            String text = Files.readString(vsm.config());
+                            Object doc = load.loadFromString(text);
+                            if (!(doc instanceof Map<?, ?> m)
+                                    || !(m.get("storages") instanceof Map<?, ?> st)
+                                    || st.size() < PROCESSES / 2) {
+                                torn.set(text);
+                            }
+                            reads.incrementAndGet();
+                        } catch (NoSuchFileException e) {
+                            torn.set("(the file was missing for a moment)");
+                        } catch (IOException | RuntimeException e) {
+                            torn.set(e.toString());
+                        }
                     }
-                    reads.incrementAndGet();
-                } catch (NoSuchFileException e) {
-                    torn.set("(the file was missing for a moment)");
-                } catch (IOException | RuntimeException e) {
-                    torn.set(e.toString());
-                }
-            }
-        }, "config-reader");
+                },
+                "config-reader");
         reader.start();
         List<Callable<Vsm.Result>> runs = new ArrayList<>();
         for (int i = 0; i < PROCESSES / 2; i++) {
             String oldId = "old" + i;
             String newId = "new" + i;
             runs.add(() -> vsm.run("set", oldId, "--content", "iso,images", "--nodes", "node" + oldId.substring(3)));
-            runs.add(() -> vsm.run("add", "dir", newId, "--path", sandbox.resolve(newId).toString(), "--content", "images"));
+            runs.add(() -> vsm.run(
+                    "add", "dir", newId, "--path", sandbox.resolve(newId).toString(), "--content", "images"));
         }
         List<Vsm.Result> results;
         try {
@@ -144,13 +157,17 @@ class ConcurrencyTest {
         results.forEach(Vsm.Result::ok);
         assertThat(torn.get()).as("what the reader saw").isNull();
         assertThat(reads.get()).as("reads while writing").isPositive();
-        System.out.printf("ConcurrencyTest: %d parallel set/add, the reader parsed the file %d times%n", PROCESSES, reads.get());
+        System.out.printf(
+                "ConcurrencyTest: %d parallel set/add, the reader parsed the file %d times%n", PROCESSES, reads.get());
 
-        Map<?, ?> storages = (Map<?, ?>) ((Map<?, ?>) new Load(LoadSettings.builder().build())
-                .loadFromString(Files.readString(vsm.config()))).get("storages");
+        Map<?, ?> storages = (Map<?, ?>)
+                ((Map<?, ?>) new Load(LoadSettings.builder().build()).loadFromString(Files.readString(vsm.config())))
+                        .get("storages");
         for (int i = 0; i < PROCESSES / 2; i++) {
             Map<?, ?> old = (Map<?, ?>) storages.get("old" + i);
-            assertThat(new TreeSet<Object>((List<?>) old.get("content"))).as("old%d", i).containsExactly("images", "iso");
+            assertThat(new TreeSet<Object>((List<?>) old.get("content")))
+                    .as("old%d", i)
+                    .containsExactly("images", "iso");
             assertThat(old.get("nodes")).as("old%d", i).isEqualTo(List.of("node" + i));
             assertThat(storages.containsKey("new" + i)).as("new%d", i).isTrue();
         }
@@ -162,14 +179,25 @@ class ConcurrencyTest {
         Vsm vsm = new Vsm(sandbox);
         vsm.writeConfig("storages:\n  st:\n    type: dir\n    path: " + sandbox.resolve("st") + "\n");
         // the digest a user needs is in status --output-format json (pve gives it in its storage index)
-        String digest = vsm.run("status", "--output-format", "json").ok().json().get(0).get("digest").asText();
+        String digest = vsm.run("status", "--output-format", "json")
+                .ok()
+                .json()
+                .get(0)
+                .get("digest")
+                .asText();
         assertThat(digest).matches("[0-9a-f]{40}");
         vsm.run("set", "st", "--content", "iso").ok(); // someone else's edit
         Map<String, String> before = Tree.snapshot(sandbox);
         vsm.run("set", "st", "--digest", digest, "--content", "images")
-                .badInput("update storage failed: detected modified configuration - file changed by other user? Try again.");
+                .badInput(
+                        "update storage failed: detected modified configuration - file changed by other user? Try again.");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
-        String current = vsm.run("status", "--output-format", "json").ok().json().get(0).get("digest").asText();
+        String current = vsm.run("status", "--output-format", "json")
+                .ok()
+                .json()
+                .get(0)
+                .get("digest")
+                .asText();
         assertThat(current).isNotEqualTo(digest);
         vsm.run("set", "st", "--digest", current, "--content", "images").ok();
         assertThat(Files.readString(vsm.config())).contains("content: [images]\n");

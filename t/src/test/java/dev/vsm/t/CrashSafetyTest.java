@@ -78,7 +78,8 @@ class CrashSafetyTest {
     }
 
     private static void report(String what, int rounds, int finished) {
-        System.out.printf("CrashSafetyTest %s: %d rounds, seed %d: %d killed while running, %d had finished%n",
+        System.out.printf(
+                "CrashSafetyTest %s: %d rounds, seed %d: %d killed while running, %d had finished%n",
                 what, rounds, SEED, rounds - finished, finished);
     }
 
@@ -88,23 +89,29 @@ class CrashSafetyTest {
     void killedSetLeavesTheOldOrTheNewFile() throws Exception {
         vsm = new Vsm(sandbox);
         Path config = vsm.config();
-        vsm.writeConfig("storages:\n  st:\n    type: dir\n    path: " + sandbox.resolve("st") + "\n    content: [images]\n");
+        vsm.writeConfig(
+                "storages:\n  st:\n    type: dir\n    path: " + sandbox.resolve("st") + "\n    content: [images]\n");
         List<String> kinds = List.of("images", "iso", "backup", "snippets", "vztmpl", "rootdir");
-        long typical = timeTwice(new String[] {"set", "st", "--content", "images,iso"}, new String[] {"set", "st", "--content", "images"});
+        long typical = timeTwice(
+                new String[] {"set", "st", "--content", "images,iso"},
+                new String[] {"set", "st", "--content", "images"});
         int finished = 0;
         for (int round = 0; round < ROUNDS; round++) {
             byte[] old = Files.readAllBytes(config);
-            List<String> content = new ArrayList<>(new TreeSet<>(List.of(kinds.get(random.nextInt(kinds.size())),
-                    kinds.get(random.nextInt(kinds.size())))));
+            List<String> content = new ArrayList<>(new TreeSet<>(
+                    List.of(kinds.get(random.nextInt(kinds.size())), kinds.get(random.nextInt(kinds.size())))));
             Crashes.Kill kill = killAtRandom(typical, "set", "st", "--content", String.join(",", content));
             finished += kill.finishedFirst() ? 1 : 0;
             byte[] now = Files.readAllBytes(config);
             String where = "round " + round + ", seed " + SEED;
             if (!java.util.Arrays.equals(old, now)) {
                 Map<?, ?> st = (Map<?, ?>) ((Map<?, ?>) parse(now, where).get("storages")).get("st");
-                assertThat(new TreeSet<>((List<?>) st.get("content"))).as("%s: a changed file holds the new value", where)
+                assertThat(new TreeSet<>((List<?>) st.get("content")))
+                        .as("%s: a changed file holds the new value", where)
                         .isEqualTo(new TreeSet<>(content));
-                assertThat(st.get("path")).as(where).isEqualTo(sandbox.resolve("st").toString());
+                assertThat(st.get("path"))
+                        .as(where)
+                        .isEqualTo(sandbox.resolve("st").toString());
             }
             // what a killed writer may leave: its own temporary file, never one of a live process
             for (Path temp : temporaries(config)) {
@@ -114,7 +121,9 @@ class CrashSafetyTest {
         report("set", ROUNDS, finished);
         int leftBefore = temporaries(config).size();
         vsm.run("set", "st", "--content", "images").ok();
-        assertThat(temporaries(config)).as("the next set removes the %d left by killed ones", leftBefore).isEmpty();
+        assertThat(temporaries(config))
+                .as("the next set removes the %d left by killed ones", leftBefore)
+                .isEmpty();
         vsm.run("status").ok();
     }
 
@@ -171,7 +180,9 @@ class CrashSafetyTest {
             String where = "round " + round + ", seed " + SEED;
             checkImages(dir, checked, 4 << 20, false, where);
             for (Path image : checked.keySet()) {
-                assertThat(QemuImg.info(image).get("backing-filename").asText()).as(where).isEqualTo("../100/base-100-disk-0.qcow2");
+                assertThat(QemuImg.info(image).get("backing-filename").asText())
+                        .as(where)
+                        .isEqualTo("../100/base-100-disk-0.qcow2");
             }
         }
         report("clone", ROUNDS, finished);
@@ -182,7 +193,8 @@ class CrashSafetyTest {
      * Every image name in {@code dir} is a whole image (qemu-img check; each checked once per
      * size); every other entry is a temporary of a process that is gone.
      */
-    private static void checkImages(Path dir, Map<Path, Long> checked, long expectedSize, boolean preallocated, String where)
+    private static void checkImages(
+            Path dir, Map<Path, Long> checked, long expectedSize, boolean preallocated, String where)
             throws IOException {
         if (!Files.isDirectory(dir)) {
             return;
@@ -191,11 +203,14 @@ class CrashSafetyTest {
             for (Path p : s.toList()) {
                 String name = p.getFileName().toString();
                 if (name.startsWith(".")) {
-                    assertThat(name).as("%s: a hidden file that is not an abandoned temporary", where)
-                            .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+-" + ProcessStamp.PATTERN + "-[0-9a-f]{8}");
+                    assertThat(name)
+                            .as("%s: a hidden file that is not an abandoned temporary", where)
+                            .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+-" + ProcessStamp.PATTERN
+                                    + "-[0-9a-f]{8}");
                     String stamp = name.replaceAll(".*-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}$", "$1");
                     assertThat(ProcessStamp.parse(stamp).orElseThrow().running())
-                            .as("%s: %s belongs to a live process", where, name).isFalse();
+                            .as("%s: %s belongs to a live process", where, name)
+                            .isFalse();
                     continue;
                 }
                 assertThat(name).as(where).matches("vm-\\d+-disk-\\d+\\.(raw|qcow2)");
@@ -203,9 +218,12 @@ class CrashSafetyTest {
                 if (!Long.valueOf(size).equals(checked.get(p))) {
                     QemuImg.check(p);
                     var info = QemuImg.info(p);
-                    assertThat(info.get("virtual-size").asLong()).as("%s: %s", where, name).isEqualTo(expectedSize);
+                    assertThat(info.get("virtual-size").asLong())
+                            .as("%s: %s", where, name)
+                            .isEqualTo(expectedSize);
                     if (preallocated) {
-                        assertThat(info.get("actual-size").asLong()).as("%s: %s fully allocated", where, name)
+                        assertThat(info.get("actual-size").asLong())
+                                .as("%s: %s fully allocated", where, name)
                                 .isGreaterThanOrEqualTo(expectedSize);
                     }
                     checked.put(p, size);
@@ -221,7 +239,9 @@ class CrashSafetyTest {
         try (Stream<Path> s = Files.list(dir)) {
             s.forEach(p -> files.add(p.getFileName().toString()));
         }
-        assertThat(files).as("after cleanup, seed %d", SEED).allSatisfy(f -> assertThat(f).doesNotStartWith("."));
+        assertThat(files)
+                .as("after cleanup, seed %d", SEED)
+                .allSatisfy(f -> assertThat(f).doesNotStartWith("."));
         Set<String> listed = new TreeSet<>();
         for (var v : vsm.run("list", storage, "--output-format", "json").ok().json()) {
             String volid = v.get("volid").asText();
@@ -261,7 +281,9 @@ class CrashSafetyTest {
             String where = "round " + round + ", seed " + SEED + ", LVs " + lvs;
             boolean whole = lvs.contains(target);
             boolean pending = lvs.contains("del-" + target);
-            assertThat(whole && pending).as("%s: %s both whole and pending", where, target).isFalse();
+            assertThat(whole && pending)
+                    .as("%s: %s both whole and pending", where, target)
+                    .isFalse();
             for (String lv : lvs) {
                 assertThat(lv).as(where).matches("(del-)?vm-100-disk-\\d+");
             }
@@ -275,12 +297,17 @@ class CrashSafetyTest {
         report("free (saferemove)", ROUNDS, finished);
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
         List<String> after = vg.lvNames();
-        assertThat(after).as("after cleanup (%s), seed %d", cleanup.out().strip(), SEED).noneMatch(lv -> lv.startsWith("del-"));
+        assertThat(after)
+                .as("after cleanup (%s), seed %d", cleanup.out().strip(), SEED)
+                .noneMatch(lv -> lv.startsWith("del-"));
         Set<String> listed = new TreeSet<>();
-        vsm.run("list", "san", "--output-format", "json").ok().json().forEach(v -> listed.add(v.get("volid").asText().substring(4)));
+        vsm.run("list", "san", "--output-format", "json")
+                .ok()
+                .json()
+                .forEach(v -> listed.add(v.get("volid").asText().substring(4)));
         assertThat(listed).isEqualTo(new TreeSet<>(after));
-        System.out.printf("CrashSafetyTest free: %d rounds left a pending del- volume; later frees and vsm cleanup finished them (%s)%n",
+        System.out.printf(
+                "CrashSafetyTest free: %d rounds left a pending del- volume; later frees and vsm cleanup finished them (%s)%n",
                 renamedOnly, cleanup.out().strip());
     }
-
 }

@@ -48,7 +48,9 @@ final class Crashes {
      */
     Kill killAtRandom(Vsm vsm, long typicalMillis, String... args) throws InterruptedException {
         boolean inChild = random.nextBoolean();
-        long delay = inChild ? random.nextInt(childWindowMillis) : (long) (typicalMillis * (0.3 + 0.7 * random.nextDouble()));
+        long delay = inChild
+                ? random.nextInt(childWindowMillis)
+                : (long) (typicalMillis * (0.3 + 0.7 * random.nextDouble()));
         return kill(vsm, inChild, delay, args);
     }
 
@@ -66,7 +68,8 @@ final class Crashes {
      */
     Kill killItsCommandsInProcess(Vsm vsm, long windowMillis, String... args) throws Exception {
         long delay = random.nextLong(Math.max(1, windowMillis));
-        java.util.concurrent.CompletableFuture<Vsm.Result> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> vsm.run(args));
+        java.util.concurrent.CompletableFuture<Vsm.Result> run =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> vsm.run(args));
         List<ProcessHandle> children = new ArrayList<>();
         try {
             run.get(delay, TimeUnit.MILLISECONDS);
@@ -84,7 +87,9 @@ final class Crashes {
             child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
         }
         if (children.isEmpty()) {
-            assertThat(r.exit()).as("%s finished on its own; stderr: %s", String.join(" ", args), r.err()).isZero();
+            assertThat(r.exit())
+                    .as("%s finished on its own; stderr: %s", String.join(" ", args), r.err())
+                    .isZero();
         }
         return new Kill(children.isEmpty(), r.exit());
     }
@@ -122,7 +127,9 @@ final class Crashes {
             child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
         }
         if (finished) {
-            assertThat(r.exit()).as("%s finished on its own; stderr: %s", String.join(" ", args), r.err()).isZero();
+            assertThat(r.exit())
+                    .as("%s finished on its own; stderr: %s", String.join(" ", args), r.err())
+                    .isZero();
         }
         return new Kill(finished, r.exit());
     }

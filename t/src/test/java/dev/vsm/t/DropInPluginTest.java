@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * listed and freed; and what happens when the jar is broken or missing.
  */
 class DropInPluginTest {
-    static final Path EXAMPLE_JAR = Path.of(System.getProperty("vsm.example.plugin",
+    static final Path EXAMPLE_JAR = Path.of(System.getProperty(
+            "vsm.example.plugin",
             Vsm.HOME.resolve("plugins/examples/quota-dir/target/quota-dir.jar").toString()));
 
     @TempDir
@@ -37,7 +38,9 @@ class DropInPluginTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        assertThat(EXAMPLE_JAR).as("the example plugin is built before the end-to-end tests").isRegularFile();
+        assertThat(EXAMPLE_JAR)
+                .as("the example plugin is built before the end-to-end tests")
+                .isRegularFile();
         vsm = new Vsm(sandbox);
         plugins = sandbox.resolve("plugins");
         store = sandbox.resolve("qd");
@@ -47,38 +50,60 @@ class DropInPluginTest {
     @Test
     void addAllocListAndFreeThroughTheDropInPlugin() throws IOException {
         JsonNode listed = vsm.run("plugins", "--output-format", "json").ok().json();
-        assertThat(listed).filteredOn(e -> !e.get("source").asText().equals("built-in")).hasSize(1);
+        assertThat(listed)
+                .filteredOn(e -> !e.get("source").asText().equals("built-in"))
+                .hasSize(1);
         assertThat(bySource(listed, "built-in").get("type").asText()).isEqualTo("dir");
         JsonNode quota = bySource(listed, plugins.resolve("quota-dir.jar").toString());
         assertThat(quota.get("type").asText()).isEqualTo("quota-dir");
         assertThat(quota.get("class").asText()).isEqualTo("dev.vsm.example.quotadir.QuotaDirPlugin");
-        assertThat(quota.get("source").asText()).isEqualTo(plugins.resolve("quota-dir.jar").toString());
-        assertThat(quota.get("api").asInt()).isEqualTo(vsm.run("apiinfo", "--output-format", "json").ok().json().get("apiver").asInt());
+        assertThat(quota.get("source").asText())
+                .isEqualTo(plugins.resolve("quota-dir.jar").toString());
+        assertThat(quota.get("api").asInt())
+                .isEqualTo(vsm.run("apiinfo", "--output-format", "json")
+                        .ok()
+                        .json()
+                        .get("apiver")
+                        .asInt());
         assertThat(quota.get("status").asText()).isEqualTo("loaded");
 
-        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "100M").ok();
-        assertThat(vsm.run("alloc", "qd", "100", "", "60M").ok().out()).isEqualTo("successfully created 'qd:100/vm-100-disk-0.qcow2'\n");
+        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "100M")
+                .ok();
+        assertThat(vsm.run("alloc", "qd", "100", "", "60M").ok().out())
+                .isEqualTo("successfully created 'qd:100/vm-100-disk-0.qcow2'\n");
         Path disk = store.resolve("images/100/vm-100-disk-0.qcow2");
         assertThat(QemuImg.info(disk).get("virtual-size").asLong()).isEqualTo(60L << 20);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(disk))).as("not readable by other users")
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(disk)))
+                .as("not readable by other users")
                 .isEqualTo("rw-r-----");
 
         Map<String, String> before = Tree.snapshot(sandbox);
         vsm.run("alloc", "qd", "100", "", "50M", "--format", "raw")
-                .badInput("storage 'qd': VM 100 would use 110 MiB of its 100 MiB quota (60 MiB in 1 other disk(s) + 50 MiB)"
-                        + " - free a disk of VM 100, or raise the quota with 'vsm set qd --vm-quota <size>'");
+                .badInput(
+                        "storage 'qd': VM 100 would use 110 MiB of its 100 MiB quota (60 MiB in 1 other disk(s) + 50 MiB)"
+                                + " - free a disk of VM 100, or raise the quota with 'vsm set qd --vm-quota <size>'");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
-        String dryRun = vsm.run("alloc", "qd", "101", "", "10M", "--dry-run").ok().out();
+        String dryRun =
+                vsm.run("alloc", "qd", "101", "", "10M", "--dry-run").ok().out();
         assertThat(dryRun).contains("+ qemu-img create");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
 
         vsm.run("alloc", "qd", "101", "", "100M", "--format", "raw").ok();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store.resolve("images/101/vm-101-disk-0.raw"))))
+        assertThat(PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(store.resolve("images/101/vm-101-disk-0.raw"))))
                 .isEqualTo("rw-r-----");
         JsonNode list = vsm.run("list", "qd", "--output-format", "json").ok().json();
-        assertThat(list).extracting(v -> v.get("volid").asText()).containsExactly("qd:100/vm-100-disk-0.qcow2", "qd:101/vm-101-disk-0.raw");
+        assertThat(list)
+                .extracting(v -> v.get("volid").asText())
+                .containsExactly("qd:100/vm-100-disk-0.qcow2", "qd:101/vm-101-disk-0.raw");
         assertThat(list.get(0).get("size").asLong()).isEqualTo(60L << 20);
-        assertThat(vsm.run("status", "--storage", "qd", "--output-format", "json").ok().json().get(0).get("active").asInt()).isEqualTo(1);
+        assertThat(vsm.run("status", "--storage", "qd", "--output-format", "json")
+                        .ok()
+                        .json()
+                        .get(0)
+                        .get("active")
+                        .asInt())
+                .isEqualTo(1);
 
         vsm.run("free", "qd:100/vm-100-disk-0.qcow2").ok();
         assertThat(disk).doesNotExist();
@@ -89,7 +114,8 @@ class DropInPluginTest {
     @Test
     void theExampleIsNotOnTheCommandLinesClassPath() throws IOException {
         Files.delete(plugins.resolve("quota-dir.jar"));
-        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "1G").badInput("unsupported type 'quota-dir'");
+        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "1G")
+                .badInput("unsupported type 'quota-dir'");
         try (Stream<Path> lib = Files.list(Vsm.HOME.resolve("cli/target/lib"))) {
             assertThat(lib.map(p -> p.getFileName().toString())).noneMatch(name -> name.contains("example"));
         }
@@ -97,7 +123,8 @@ class DropInPluginTest {
 
     @Test
     void aRefusedJarLeavesTheOtherPluginsWorkingAndItsStoragesUntouched() throws IOException {
-        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "1G").ok();
+        vsm.run("add", "quota-dir", "qd", "--path", store.toString(), "--vm-quota", "1G")
+                .ok();
         vsm.run("alloc", "qd", "100", "", "1M").ok();
         String qdSection = section(Files.readString(vsm.config()), "qd");
         withoutServiceEntry(EXAMPLE_JAR, plugins.resolve("quota-dir.jar"));
@@ -106,22 +133,29 @@ class DropInPluginTest {
         assertThat(status.out()).contains("local").doesNotContain("qd");
         String jar = plugins.resolve("quota-dir.jar").toString();
         assertThat(status.err().lines().filter(l -> l.contains(jar)))
-                .singleElement().asString()
-                .isEqualTo("warning: storage plugin " + jar + " not loaded: no storage plugin in it (no META-INF/services/"
-                        + "dev.vsm.spi.StoragePlugin entry) - add that file naming the class that implements"
-                        + " dev.vsm.spi.StoragePlugin, or remove the jar");
+                .singleElement()
+                .asString()
+                .isEqualTo(
+                        "warning: storage plugin " + jar + " not loaded: no storage plugin in it (no META-INF/services/"
+                                + "dev.vsm.spi.StoragePlugin entry) - add that file naming the class that implements"
+                                + " dev.vsm.spi.StoragePlugin, or remove the jar");
         assertThat(status.err()).contains("storage 'qd': type 'quota-dir' is not loaded - section kept unchanged");
 
-        JsonNode refused = bySource(vsm.run("plugins", "--output-format", "json").ok().json(), jar);
+        JsonNode refused =
+                bySource(vsm.run("plugins", "--output-format", "json").ok().json(), jar);
         assertThat(refused.get("status").asText()).isEqualTo("refused");
         assertThat(refused.get("reason").asText()).startsWith("no storage plugin in it");
         assertThat(vsm.run("plugins").ok().out()).contains(jar + "  refused: no storage plugin in it");
 
         Vsm.Result alloc = vsm.run("alloc", "qd", "100", "", "1M");
         assertThat(alloc.exit()).isEqualTo(2);
-        assertThat(alloc.err().lines()).as("the two warnings, then the error").hasSize(3)
-                .last().isEqualTo("storage 'qd' has type 'quota-dir', which is not loaded (see 'vsm plugins')");
-        vsm.run("add", "dir", "other", "--path", sandbox.resolve("other").toString()).ok();
+        assertThat(alloc.err().lines())
+                .as("the two warnings, then the error")
+                .hasSize(3)
+                .last()
+                .isEqualTo("storage 'qd' has type 'quota-dir', which is not loaded (see 'vsm plugins')");
+        vsm.run("add", "dir", "other", "--path", sandbox.resolve("other").toString())
+                .ok();
         vsm.run("alloc", "other", "100", "", "1M").ok();
         vsm.run("set", "local", "--disable", "1").ok();
         assertThat(section(Files.readString(vsm.config()), "qd")).isEqualTo(qdSection);
@@ -136,7 +170,9 @@ class DropInPluginTest {
     void aSubdirectoryOfJarsIsOnePlugin() throws IOException {
         Files.createDirectories(plugins.resolve("quota-dir"));
         Files.move(plugins.resolve("quota-dir.jar"), plugins.resolve("quota-dir/quota-dir.jar"));
-        JsonNode entry = bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("quota-dir").toString());
+        JsonNode entry = bySource(
+                vsm.run("plugins", "--output-format", "json").ok().json(),
+                plugins.resolve("quota-dir").toString());
         assertThat(entry.get("type").asText()).isEqualTo("quota-dir");
         assertThat(entry.get("status").asText()).isEqualTo("loaded");
     }
@@ -146,18 +182,26 @@ class DropInPluginTest {
         Path elsewhere = Files.createDirectories(sandbox.resolve("elsewhere"));
         Files.move(plugins.resolve("quota-dir.jar"), elsewhere.resolve("quota-dir.jar"));
         assertThat(vsm.run("plugins").ok().out()).doesNotContain("quota-dir");
-        assertThat(vsm.run("plugins", "--plugin-dir", elsewhere.toString()).ok().out()).contains("quota-dir");
+        assertThat(vsm.run("plugins", "--plugin-dir", elsewhere.toString()).ok().out())
+                .contains("quota-dir");
 
         vsm.env("VSM_PLUGIN_DIR", "");
         vsm.writeConfig("plugin-dir: ../elsewhere\nstorages: {}\n");
-        assertThat(vsm.run("plugins").ok().out()).contains(elsewhere.resolve("quota-dir.jar").toString());
+        assertThat(vsm.run("plugins").ok().out())
+                .contains(elsewhere.resolve("quota-dir.jar").toString());
 
-        Vsm.Result missing = vsm.run("plugins", "--plugin-dir", sandbox.resolve("nope").toString()).ok();
+        Vsm.Result missing = vsm.run(
+                        "plugins", "--plugin-dir", sandbox.resolve("nope").toString())
+                .ok();
         assertThat(missing.out()).doesNotContain("quota-dir");
-        assertThat(missing.err()).isEqualTo("warning: plugin directory " + sandbox.resolve("nope")
-                + " (--plugin-dir) does not exist - no drop-in plugins loaded; create it or fix the path\n");
-        assertThat(vsm.run("status", "--plugin-dir", sandbox.resolve("nope").toString()).ok().err())
-                .as("built-in types only: the plugin directory is not even looked at").isEmpty();
+        assertThat(missing.err())
+                .isEqualTo("warning: plugin directory " + sandbox.resolve("nope")
+                        + " (--plugin-dir) does not exist - no drop-in plugins loaded; create it or fix the path\n");
+        assertThat(vsm.run("status", "--plugin-dir", sandbox.resolve("nope").toString())
+                        .ok()
+                        .err())
+                .as("built-in types only: the plugin directory is not even looked at")
+                .isEmpty();
     }
 
     /** The first entry of {@code vsm plugins --output-format json} from a source. */
@@ -185,8 +229,9 @@ class DropInPluginTest {
     /** A copy of a jar without its META-INF/services entries: a jar that provides no plugin. */
     private static void withoutServiceEntry(Path from, Path to) throws IOException {
         Path tmp = Files.createTempFile(to.getParent(), ".broken", ".jar");
-        try (JarFile in = new JarFile(from.toFile()); OutputStream file = Files.newOutputStream(tmp);
-             JarOutputStream out = new JarOutputStream(file)) {
+        try (JarFile in = new JarFile(from.toFile());
+                OutputStream file = Files.newOutputStream(tmp);
+                JarOutputStream out = new JarOutputStream(file)) {
             for (JarEntry e : java.util.Collections.list(in.entries())) {
                 if (e.getName().startsWith("META-INF/services/")) {
                     continue;

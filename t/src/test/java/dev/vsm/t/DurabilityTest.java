@@ -32,6 +32,7 @@ class DurabilityTest {
 
     @TempDir
     Path sandbox;
+
     private Vsm vsm;
     private Path store;
 
@@ -39,7 +40,8 @@ class DurabilityTest {
     void storage() {
         HostTools.require("strace shows vsm's fsync and rename calls", "/usr/bin/strace", "/usr/bin/chattr");
         store = sandbox.resolve("store");
-        vsm = new Vsm(sandbox).writeConfig("storages:\n  local:\n    type: dir\n    path: " + store + "\n    content: [images]\n");
+        vsm = new Vsm(sandbox)
+                .writeConfig("storages:\n  local:\n    type: dir\n    path: " + store + "\n    content: [images]\n");
     }
 
     @AfterEach
@@ -86,27 +88,50 @@ class DurabilityTest {
 
     /** In the renaming thread: fsync(temporary) before rename(temporary, target), fsync(directory) after. */
     private static void assertSyncedAround(List<Call> calls, Path target, boolean andParent) {
-        Call rename = calls.stream().filter(c -> c.isRename() && c.to().equals(target.toString())).findFirst()
+        Call rename = calls.stream()
+                .filter(c -> c.isRename() && c.to().equals(target.toString()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no rename to " + target + " in " + calls));
-        List<Call> thread = calls.stream().filter(c -> c.tid().equals(rename.tid())).toList();
+        List<Call> thread =
+                calls.stream().filter(c -> c.tid().equals(rename.tid())).toList();
         int at = thread.indexOf(rename);
-        List<String> before = thread.subList(0, at).stream().filter(c -> !c.isRename()).map(Call::path).toList();
-        List<String> after = thread.subList(at + 1, thread.size()).stream().filter(c -> !c.isRename()).map(Call::path).toList();
+        List<String> before = thread.subList(0, at).stream()
+                .filter(c -> !c.isRename())
+                .map(Call::path)
+                .toList();
+        List<String> after = thread.subList(at + 1, thread.size()).stream()
+                .filter(c -> !c.isRename())
+                .map(Call::path)
+                .toList();
         assertThat(before).as("synced before the rename (strace: %s)", thread).contains(rename.path());
-        assertThat(after).as("synced after the rename (strace: %s)", thread).contains(target.getParent().toString());
+        assertThat(after)
+                .as("synced after the rename (strace: %s)", thread)
+                .contains(target.getParent().toString());
         if (andParent) {
-            assertThat(after).as("synced after the rename (strace: %s)", thread).contains(target.getParent().getParent().toString());
+            assertThat(after)
+                    .as("synced after the rename (strace: %s)", thread)
+                    .contains(target.getParent().getParent().toString());
         }
     }
 
     /** Runs vsm under strace; returns the fsync, fdatasync and rename calls that succeeded, in order. */
     private List<Call> traced(String... args) throws IOException {
         Path log = sandbox.resolve("strace-" + System.nanoTime() + ".log");
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/strace", "-f", "-y", "-qq", "-o", log.toString(),
-                "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", Vsm.LAUNCHER.toString()));
+        List<String> argv = new ArrayList<>(List.of(
+                "/usr/bin/strace",
+                "-f",
+                "-y",
+                "-qq",
+                "-o",
+                log.toString(),
+                "-e",
+                "trace=fsync,fdatasync,rename,renameat,renameat2",
+                Vsm.LAUNCHER.toString()));
         argv.addAll(List.of(args));
         HostTools.Result r = HostTools.run(vsm.environment(), argv.toArray(String[]::new));
-        assertThat(r.exit()).as("vsm %s under strace: %s", String.join(" ", args), r.err()).isZero();
+        assertThat(r.exit())
+                .as("vsm %s under strace: %s", String.join(" ", args), r.err())
+                .isZero();
         List<Call> calls = new ArrayList<>();
         for (String line : Files.readAllLines(log)) {
             Matcher m = CALL.matcher(line);

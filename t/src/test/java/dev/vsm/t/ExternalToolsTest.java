@@ -26,7 +26,8 @@ class ExternalToolsTest {
     Path sandbox;
 
     private Vsm dirStorage(Path store) {
-        return new Vsm(sandbox).writeConfig("storages:\n  local:\n    type: dir\n    path: " + store + "\n    content: [images]\n");
+        return new Vsm(sandbox)
+                .writeConfig("storages:\n  local:\n    type: dir\n    path: " + store + "\n    content: [images]\n");
     }
 
     private Path script(String name, String body) throws IOException {
@@ -39,12 +40,15 @@ class ExternalToolsTest {
     @Test
     void aMissingQemuImgIsNamedAndNothingIsLeft() {
         Path store = sandbox.resolve("store");
-        Vsm vsm = dirStorage(store).env("VSM_QEMU_IMG", sandbox.resolve("no/such/qemu-img").toString());
+        Vsm vsm = dirStorage(store)
+                .env("VSM_QEMU_IMG", sandbox.resolve("no/such/qemu-img").toString());
         vsm.run("status").ok();
         Map<String, String> before = Tree.snapshot(store);
         Vsm.Result r = vsm.run("alloc", "local", "100", "", "1M", "--format", "raw");
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err().strip()).contains(sandbox.resolve("no/such/qemu-img").toString()).doesNotContain("\n");
+        assertThat(r.err().strip())
+                .contains(sandbox.resolve("no/such/qemu-img").toString())
+                .doesNotContain("\n");
         assertThat(Tree.snapshot(store)).isEqualTo(before);
     }
 
@@ -59,7 +63,8 @@ class ExternalToolsTest {
         Map<String, String> before = Tree.snapshot(store);
         Vsm.Result r = vsm.run("alloc", "local", "100", "", "1M", "--format", "raw");
         List<ProcessHandle> left = ProcessHandle.allProcesses()
-                .filter(p -> p.info().commandLine().orElse("").contains(nonce)).toList();
+                .filter(p -> p.info().commandLine().orElse("").contains(nonce))
+                .toList();
         left.forEach(ProcessHandle::destroyForcibly); // ours: the script this test wrote
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.err().strip()).contains("qemu-img").contains("got timeout").doesNotContain("\n");
@@ -79,26 +84,38 @@ class ExternalToolsTest {
                 Vsm vsm = dirStorage(store);
                 vsm.run("status").ok();
 
-                // item 7: a preallocated image beyond the free space is refused before anything is made, with both sizes
+                // item 7: a preallocated image beyond the free space is refused before anything is made, with both
+                // sizes
                 Map<String, String> before = Tree.snapshot(store);
-                for (String[] fp : new String[][] {{"raw", "full"}, {"raw", "falloc"}, {"qcow2", "falloc"}, {"qcow2", "full"}}) {
-                    Vsm.Result r = vsm.run("alloc", "local", "100", "", "64M", "--format", fp[0], "--preallocation", fp[1]);
+                for (String[] fp :
+                        new String[][] {{"raw", "full"}, {"raw", "falloc"}, {"qcow2", "falloc"}, {"qcow2", "full"}}) {
+                    Vsm.Result r =
+                            vsm.run("alloc", "local", "100", "", "64M", "--format", fp[0], "--preallocation", fp[1]);
                     assertThat(r.exit()).as("%s %s: %s", fp[0], fp[1], r.err()).isEqualTo(1);
-                    assertThat(r.err().strip()).matches("storage 'local': not enough free space for a preallocated image "
-                            + "\\(67108864 bytes requested with preallocation=" + fp[1] + ", \\d+ bytes free in '" + store + "'\\)");
+                    assertThat(r.err().strip())
+                            .matches("storage 'local': not enough free space for a preallocated image "
+                                    + "\\(67108864 bytes requested with preallocation=" + fp[1]
+                                    + ", \\d+ bytes free in '" + store + "'\\)");
                     assertThat(Tree.snapshot(store)).isEqualTo(before);
                 }
                 // sparse images may overcommit, as a thin pool does
                 vsm.run("alloc", "local", "100", "", "64M", "--format", "raw").ok();
 
-                // item 6: the disk fills up while qemu-img writes: fill the rest, then a 16G qcow2 needs 2 MiB of L2 tables
+                // item 6: the disk fills up while qemu-img writes: fill the rest, then a 16G qcow2 needs 2 MiB of L2
+                // tables
                 Path filler = mnt.resolve("filler");
                 run("dd", "if=/dev/zero", "of=" + filler, "bs=1M", "count=64", "status=none");
                 before = Tree.snapshot(store);
-                Vsm.Result full = vsm.run("alloc", "local", "100", "", "16G", "--format", "qcow2", "--preallocation", "metadata");
+                Vsm.Result full =
+                        vsm.run("alloc", "local", "100", "", "16G", "--format", "qcow2", "--preallocation", "metadata");
                 assertThat(full.exit()).as(full.err()).isEqualTo(1);
-                assertThat(full.err().strip()).startsWith("unable to create image: ").contains("No space left on device").doesNotContain("\n");
-                assertThat(Tree.snapshot(store)).as("nothing left behind on a full disk").isEqualTo(before);
+                assertThat(full.err().strip())
+                        .startsWith("unable to create image: ")
+                        .contains("No space left on device")
+                        .doesNotContain("\n");
+                assertThat(Tree.snapshot(store))
+                        .as("nothing left behind on a full disk")
+                        .isEqualTo(before);
                 Files.delete(filler);
             } finally {
                 run("umount", mnt.toString());
@@ -133,10 +150,16 @@ class ExternalToolsTest {
                     for (String base : bases) {
                         Map<String, String> before = Tree.snapshot(store);
                         Vsm.Result r = vsm.run("clone", base, "101");
-                        assertThat(r.exit()).as("%s %s: %s", base, mode, r.err()).isEqualTo(1);
-                        assertThat(r.err().strip()).matches("storage 'local': not enough free space for a preallocated image "
-                                + "\\(67108864 bytes requested with preallocation=" + mode + ", \\d+ bytes free in '" + store + "'\\)");
-                        assertThat(Tree.snapshot(store)).as("nothing made for %s", base).isEqualTo(before);
+                        assertThat(r.exit())
+                                .as("%s %s: %s", base, mode, r.err())
+                                .isEqualTo(1);
+                        assertThat(r.err().strip())
+                                .matches("storage 'local': not enough free space for a preallocated image "
+                                        + "\\(67108864 bytes requested with preallocation=" + mode
+                                        + ", \\d+ bytes free in '" + store + "'\\)");
+                        assertThat(Tree.snapshot(store))
+                                .as("nothing made for %s", base)
+                                .isEqualTo(before);
                     }
                 }
                 // no subclusters: qemu-img gets no preallocation for a backed image, so the clone is sparse and fits
@@ -145,7 +168,8 @@ class ExternalToolsTest {
                 // the storage's preallocation metadata: sparse too
                 withPreallocation(vsm, store, "metadata", "");
                 vsm.run("clone", bases[1], "101").ok();
-                assertThat(vsm.run("list", "local", "--vmid", "101").ok().lines()).hasSize(3);
+                assertThat(vsm.run("list", "local", "--vmid", "101").ok().lines())
+                        .hasSize(3);
             } finally {
                 vsm.releaseImmutable();
                 run("chattr", "-R", "-f", "-i", mnt.toString());
@@ -164,8 +188,10 @@ class ExternalToolsTest {
         try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64).create()) {
             // the group's lvm.conf plus a setting lvm2 does not know: every lvm2 command warns on stderr
             Path conf = Files.createDirectories(sandbox.resolve("lvm"));
-            Files.writeString(conf.resolve("lvm.conf"), Files.readString(vg.systemDir().resolve("lvm.conf"))
-                    + "\nglobal {\n  vsm_test_unknown_setting = 1\n}\n");
+            Files.writeString(
+                    conf.resolve("lvm.conf"),
+                    Files.readString(vg.systemDir().resolve("lvm.conf"))
+                            + "\nglobal {\n  vsm_test_unknown_setting = 1\n}\n");
             Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("LVM_SYSTEM_DIR", conf.toString());
             Vsm.Result probe = vsm.run("alloc", "san", "100", "", "4M");
             probe.ok();
@@ -188,7 +214,10 @@ class ExternalToolsTest {
 
     private static void run(String... argv) {
         try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(argv)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             p.waitFor(120, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

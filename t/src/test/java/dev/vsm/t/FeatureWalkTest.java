@@ -38,11 +38,15 @@ class FeatureWalkTest {
     /** The volume id a command printed in JSON (its last line: {@code clone} prints pve's progress line first). */
     private String volid(Vsm.Result r) {
         List<String> lines = r.ok().lines();
-        return new Vsm.Result(0, lines.get(lines.size() - 1), "").json().get("volid").asText();
+        return new Vsm.Result(0, lines.get(lines.size() - 1), "")
+                .json()
+                .get("volid")
+                .asText();
     }
 
     private String alloc(int vmid, String format) {
-        return volid(vsm.run("alloc", "local", Integer.toString(vmid), "", "1M", "--format", format, "--output-format", "json"));
+        return volid(vsm.run(
+                "alloc", "local", Integer.toString(vmid), "", "1M", "--format", format, "--output-format", "json"));
     }
 
     private String base(int vmid, String format) {
@@ -57,12 +61,19 @@ class FeatureWalkTest {
         kinds.put("vmdk", vmid -> alloc(vmid, "vmdk"));
         kinds.put("base raw", vmid -> base(vmid, "raw"));
         kinds.put("base qcow2", vmid -> base(vmid, "qcow2"));
-        kinds.put("linked clone", vmid -> volid(vsm.run("clone", base(vmid, "qcow2"), Integer.toString(vmid + 1), "--output-format", "json")));
+        kinds.put(
+                "linked clone",
+                vmid -> volid(
+                        vsm.run("clone", base(vmid, "qcow2"), Integer.toString(vmid + 1), "--output-format", "json")));
         return kinds;
     }
 
     private Set<String> features(String volid) {
-        String features = vsm.run("info", volid, "--output-format", "json").ok().json().get("features").asText();
+        String features = vsm.run("info", volid, "--output-format", "json")
+                .ok()
+                .json()
+                .get("features")
+                .asText();
         return new TreeSet<>(features.isEmpty() ? List.of() : Arrays.asList(features.split(",")));
     }
 
@@ -84,8 +95,11 @@ class FeatureWalkTest {
                 assertThat(reported).as("features of a fresh %s", kind.getKey()).isEqualTo(features);
                 String target = Integer.toString(vmid + 5);
                 List<String[]> commands = switch (feature) {
-                    case "snapshot" -> List.of(new String[] {"snapshot", volume, "s1"}, new String[] {"rollback", volume, "s1"},
-                            new String[] {"snapshot-delete", volume, "s1"});
+                    case "snapshot" ->
+                        List.of(
+                                new String[] {"snapshot", volume, "s1"},
+                                new String[] {"rollback", volume, "s1"},
+                                new String[] {"snapshot-delete", volume, "s1"});
                     case "template" -> List.<String[]>of(new String[] {"create-base", volume});
                     case "clone" -> List.<String[]>of(new String[] {"clone", volume, target});
                     case "rename" -> List.<String[]>of(new String[] {"rename", volume, target});
@@ -95,7 +109,9 @@ class FeatureWalkTest {
                 if (reported.contains(feature)) {
                     for (String[] command : commands) {
                         Vsm.Result r = vsm.run(command);
-                        assertThat(r.exit()).as("%s: vsm %s: %s", what, String.join(" ", command), r.err()).isZero();
+                        assertThat(r.exit())
+                                .as("%s: vsm %s: %s", what, String.join(" ", command), r.err())
+                                .isZero();
                     }
                     if (feature.equals("snapshot")) {
                         assertThat(vsm.run("info", volume).ok().out()).as(what).doesNotContain("snapshots:");
@@ -103,14 +119,19 @@ class FeatureWalkTest {
                 } else if (!feature.equals("copy")) {
                     Map<String, String> before = Tree.snapshot(sandbox);
                     Vsm.Result r = vsm.run(commands.get(0));
-                    assertThat(r.exit()).as("%s is not reported, so vsm %s must be refused: %s %s", what, commands.get(0)[0], r.out(), r.err())
+                    assertThat(r.exit())
+                            .as(
+                                    "%s is not reported, so vsm %s must be refused: %s %s",
+                                    what, commands.get(0)[0], r.out(), r.err())
                             .isEqualTo(2);
                     assertThat(r.err().strip().lines().count()).as(what).isEqualTo(1);
                     assertThat(Tree.snapshot(sandbox)).as(what).isEqualTo(before);
                 }
             }
         }
-        assertThat(seen.get("qcow2")).contains("snapshot", "template", "copy", "rename").doesNotContain("clone");
+        assertThat(seen.get("qcow2"))
+                .contains("snapshot", "template", "copy", "rename")
+                .doesNotContain("clone");
         assertThat(seen.get("raw")).doesNotContain("snapshot");
         assertThat(seen.get("base qcow2")).contains("clone").doesNotContain("snapshot", "template");
         assertThat(seen.get("linked clone")).contains("snapshot");
@@ -122,16 +143,30 @@ class FeatureWalkTest {
         String volume = alloc(100, "qcow2");
         vsm.run("snapshot", volume, "before").ok();
         vsm.run("snapshot", volume, "after").ok();
-        assertThat(vsm.run("info", volume, "--output-format", "json").ok().json().get("snapshots").asText()).isEqualTo("before,after");
+        assertThat(vsm.run("info", volume, "--output-format", "json")
+                        .ok()
+                        .json()
+                        .get("snapshots")
+                        .asText())
+                .isEqualTo("before,after");
         Map<String, String> before = Tree.snapshot(sandbox);
-        vsm.run("snapshot", volume, "after").badInput("snapshot 'after' of volume 'local:100/vm-100-disk-0.qcow2' already exists");
-        vsm.run("rollback", volume, "never").badInput("can't rollback, snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
-        vsm.run("snapshot-delete", volume, "never").badInput("snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
+        vsm.run("snapshot", volume, "after")
+                .badInput("snapshot 'after' of volume 'local:100/vm-100-disk-0.qcow2' already exists");
+        vsm.run("rollback", volume, "never")
+                .badInput("can't rollback, snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
+        vsm.run("snapshot-delete", volume, "never")
+                .badInput("snapshot 'never' does not exist on '100/vm-100-disk-0.qcow2'");
         vsm.run("snapshot", volume, "1bad").badInput("snapshot");
-        assertThat(vsm.run("snapshot-delete", volume, "before", "--dry-run").ok().out()).startsWith("+ qemu-img snapshot --image-opts -d before ");
+        assertThat(vsm.run("snapshot-delete", volume, "before", "--dry-run")
+                        .ok()
+                        .out())
+                .startsWith("+ qemu-img snapshot --image-opts -d before ");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
         vsm.run("snapshot-delete", volume, "before").ok();
         assertThat(vsm.run("info", volume).ok().out()).contains("snapshots: after\n");
-        assertThat(QemuImg.info(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2")).get("format").asText()).isEqualTo("qcow2");
+        assertThat(QemuImg.info(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2"))
+                        .get("format")
+                        .asText())
+                .isEqualTo("qcow2");
     }
 }

@@ -48,7 +48,15 @@ class HostileConfigTest {
         StringBuilder bomb = new StringBuilder("cluster:\n  a: &a [x, x, x, x, x, x, x, x, x]\n");
         for (char c = 'b'; c <= 'k'; c++) {
             String prev = String.valueOf((char) (c - 1));
-            bomb.append("  ").append(c).append(": &").append(c).append(" [").append(("*" + prev + ", ").repeat(8)).append('*').append(prev).append("]\n");
+            bomb.append("  ")
+                    .append(c)
+                    .append(": &")
+                    .append(c)
+                    .append(" [")
+                    .append(("*" + prev + ", ").repeat(8))
+                    .append('*')
+                    .append(prev)
+                    .append("]\n");
         }
         bomb.append("storages: {}\n");
         refused(vsm, bomb.toString(), f + ": too many aliases of lists or mappings", "status");
@@ -57,16 +65,37 @@ class HostileConfigTest {
         StringBuilder huge = new StringBuilder("storages:\n");
         int n = 9000;
         for (int i = 0; i < n; i++) {
-            huge.append("  s").append(i).append(":\n    type: dir\n    path: /srv/s").append(i).append("\n    disable: ")
-                    .append(i == n - 1 ? "maybe" : "1").append('\n');
+            huge.append("  s")
+                    .append(i)
+                    .append(":\n    type: dir\n    path: /srv/s")
+                    .append(i)
+                    .append("\n    disable: ")
+                    .append(i == n - 1 ? "maybe" : "1")
+                    .append('\n');
         }
         assertThat(huge.length()).isLessThan(1 << 20);
         refused(vsm, huge.toString(), f + ":" + (1 + 4 * n) + ": storage 's" + (n - 1) + "': disable", "status");
-        refused(vsm, "storages: {}\n" + "#".repeat((1 << 20) + 10) + "\n", f + ": the file is larger than 1 MiB", "status");
+        refused(
+                vsm,
+                "storages: {}\n" + "#".repeat((1 << 20) + 10) + "\n",
+                f + ": the file is larger than 1 MiB",
+                "status");
 
-        refused(vsm, "storages:\n  local:\n    type: dir\n    path: [/srv, /other]\n", f + ":4: storage 'local': path", "status");
-        refused(vsm, "storages:\n  local:\n    type: dir\n    path: /srv\n    content: 7\n", f + ":5: storage 'local': content", "status");
-        refused(vsm, "storages:\n  local:\n    type: dir\n    path: /srv\n    path: /etc\n", f + ":5: duplicate key 'path'", "status");
+        refused(
+                vsm,
+                "storages:\n  local:\n    type: dir\n    path: [/srv, /other]\n",
+                f + ":4: storage 'local': path",
+                "status");
+        refused(
+                vsm,
+                "storages:\n  local:\n    type: dir\n    path: /srv\n    content: 7\n",
+                f + ":5: storage 'local': content",
+                "status");
+        refused(
+                vsm,
+                "storages:\n  local:\n    type: dir\n    path: /srv\n    path: /etc\n",
+                f + ":5: duplicate key 'path'",
+                "status");
         refused(vsm, "storages:\n  local:\n    type: 12\n    path: /srv\n", f + ":3", "status");
     }
 
@@ -78,9 +107,11 @@ class HostileConfigTest {
         Map<String, String> before = Tree.snapshot(sandbox);
         Vsm.Result r = vsm.run("alloc", "odd", "100", "", "1M");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err().lines()).containsExactly(
-                "warning: " + vsm.config() + ":2: storage 'odd': type 'nosuchtype' is not loaded - section kept unchanged",
-                "storage 'odd' has type 'nosuchtype', which is not loaded (see 'vsm plugins')");
+        assertThat(r.err().lines())
+                .containsExactly(
+                        "warning: " + vsm.config()
+                                + ":2: storage 'odd': type 'nosuchtype' is not loaded - section kept unchanged",
+                        "storage 'odd' has type 'nosuchtype', which is not loaded (see 'vsm plugins')");
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
@@ -90,8 +121,15 @@ class HostileConfigTest {
         String f = vsm.config().toString();
         Set<String> rootBefore = rootEntries();
         for (String path : new String[] {"/", "//", "/./", "/.", "/srv/..", "/srv/../..", "/../srv"}) {
-            refused(vsm, "storages:\n  local:\n    type: dir\n    path: '" + path + "'\n", f + ":4: storage 'local': path",
-                    "alloc", "local", "100", "", "1M");
+            refused(
+                    vsm,
+                    "storages:\n  local:\n    type: dir\n    path: '" + path + "'\n",
+                    f + ":4: storage 'local': path",
+                    "alloc",
+                    "local",
+                    "100",
+                    "",
+                    "1M");
         }
         vsm.writeConfig("storages: {}\n");
         for (String path : new String[] {"/", "/srv/.."}) {
@@ -109,8 +147,15 @@ class HostileConfigTest {
         Path chain = Files.createSymbolicLink(sandbox.resolve("chain"), link);
         Set<String> rootBefore = rootEntries();
         for (Path path : new Path[] {link, chain}) {
-            refused(vsm, "storages:\n  local:\n    type: dir\n    path: " + path + "\n",
-                    "storage 'local': path '" + path + "' resolves to the root directory '/'", "alloc", "local", "100", "", "1M");
+            refused(
+                    vsm,
+                    "storages:\n  local:\n    type: dir\n    path: " + path + "\n",
+                    "storage 'local': path '" + path + "' resolves to the root directory '/'",
+                    "alloc",
+                    "local",
+                    "100",
+                    "",
+                    "1M");
         }
         assertThat(rootEntries()).isEqualTo(rootBefore);
     }

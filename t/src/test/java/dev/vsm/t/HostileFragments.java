@@ -22,13 +22,25 @@ final class HostileFragments {
 
     /** A command substitution, pipe or list that touches the marker. */
     String shell() {
-        String[] forms = {"$(touch %s)", "`touch %s`", ";touch %s", "| touch %s", "&& touch %s", "$(touch${IFS}%s)", "'\"; touch %s #"};
+        String[] forms = {
+            "$(touch %s)", "`touch %s`", ";touch %s", "| touch %s", "&& touch %s", "$(touch${IFS}%s)", "'\"; touch %s #"
+        };
         return String.format(forms[random.nextInt(forms.length)], marker);
     }
 
     /** Look-alikes of {@code ../}, percent-encodings, a Cyrillic letter, a zero-width space, a bidi override. */
     String lookAlike() {
-        String[] forms = {"\u2024\u2024\u2215", "\uFF0E\uFF0E\uFF0F", "\u2025\u2044", "%2e%2e%2f", "%2e%2e/", "..%2f", "\u0430dmin", "\u200b", "\u202e"};
+        String[] forms = {
+            "\u2024\u2024\u2215",
+            "\uFF0E\uFF0E\uFF0F",
+            "\u2025\u2044",
+            "%2e%2e%2f",
+            "%2e%2e/",
+            "..%2f",
+            "\u0430dmin",
+            "\u200b",
+            "\u202e"
+        };
         return forms[random.nextInt(forms.length)];
     }
 

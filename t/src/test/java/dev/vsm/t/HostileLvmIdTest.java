@@ -44,10 +44,23 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileLvmIdTest {
     static final long SEED = Long.getLong("vsm.hostile.seed", System.nanoTime());
     static final int PER_STORAGE = Integer.getInteger("vsm.hostile.lvm.cases", 12);
-    private static final Set<String> LVM2_TOOLS = Set.of("lvm", "lvs", "vgs", "pvs", "lvcreate", "lvremove", "lvrename", "lvchange",
-            "lvextend", "lvresize", "vgscan", "vgchange");
-    private static final Set<String> CHANGING = Set.of("lvcreate", "lvremove", "lvrename", "lvchange", "lvextend", "lvresize", "vgchange");
-    private static final Pattern EXECVE = Pattern.compile("^\\d+ +execve\\(\"((?:\\\\x[0-9a-f]{2})*)\", \\[(.*?)\\](?:, .*)?\\) += 0$");
+    private static final Set<String> LVM2_TOOLS = Set.of(
+            "lvm",
+            "lvs",
+            "vgs",
+            "pvs",
+            "lvcreate",
+            "lvremove",
+            "lvrename",
+            "lvchange",
+            "lvextend",
+            "lvresize",
+            "vgscan",
+            "vgchange");
+    private static final Set<String> CHANGING =
+            Set.of("lvcreate", "lvremove", "lvrename", "lvchange", "lvextend", "lvresize", "vgchange");
+    private static final Pattern EXECVE =
+            Pattern.compile("^\\d+ +execve\\(\"((?:\\\\x[0-9a-f]{2})*)\", \\[(.*?)\\](?:, .*)?\\) += 0$");
     private static final Pattern HEX_STRING = Pattern.compile("\"((?:\\\\x[0-9a-f]{2})*)\"");
 
     @RegisterExtension
@@ -93,7 +106,11 @@ class HostileLvmIdTest {
             case 0 -> "../";
             case 1 -> "/";
             case 2 -> "../../../../etc/passwd";
-            case 3 -> fragments.control().replace('\0', '\u0001'); // no NUL: no argv can hold one (HostileVolumeIdTest has it in-process)
+            case 3 ->
+                fragments
+                        .control()
+                        .replace(
+                                '\0', '\u0001'); // no NUL: no argv can hold one (HostileVolumeIdTest has it in-process)
             case 4 -> random.nextBoolean() ? " " : "\t--yes";
             case 5 -> "x".repeat(128 + random.nextInt(4000));
             case 6 -> fragments.lookAlike();
@@ -124,7 +141,9 @@ class HostileLvmIdTest {
         // the trace does see lvm2: a good name reaches lvcreate
         Traced control = traced("alloc", "san", "100", "vm-100-control", "4M");
         assertThat(control.exit()).as(control.err()).isZero();
-        assertThat(control.lvm2()).anySatisfy(argv -> assertThat(argv).startsWith("/sbin/lvcreate").contains("vm-100-control"));
+        assertThat(control.lvm2())
+                .anySatisfy(
+                        argv -> assertThat(argv).startsWith("/sbin/lvcreate").contains("vm-100-control"));
         vsm.run("free", "san:vm-100-control").ok();
 
         String lvsBefore = lvmState();
@@ -141,12 +160,22 @@ class HostileLvmIdTest {
             }
         }
         assertThat(lvmState()).as("the volume group's LVs (seed %d)", SEED).isEqualTo(lvsBefore);
-        System.out.printf("HostileLvmIdTest: %d hostile runs through cli/vsm on lvm and lvmthin (seed %d): all exit 2 with one line, "
-                + "lvm2 never saw a hostile name%n", runs, SEED);
+        System.out.printf(
+                "HostileLvmIdTest: %d hostile runs through cli/vsm on lvm and lvmthin (seed %d): all exit 2 with one line, "
+                        + "lvm2 never saw a hostile name%n",
+                runs, SEED);
     }
 
     private String lvmState() {
-        return vg.lvm("lvs", "-a", "--noheadings", "--units", "b", "-o", "lv_name,lv_size,lv_attr,pool_lv,origin,lv_tags", vg.name());
+        return vg.lvm(
+                "lvs",
+                "-a",
+                "--noheadings",
+                "--units",
+                "b",
+                "-o",
+                "lv_name,lv_size,lv_attr,pool_lv,origin,lv_tags",
+                vg.name());
     }
 
     /** Exit 2, one line, the sandbox unchanged, no changing lvm2 command, no lvm2 argument holding the name or anything unprintable. */
@@ -154,18 +183,30 @@ class HostileLvmIdTest {
         Map<String, String> before = Tree.snapshot(sandbox);
         String shown = dev.vsm.spi.VolumeId.printable(String.join(" ", args));
         Traced t = traced(args);
-        assertThat(t.exit()).as("exit of vsm %s (seed %d); stderr %s", shown, SEED, t.err()).isEqualTo(2);
-        assertThat(t.err().strip()).as("stderr of vsm %s (seed %d)", shown, SEED).isNotEmpty().doesNotContain("\n")
+        assertThat(t.exit())
+                .as("exit of vsm %s (seed %d); stderr %s", shown, SEED, t.err())
+                .isEqualTo(2);
+        assertThat(t.err().strip())
+                .as("stderr of vsm %s (seed %d)", shown, SEED)
+                .isNotEmpty()
+                .doesNotContain("\n")
                 .doesNotContain("\tat ");
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed the sandbox (seed %d)", shown, SEED).isEqualTo(before);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed the sandbox (seed %d)", shown, SEED)
+                .isEqualTo(before);
         for (List<String> argv : t.lvm2()) {
             String tool = Path.of(argv.get(0)).getFileName().toString();
-            if (!(args[0].equals("alloc") && argv.equals(List.of("/sbin/lvchange", "-ay", "-K", vg.name() + "/data")))) {
-                assertThat(CHANGING).as("vsm %s ran %s (seed %d)", shown, argv, SEED).doesNotContain(tool);
+            if (!(args[0].equals("alloc")
+                    && argv.equals(List.of("/sbin/lvchange", "-ay", "-K", vg.name() + "/data")))) {
+                assertThat(CHANGING)
+                        .as("vsm %s ran %s (seed %d)", shown, argv, SEED)
+                        .doesNotContain(tool);
             }
             for (String arg : argv) {
-                assertThat(arg).as("an argument vsm %s gave lvm2 (seed %d): %s", shown, SEED, argv)
-                        .matches("[\\x21-\\x7e]*").doesNotContain(name);
+                assertThat(arg)
+                        .as("an argument vsm %s gave lvm2 (seed %d): %s", shown, SEED, argv)
+                        .matches("[\\x21-\\x7e]*")
+                        .doesNotContain(name);
             }
         }
     }
@@ -175,11 +216,24 @@ class HostileLvmIdTest {
 
     private Traced traced(String... args) throws IOException {
         Path log = sandbox.resolve(".vsm-strace-" + System.nanoTime());
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/strace", "-f", "-qq", "--seccomp-bpf", "-xx", "-s", "65536",
-                "-e", "trace=execve", "-o", log.toString(), Vsm.LAUNCHER.toString()));
+        List<String> argv = new ArrayList<>(List.of(
+                "/usr/bin/strace",
+                "-f",
+                "-qq",
+                "--seccomp-bpf",
+                "-xx",
+                "-s",
+                "65536",
+                "-e",
+                "trace=execve",
+                "-o",
+                log.toString(),
+                Vsm.LAUNCHER.toString()));
         argv.addAll(List.of(args));
         HostTools.Result r = HostTools.run(vsm.environment(), argv.toArray(String[]::new));
-        assertThat(log).as("strace's log; strace ended %d: %s", r.exit(), r.err()).exists();
+        assertThat(log)
+                .as("strace's log; strace ended %d: %s", r.exit(), r.err())
+                .exists();
         List<List<String>> lvm2 = new ArrayList<>();
         for (String line : Files.readAllLines(log, StandardCharsets.ISO_8859_1)) {
             Matcher m = EXECVE.matcher(line);

@@ -70,7 +70,8 @@ class HostileVolumeIdTest {
         Files.writeString(outside.resolve("images/100/vm-100-disk-0.raw"), "canary");
         Files.writeString(outside.resolve("snippets.txt"), "canary");
         assertThat(run("alloc", "local", "100", "vm-100-disk-0.raw", "1M").exit).isZero();
-        assertThat(run("alloc", "local", "100", "vm-100-disk-1.qcow2", "1M").exit).isZero();
+        assertThat(run("alloc", "local", "100", "vm-100-disk-1.qcow2", "1M").exit)
+                .isZero();
         random = new Random(SEED);
         fragments = new HostileFragments(random, marker);
     }
@@ -85,9 +86,15 @@ class HostileVolumeIdTest {
     private Outcome run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        List<String> argv = new ArrayList<>(List.of("--config", config.toString(), "--plugin-dir", sandbox.resolve("plugins").toString()));
+        List<String> argv = new ArrayList<>(List.of(
+                "--config",
+                config.toString(),
+                "--plugin-dir",
+                sandbox.resolve("plugins").toString()));
         argv.addAll(List.of(args));
-        int exit = Main.run(argv.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = Main.run(
+                argv.toArray(String[]::new),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Outcome(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -101,8 +108,20 @@ class HostileVolumeIdTest {
 
     /** Look-alikes of dots and slashes, percent-encodings, invisible and bidi characters: legal in a file name. */
     private String oddButLegal() {
-        String[] forms = {"\u2024\u2024\u2215", "\uFF0E\uFF0E\uFF0F", "\u2025\u2044", "%2e%2e%2f", "..%2f", "\u0430dmin", "\u200b",
-            "\u202e", "$(touch${IFS}" + marker.getFileName() + ")", "`id`", ";id", "|id"};
+        String[] forms = {
+            "\u2024\u2024\u2215",
+            "\uFF0E\uFF0E\uFF0F",
+            "\u2025\u2044",
+            "%2e%2e%2f",
+            "..%2f",
+            "\u0430dmin",
+            "\u200b",
+            "\u202e",
+            "$(touch${IFS}" + marker.getFileName() + ")",
+            "`id`",
+            ";id",
+            "|id"
+        };
         return forms[random.nextInt(forms.length)];
     }
 
@@ -138,8 +157,15 @@ class HostileVolumeIdTest {
     }
 
     private String hostileVolid() {
-        String[] prefixes = {"local:100/", "local:iso/", "local:snippets/", "local:backup/", "local:100/base-100-disk-1.qcow2/101/",
-                "local:", "local:100/vm-100-disk-0.raw/"};
+        String[] prefixes = {
+            "local:100/",
+            "local:iso/",
+            "local:snippets/",
+            "local:backup/",
+            "local:100/base-100-disk-1.qcow2/101/",
+            "local:",
+            "local:100/vm-100-disk-0.raw/"
+        };
         String[] extensions = {".raw", ".qcow2", ".iso", "", ".txt"};
         if (random.nextInt(8) == 0) {
             // a hostile storage id
@@ -156,11 +182,20 @@ class HostileVolumeIdTest {
         Map<String, String> outsideBefore = Tree.snapshot(outside);
         Outcome o = run(args);
         String shown = VsmPrintable.of(String.join(" ", args));
-        assertThat(o.exit).as("%s: exit of vsm %s (seed %d); stderr %s", what, shown, SEED, o.err).isEqualTo(2);
-        assertThat(o.err.strip()).as("%s: stderr of vsm %s (seed %d)", what, shown, SEED).isNotEmpty().doesNotContain("\n");
+        assertThat(o.exit)
+                .as("%s: exit of vsm %s (seed %d); stderr %s", what, shown, SEED, o.err)
+                .isEqualTo(2);
+        assertThat(o.err.strip())
+                .as("%s: stderr of vsm %s (seed %d)", what, shown, SEED)
+                .isNotEmpty()
+                .doesNotContain("\n");
         assertThat(o.err).as("%s: no stack trace", what).doesNotContain("\tat ").doesNotContain("internal error");
-        assertThat(Tree.snapshot(sandbox)).as("%s: vsm %s changed the sandbox (seed %d)", what, shown, SEED).isEqualTo(sandboxBefore);
-        assertThat(Tree.snapshot(outside)).as("%s: vsm %s changed files outside (seed %d)", what, shown, SEED).isEqualTo(outsideBefore);
+        assertThat(Tree.snapshot(sandbox))
+                .as("%s: vsm %s changed the sandbox (seed %d)", what, shown, SEED)
+                .isEqualTo(sandboxBefore);
+        assertThat(Tree.snapshot(outside))
+                .as("%s: vsm %s changed files outside (seed %d)", what, shown, SEED)
+                .isEqualTo(outsideBefore);
     }
 
     /**
@@ -173,7 +208,8 @@ class HostileVolumeIdTest {
         }
         String collapsed = file.replaceAll("/(\\./)+", "/").replaceAll("/+", "/");
         String prefix = store.resolve("images/100") + "/";
-        return collapsed.startsWith(prefix) && collapsed.substring(prefix.length()).matches("vm-100-disk-[0-9]+\\.raw");
+        return collapsed.startsWith(prefix)
+                && collapsed.substring(prefix.length()).matches("vm-100-disk-[0-9]+\\.raw");
     }
 
     @Test
@@ -190,13 +226,17 @@ class HostileVolumeIdTest {
                     : store + "/" + upToOutside() + "images/100/vm-100-disk-0.raw";
             if (namesAVolumeFile(file)) {
                 // a "/./" or "//" only: the same file, as the file system (and pve's abs_path) reads the path
-                assertThat(run("volid", file).exit).as("volid %s (seed %d)", VsmPrintable.of(file), SEED).isZero();
+                assertThat(run("volid", file).exit)
+                        .as("volid %s (seed %d)", VsmPrintable.of(file), SEED)
+                        .isZero();
             } else {
                 refused("volid", "volid", file);
             }
             runs += 5;
         }
-        System.out.printf("HostileVolumeIdTest: %d hostile runs in-process (seed %d), all exit 2 with one line, nothing touched%n", runs, SEED);
+        System.out.printf(
+                "HostileVolumeIdTest: %d hostile runs in-process (seed %d), all exit 2 with one line, nothing touched%n",
+                runs, SEED);
     }
 
     @Test
@@ -208,16 +248,22 @@ class HostileVolumeIdTest {
             Outcome path = run("path", "local:100/" + name);
             assertThat(path.exit).as("path of %s", VsmPrintable.of(name)).isZero();
             Path resolved = Path.of(path.out.strip()).normalize();
-            assertThat(resolved.startsWith(store.resolve("images/100"))).as("%s inside the storage", resolved).isTrue();
+            assertThat(resolved.startsWith(store.resolve("images/100")))
+                    .as("%s inside the storage", resolved)
+                    .isTrue();
             Outcome alloc = run("alloc", "local", "100", name, "1M");
-            assertThat(alloc.exit).as("alloc of %s: %s", VsmPrintable.of(name), alloc.err).isZero();
+            assertThat(alloc.exit)
+                    .as("alloc of %s: %s", VsmPrintable.of(name), alloc.err)
+                    .isZero();
             assertThat(resolved).exists();
             assertThat(run("free", "local:100/" + name).exit).isZero();
             assertThat(resolved).doesNotExist();
             assertThat(Tree.snapshot(outside)).isEqualTo(outsideBefore);
             runs += 3;
         }
-        System.out.printf("HostileVolumeIdTest: %d runs with odd but legal names (seed %d), all inside the storage%n", runs, SEED);
+        System.out.printf(
+                "HostileVolumeIdTest: %d runs with odd but legal names (seed %d), all inside the storage%n",
+                runs, SEED);
     }
 
     @Test
@@ -248,7 +294,8 @@ class HostileVolumeIdTest {
     @Test
     void extraSeparatorsInAHostPathNameTheSameVolume() {
         Vsm vsm = new Vsm(sandbox).env("VSM_CONFIG", config.toString());
-        for (String file : new String[] {store + "/images/100//./vm-100-disk-0.raw", store + "//images/./100/vm-100-disk-0.raw"}) {
+        for (String file :
+                new String[] {store + "/images/100//./vm-100-disk-0.raw", store + "//images/./100/vm-100-disk-0.raw"}) {
             assertThat(vsm.run("volid", file).ok().out().strip()).isEqualTo("local:100/vm-100-disk-0.raw");
         }
     }

@@ -80,7 +80,9 @@ final class Images {
 
     static Result exec(String... argv) {
         try {
-            Process p = new ProcessBuilder(new ArrayList<>(List.of(argv))).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(new ArrayList<>(List.of(argv)))
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -37,14 +37,18 @@ class ImportTest {
         List<String> formats = List.of("raw", "qcow2", "vmdk", "vdi", "vhdx");
         int disk = 0;
         for (String format : formats) {
-            Path source = format.equals("raw") ? raw : Images.convert(raw, format, sandbox.resolve("sources/disk." + format));
+            Path source =
+                    format.equals("raw") ? raw : Images.convert(raw, format, sandbox.resolve("sources/disk." + format));
             for (String target : List.of("raw", "qcow2")) {
-                Vsm.Result r = vsm.run("import", "local", "100", source.toString(), "--format", target, "--quiet").ok();
+                Vsm.Result r = vsm.run("import", "local", "100", source.toString(), "--format", target, "--quiet")
+                        .ok();
                 String volid = "local:100/vm-100-disk-" + disk + "." + target;
                 assertThat(r.out()).isEqualTo("successfully imported '" + volid + "'\n");
                 Path volume = images.resolve("100/vm-100-disk-" + disk + "." + target);
                 assertThat(QemuImg.info(volume).get("format").asText()).isEqualTo(target);
-                assertThat(Images.same(source, format, volume, target)).as("%s -> %s", format, target).isTrue();
+                assertThat(Images.same(source, format, volume, target))
+                        .as("%s -> %s", format, target)
+                        .isTrue();
                 disk++;
             }
         }
@@ -63,19 +67,27 @@ class ImportTest {
                     preallocation: falloc
                 """.formatted(vsm.defaultLocal()));
         vsm.run("status").ok(); // makes the storage's directories
-        Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--dry-run").ok();
+        Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--dry-run")
+                .ok();
         String temp = images.resolve("100/.import.qcow2.vsm-tmp-") + "[\\w.]+-\\d+\\.\\d+-[0-9a-f]{8}";
         assertThat(dry.lines()).hasSize(4);
         assertThat(dry.lines().get(0)).isEqualTo("+ mkdir -p " + images.resolve("100"));
-        assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O qcow2 -o extended_l2=on,cluster_size=128k,"
-                + "preallocation=falloc -S 64k " + raw + " " + temp);
+        assertThat(dry.lines().get(1))
+                .matches("\\+ qemu-img convert -p -f raw -O qcow2 -o extended_l2=on,cluster_size=128k,"
+                        + "preallocation=falloc -S 64k " + raw + " " + temp);
         assertThat(dry.lines().get(2)).matches("\\+ mv -n " + temp + " " + images.resolve("100/vm-100-disk-0.qcow2"));
         assertThat(dry.lines().get(3)).isEqualTo("would import 'local:100/vm-100-disk-0.qcow2'");
         assertThat(Images.files(images)).isEmpty();
 
-        vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--name", "vm-100-cloud.qcow2", "-q").ok();
+        vsm.run("import", "local", "100", raw.toString(), "--format", "qcow2", "--name", "vm-100-cloud.qcow2", "-q")
+                .ok();
         Path volume = images.resolve("100/vm-100-cloud.qcow2");
-        assertThat(QemuImg.info(volume).path("format-specific").path("data").path("extended-l2").asBoolean()).isTrue();
+        assertThat(QemuImg.info(volume)
+                        .path("format-specific")
+                        .path("data")
+                        .path("extended-l2")
+                        .asBoolean())
+                .isTrue();
         assertThat(QemuImg.info(volume).get("cluster-size").asInt()).isEqualTo(128 * 1024);
         assertThat(Images.same(raw, "raw", volume, "qcow2")).isTrue();
     }
@@ -84,10 +96,12 @@ class ImportTest {
     @Test
     void aDryRunIntoARawFileSkipsZeroRuns() {
         vsm.run("status").ok();
-        Vsm.Result dry = vsm.run("import", "local", "100", raw.toString(), "--dry-run").ok();
+        Vsm.Result dry =
+                vsm.run("import", "local", "100", raw.toString(), "--dry-run").ok();
         String temp = images.resolve("100/.import.raw.vsm-tmp-") + "[\\w.]+-\\d+\\.\\d+-[0-9a-f]{8}";
         assertThat(dry.lines()).hasSize(4);
-        assertThat(dry.lines().get(1)).matches("\\+ qemu-img convert -p -f raw -O raw -o preallocation=off -S 64k " + raw + " " + temp);
+        assertThat(dry.lines().get(1))
+                .matches("\\+ qemu-img convert -p -f raw -O raw -o preallocation=off -S 64k " + raw + " " + temp);
         assertThat(Images.files(images)).isEmpty();
     }
 
@@ -95,19 +109,26 @@ class ImportTest {
     void progressIsALinePerTenthOffATerminalAndQuietSilencesIt() {
         Vsm.Result r = vsm.run("import", "local", "100", raw.toString()).ok();
         assertThat(r.lines()).last().isEqualTo("successfully imported 'local:100/vm-100-disk-0.raw'");
-        assertThat(r.lines().get(r.lines().size() - 2)).matches("convert disk\\.raw: 25165824 bytes in \\d+\\.\\d\\d s, [\\d.]+ MB/s");
+        assertThat(r.lines().get(r.lines().size() - 2))
+                .matches("convert disk\\.raw: 25165824 bytes in \\d+\\.\\d\\d s, [\\d.]+ MB/s");
         // a line when qemu-img's report passes another tenth (it reports in steps of its own)
-        assertThat(r.lines().subList(0, r.lines().size() - 2)).hasSizeGreaterThanOrEqualTo(3)
-                .allSatisfy(l -> assertThat(l).matches("convert disk\\.raw: [1-9]\\d% \\(\\d+ of 25165824 bytes\\), [\\d.-]+ MB/s, ETA .*"));
-        assertThat(vsm.run("import", "local", "100", raw.toString(), "--quiet").ok().lines())
+        assertThat(r.lines().subList(0, r.lines().size() - 2))
+                .hasSizeGreaterThanOrEqualTo(3)
+                .allSatisfy(l -> assertThat(l)
+                        .matches("convert disk\\.raw: [1-9]\\d% \\(\\d+ of 25165824 bytes\\), [\\d.-]+ MB/s, ETA .*"));
+        assertThat(vsm.run("import", "local", "100", raw.toString(), "--quiet")
+                        .ok()
+                        .lines())
                 .containsExactly("successfully imported 'local:100/vm-100-disk-1.raw'");
     }
 
     @Test
     void aVolumeIsASourceToo() {
         vsm.run("import", "local", "100", raw.toString(), "-q").ok();
-        vsm.run("import", "local", "101", "local:100/vm-100-disk-0.raw", "--format", "qcow2", "-q").ok();
-        assertThat(Images.same(raw, "raw", images.resolve("101/vm-101-disk-0.qcow2"), "qcow2")).isTrue();
+        vsm.run("import", "local", "101", "local:100/vm-100-disk-0.raw", "--format", "qcow2", "-q")
+                .ok();
+        assertThat(Images.same(raw, "raw", images.resolve("101/vm-101-disk-0.qcow2"), "qcow2"))
+                .isTrue();
     }
 
     @Test
@@ -117,7 +138,8 @@ class ImportTest {
                 .badInput("source '" + dir.resolve("missing.qcow2") + "' does not exist");
         Path dangling = Files.createSymbolicLink(dir.resolve("link.raw"), dir.resolve("gone.raw"));
         vsm.run("import", "local", "100", dangling.toString()).badInput("does not exist (a dangling symbolic link)");
-        vsm.run("import", "local", "100", dir.toString()).badInput("source '" + dir + "' is a directory, not a disk image");
+        vsm.run("import", "local", "100", dir.toString())
+                .badInput("source '" + dir + "' is a directory, not a disk image");
         Path text = Files.writeString(dir.resolve("readme.vmdk"), "# not a disk\n".repeat(80));
         vsm.run("import", "local", "100", text.toString())
                 .badInput("source '" + text + "' is not a valid vmdk image (qemu-img reads it as raw data)");
@@ -126,13 +148,16 @@ class ImportTest {
         vsm.run("import", "local", "100", raw.toString(), "--source-format", "qcow2")
                 .badInput("source '" + raw + "' is not a disk image qemu-img can read as qcow2: ");
         Path device = blockDevice();
-        vsm.run("import", "local", "100", device.toString()).badInput("source '" + device + "' is a block device: pass --yes");
-        vsm.run("import", "local", "100", raw.toString(), "--format", "subvol").badInput("cannot import an image as format 'subvol'");
+        vsm.run("import", "local", "100", device.toString())
+                .badInput("source '" + device + "' is a block device: pass --yes");
+        vsm.run("import", "local", "100", raw.toString(), "--format", "subvol")
+                .badInput("cannot import an image as format 'subvol'");
         vsm.run("import", "nosuch", "100", raw.toString()).badInput("storage 'nosuch' does not exist");
         vsm.run("import", "local", "1", raw.toString()).badInput("vmid: value does not look like a valid VM ID");
         assertThat(Images.files(images)).isEmpty();
 
-        vsm.run("import", "local", "100", raw.toString(), "--name", "vm-100-disk-5.raw", "-q").ok();
+        vsm.run("import", "local", "100", raw.toString(), "--name", "vm-100-disk-5.raw", "-q")
+                .ok();
         byte[] before = Files.readAllBytes(images.resolve("100/vm-100-disk-5.raw"));
         Path qcow2 = Images.convert(raw, "qcow2", dir.resolve("other.qcow2"));
         vsm.run("import", "local", "100", qcow2.toString(), "--name", "vm-100-disk-5.raw")
@@ -147,7 +172,8 @@ class ImportTest {
     void anUnreadableSourceIsRefused() throws IOException {
         Path locked = Files.copy(raw, sandbox.resolve("sources/locked.raw"));
         Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
-        Vsm.Result r = new Vsm(sandbox).env("VSM_QEMU_IMG", "qemu-img").run("import", "local", "100", locked.toString());
+        Vsm.Result r =
+                new Vsm(sandbox).env("VSM_QEMU_IMG", "qemu-img").run("import", "local", "100", locked.toString());
         if (isRoot()) {
             r.ok(); // root reads it anyway: the check is on reading, not on mode bits
         } else {
@@ -169,8 +195,10 @@ class ImportTest {
         Files.setPosixFilePermissions(slowQemuImg, PosixFilePermissions.fromString("rwxr-xr-x"));
         vsm.env("VSM_QEMU_IMG", slowQemuImg.toString());
 
-        ProcessBuilder pb = new ProcessBuilder(Vsm.LAUNCHER.toString(), "import", "local", "100", raw.toString(), "--format", "qcow2")
-                .directory(sandbox.toFile()).redirectOutput(sandbox.resolve("out.txt").toFile())
+        ProcessBuilder pb = new ProcessBuilder(
+                        Vsm.LAUNCHER.toString(), "import", "local", "100", raw.toString(), "--format", "qcow2")
+                .directory(sandbox.toFile())
+                .redirectOutput(sandbox.resolve("out.txt").toFile())
                 .redirectError(sandbox.resolve("err.txt").toFile());
         pb.environment().putAll(vsm.environment());
         Process p = pb.start();
@@ -180,7 +208,10 @@ class ImportTest {
                 Thread.sleep(50);
             }
             assertThat(marker).as("the convert ran").exists();
-            assertThat(Images.files(images.resolve("100"))).singleElement().asString().startsWith(".import.qcow2.vsm-tmp-");
+            assertThat(Images.files(images.resolve("100")))
+                    .singleElement()
+                    .asString()
+                    .startsWith(".import.qcow2.vsm-tmp-");
             p.destroy(); // SIGTERM to the JVM (the launcher execs java)
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         } finally {
@@ -189,7 +220,9 @@ class ImportTest {
         String err = Files.readString(sandbox.resolve("err.txt"), StandardCharsets.UTF_8);
         assertThat(p.exitValue()).isNotZero();
         assertThat(err.strip().lines()).singleElement().asString().contains("stopped");
-        assertThat(Images.files(images)).as("no image, no temporary file, no guest directory").isEmpty();
+        assertThat(Images.files(images))
+                .as("no image, no temporary file, no guest directory")
+                .isEmpty();
         assertThat(vsm.run("list", "local").ok().lines()).hasSize(1);
     }
 
@@ -206,7 +239,9 @@ class ImportTest {
         assertThat(vsm.run("list", "local").ok().lines()).as("nothing listed").hasSize(1);
 
         vsm.run("import", "local", "100", raw.toString(), "-q").ok();
-        assertThat(Images.files(guest)).as("the next import removed the killed one's file").containsExactly("vm-100-disk-0.raw");
+        assertThat(Images.files(guest))
+                .as("the next import removed the killed one's file")
+                .containsExactly("vm-100-disk-0.raw");
 
         killDuringConvert(big, guest);
         Vsm.Result cleanup = vsm.run("cleanup", "local").ok();
@@ -234,7 +269,8 @@ class ImportTest {
         if (children.stream().noneMatch(ImportTest::isConvert)) {
             p.destroyForcibly();
             Vsm.Result r = started.finish();
-            throw new AssertionError("qemu-img convert was not seen running under vsm; vsm exited " + r.exit() + ": " + r.err());
+            throw new AssertionError(
+                    "qemu-img convert was not seen running under vsm; vsm exited " + r.exit() + ": " + r.err());
         }
         p.destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
@@ -242,12 +278,16 @@ class ImportTest {
         for (ProcessHandle child : children) {
             child.onExit().orTimeout(60, TimeUnit.SECONDS).join();
         }
-        assertThat(Images.files(guest)).anyMatch(n -> n.startsWith(".import.raw.vsm-tmp-"))
+        assertThat(Images.files(guest))
+                .anyMatch(n -> n.startsWith(".import.raw.vsm-tmp-"))
                 .noneMatch(n -> n.startsWith("vm-100-disk-1"));
     }
 
     private static boolean isConvert(ProcessHandle process) {
-        return process.info().arguments().map(args -> List.of(args).contains("convert")).orElse(false);
+        return process.info()
+                .arguments()
+                .map(args -> List.of(args).contains("convert"))
+                .orElse(false);
     }
 
     private static Path blockDevice() throws IOException {

@@ -40,7 +40,8 @@ class InputChecksTest {
         vsm.run("alloc", "st", "100", "vm-100-disk-0.raw", "1M").ok();
         Map<String, String> before = Tree.snapshot(store);
         Vsm.Result r = vsm.run("free", "st:100/vm-100-disk-9.raw")
-                .badInput("volume 'st:100/vm-100-disk-9.raw' does not exist (no file '" + store.resolve("images/100/vm-100-disk-9.raw") + "')");
+                .badInput("volume 'st:100/vm-100-disk-9.raw' does not exist (no file '"
+                        + store.resolve("images/100/vm-100-disk-9.raw") + "')");
         assertThat(r.out()).as("nothing claimed").isEmpty();
         vsm.run("free", "st:iso/missing.iso").badInput("volume 'st:iso/missing.iso' does not exist");
         assertThat(Tree.snapshot(store)).isEqualTo(before);
@@ -48,7 +49,9 @@ class InputChecksTest {
 
     @Test
     void aDirPathInASystemDirectoryIsRefusedWhenTheFileIsRead() {
-        for (String path : new String[] {"/dev", "/dev/shm/vsm", "/sys/kernel", "/run/vsm", "/proc/self/cwd", "//./dev/x", "/./run"}) {
+        for (String path :
+                new String[] {"/dev", "/dev/shm/vsm", "/sys/kernel", "/run/vsm", "/proc/self/cwd", "//./dev/x", "/./run"
+                }) {
             vsm.writeConfig(config("type: dir\npath: " + path));
             vsm.run("status").badInput(vsm.config() + ":4: storage 'st': path: value '" + path + "' does not match");
             vsm.run("alloc", "st", "100", "", "1M").badInput(vsm.config() + ":4:");
@@ -66,7 +69,8 @@ class InputChecksTest {
     void aDirPathThatIsALinkIntoASystemDirectoryIsRefusedBeforeAnythingIsMade() throws Exception {
         Path link = Files.createSymbolicLink(sandbox.resolve("shm"), Path.of("/dev/shm"));
         vsm.writeConfig(config("type: dir\npath: " + link));
-        vsm.run("alloc", "st", "100", "", "1M").badInput("storage 'st': path '" + link + "' resolves to '/dev/shm', in /dev - refusing");
+        vsm.run("alloc", "st", "100", "", "1M")
+                .badInput("storage 'st': path '" + link + "' resolves to '/dev/shm', in /dev - refusing");
         assertThat(Path.of("/dev/shm/images")).doesNotExist();
     }
 
@@ -85,7 +89,9 @@ class InputChecksTest {
         }
         for (String ratio : new String[] {"0", "-1", "0.0"}) {
             vsm.writeConfig(config("type: lvmthin\nvgname: vg\nthinpool: pool\nmax-overprovision: " + ratio));
-            vsm.run("status").badInput(vsm.config() + ":6: storage 'st': max-overprovision: value '" + ratio + "' does not match");
+            vsm.run("status")
+                    .badInput(
+                            vsm.config() + ":6: storage 'st': max-overprovision: value '" + ratio + "' does not match");
         }
         vsm.writeConfig(config("type: dir\npath: " + store + "\nqcow2-cluster-size: 2M"));
         vsm.run("status").ok();
@@ -94,14 +100,21 @@ class InputChecksTest {
     @Test
     void aStorageIdVsmCannotUseIsRefused() throws Exception {
         String before = Files.readString(vsm.config());
-        vsm.run("add", "dir", "a".repeat(131_000), "--path", sandbox.resolve("long").toString())
+        vsm.run(
+                        "add",
+                        "dir",
+                        "a".repeat(131_000),
+                        "--path",
+                        sandbox.resolve("long").toString())
                 .badInput("is 131000 characters long: at most 192");
-        vsm.run("add", "dir", "a".repeat(193), "--path", sandbox.resolve("long").toString()).badInput("at most 192");
+        vsm.run("add", "dir", "a".repeat(193), "--path", sandbox.resolve("long").toString())
+                .badInput("at most 192");
         assertThat(Files.readString(vsm.config())).isEqualTo(before);
         assertThat(sandbox.resolve("long")).doesNotExist();
         // the longest one works, lock file and all
         String longest = "b".repeat(192);
-        vsm.run("add", "dir", longest, "--path", sandbox.resolve("long").toString()).ok();
+        vsm.run("add", "dir", longest, "--path", sandbox.resolve("long").toString())
+                .ok();
         vsm.run("alloc", longest, "100", "", "1M").ok();
         vsm.run("remove", longest).ok();
     }
@@ -111,14 +124,16 @@ class InputChecksTest {
         vsm.run("alloc", "st", "100", "vm-100-disk-0.qcow2", "1M").ok();
         Map<String, String> before = Tree.snapshot(store);
         vsm.run("alloc", "st", "100", "", "8589934591G", "--format", "qcow2")
-                .badInput("size: 9223372035781033984 bytes is more than a qcow2 image can hold here: at most 2251799813685248 bytes");
+                .badInput(
+                        "size: 9223372035781033984 bytes is more than a qcow2 image can hold here: at most 2251799813685248 bytes");
         vsm.run("alloc", "st", "100", "", "2049T", "--format", "qcow2").badInput("at most 2251799813685248 bytes");
         vsm.run("resize", "st:100/vm-100-disk-0.qcow2", "8589934591G").badInput("at most 2251799813685248 bytes");
         vsm.run("resize", "st:100/vm-100-disk-0.qcow2", "+8589934591G").badInput("at most 2251799813685248 bytes");
         assertThat(Tree.snapshot(store)).isEqualTo(before);
         // larger clusters map more
         vsm.writeConfig(config("type: dir\npath: " + store + "\nqcow2-cluster-size: 2M\nqcow2-subclusters: off"));
-        vsm.run("alloc", "st", "100", "", "2049T", "--format", "qcow2", "--dry-run").ok();
+        vsm.run("alloc", "st", "100", "", "2049T", "--format", "qcow2", "--dry-run")
+                .ok();
     }
 
     /** A raw file on ext4 is at most 2^32 - 1 blocks: a 16 TiB image is refused there before qemu-img runs. */
@@ -134,11 +149,13 @@ class InputChecksTest {
                 vsm.run("alloc", "st", "100", "vm-100-disk-0.raw", "1M").ok();
                 Map<String, String> before = Tree.snapshot(mnt.resolve("st"));
                 vsm.run("alloc", "st", "100", "", "8589934591G")
-                        .badInput("size: 9223372035781033984 bytes is more than a raw image can hold here: at most 17592186040320 bytes");
+                        .badInput(
+                                "size: 9223372035781033984 bytes is more than a raw image can hold here: at most 17592186040320 bytes");
                 vsm.run("alloc", "st", "100", "", "16T").badInput("at most 17592186040320 bytes");
                 vsm.run("resize", "st:100/vm-100-disk-0.raw", "16T").badInput("at most 17592186040320 bytes");
                 assertThat(Tree.snapshot(mnt.resolve("st"))).isEqualTo(before);
-                assertThat(Files.size(mnt.resolve("st/images/100/vm-100-disk-0.raw"))).isEqualTo(1L << 20);
+                assertThat(Files.size(mnt.resolve("st/images/100/vm-100-disk-0.raw")))
+                        .isEqualTo(1L << 20);
             } finally {
                 ScratchDisk.run("umount", mnt.toString());
             }

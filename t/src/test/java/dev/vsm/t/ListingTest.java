@@ -29,7 +29,8 @@ class ListingTest {
     void setUp() {
         vsm = new Vsm(sandbox);
         store = sandbox.resolve("store");
-        vsm.run("add", "dir", "st", "--path", store.toString(), "--content", "images").ok();
+        vsm.run("add", "dir", "st", "--path", store.toString(), "--content", "images")
+                .ok();
     }
 
     @AfterEach
@@ -45,18 +46,26 @@ class ListingTest {
      */
     @Test
     void nativeAndQemuImgListingsAreIdentical() throws Exception {
-        vsm.run("alloc", "st", "100", "base-100-disk-0.qcow2", "64M", "--format", "qcow2").ok();
-        vsm.run("alloc", "st", "100", "base-100-disk-1.raw", "64M", "--format", "raw").ok();
+        vsm.run("alloc", "st", "100", "base-100-disk-0.qcow2", "64M", "--format", "qcow2")
+                .ok();
+        vsm.run("alloc", "st", "100", "base-100-disk-1.raw", "64M", "--format", "raw")
+                .ok();
         vsm.run("set", "st", "--qcow2-subclusters", "on").ok();
         vsm.run("alloc", "st", "200", "", "1T", "--format", "qcow2").ok();
-        vsm.run("set", "st", "--qcow2-subclusters", "off", "--qcow2-cluster-size", "2M").ok();
-        vsm.run("alloc", "st", "200", "", "3G", "--format", "qcow2", "--preallocation", "off").ok();
-        vsm.run("set", "st", "--qcow2-subclusters", "auto", "--delete", "qcow2-cluster-size").ok();
-        vsm.run("alloc", "st", "200", "", "10M", "--format", "raw", "--preallocation", "full").ok();
+        vsm.run("set", "st", "--qcow2-subclusters", "off", "--qcow2-cluster-size", "2M")
+                .ok();
+        vsm.run("alloc", "st", "200", "", "3G", "--format", "qcow2", "--preallocation", "off")
+                .ok();
+        vsm.run("set", "st", "--qcow2-subclusters", "auto", "--delete", "qcow2-cluster-size")
+                .ok();
+        vsm.run("alloc", "st", "200", "", "10M", "--format", "raw", "--preallocation", "full")
+                .ok();
         vsm.run("alloc", "st", "200", "", "1M", "--format", "vmdk").ok();
         for (int vmid = 101; vmid <= 110; vmid++) {
-            vsm.run("clone", "st:100/base-100-disk-0.qcow2", Integer.toString(vmid)).ok();
-            vsm.run("clone", "st:100/base-100-disk-1.raw", Integer.toString(vmid)).ok();
+            vsm.run("clone", "st:100/base-100-disk-0.qcow2", Integer.toString(vmid))
+                    .ok();
+            vsm.run("clone", "st:100/base-100-disk-1.raw", Integer.toString(vmid))
+                    .ok();
         }
         qemuIo(store.resolve("images/101/vm-101-disk-0.qcow2"), "write -P 0x5a 0 3M");
         qemuIo(store.resolve("images/200/vm-200-disk-0.qcow2"), "write -P 0x5a 1G 64k");
@@ -95,11 +104,16 @@ class ListingTest {
     @Test
     void infoGivesImageOptsThatQemuAccepts() throws Exception {
         vsm.run("alloc", "st", "100", "", "1T", "--format", "qcow2").ok();
-        JsonNode info = vsm.run("info", "st:100/vm-100-disk-0.qcow2", "--output-format", "json").ok().json();
+        JsonNode info = vsm.run("info", "st:100/vm-100-disk-0.qcow2", "--output-format", "json")
+                .ok()
+                .json();
         String opts = info.get("image-opts").asText();
         Path image = store.resolve("images/100/vm-100-disk-0.qcow2");
-        assertThat(opts).isEqualTo("driver=qcow2,file.driver=file,file.filename=" + image + ",l2-cache-size=" + (128L << 20));
-        Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "--image-opts", opts).redirectErrorStream(true).start();
+        assertThat(opts)
+                .isEqualTo("driver=qcow2,file.driver=file,file.filename=" + image + ",l2-cache-size=" + (128L << 20));
+        Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "--image-opts", opts)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -108,9 +122,15 @@ class ListingTest {
     }
 
     /** One volume of each kind in the tree of {@link #nativeAndQemuImgListingsAreIdentical}. */
-    private static final List<String> ONE_OF_EACH = List.of("st:100/base-100-disk-0.qcow2", "st:100/base-100-disk-1.raw",
-            "st:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2", "st:100/base-100-disk-1.raw/101/vm-101-disk-1.qcow2",
-            "st:200/vm-200-disk-0.qcow2", "st:200/vm-200-disk-1.qcow2", "st:200/vm-200-disk-2.raw", "st:200/vm-200-disk-3.vmdk");
+    private static final List<String> ONE_OF_EACH = List.of(
+            "st:100/base-100-disk-0.qcow2",
+            "st:100/base-100-disk-1.raw",
+            "st:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2",
+            "st:100/base-100-disk-1.raw/101/vm-101-disk-1.qcow2",
+            "st:200/vm-200-disk-0.qcow2",
+            "st:200/vm-200-disk-1.qcow2",
+            "st:200/vm-200-disk-2.raw",
+            "st:200/vm-200-disk-3.vmdk");
 
     private List<JsonNode> infos() {
         List<JsonNode> found = new ArrayList<>();
@@ -127,7 +147,9 @@ class ListingTest {
     }
 
     private static void qemuIo(Path image, String command) throws Exception {
-        Process p = new ProcessBuilder("qemu-io", "-f", "qcow2", "-c", command, image.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("qemu-io", "-f", "qcow2", "-c", command, image.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();

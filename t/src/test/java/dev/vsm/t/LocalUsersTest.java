@@ -71,12 +71,17 @@ class LocalUsersTest {
     void aLockDirectoryPlantedByAnotherUserIsRefusedAndOnceRemovedNoEditIsLost() throws Exception {
         asNobody("mkdir", "-m", "0777", locks.toString()).ok();
         chmod(locks, "0777"); // mkdir -m is cut by nobody's umask
-        asNobody("mkfifo", "-m", "0666", locks.resolve("storage-local.lock").toString()).ok();
-        String refusal = "lock directory '" + locks + "' is owned by uid 65534 mode 0777, not root's alone: remove it (rm -r " + locks
-                + ") and run vsm again, or set VSM_LOCK_DIR to a directory of yours";
+        asNobody("mkfifo", "-m", "0666", locks.resolve("storage-local.lock").toString())
+                .ok();
+        String refusal =
+                "lock directory '" + locks + "' is owned by uid 65534 mode 0777, not root's alone: remove it (rm -r "
+                        + locks + ") and run vsm again, or set VSM_LOCK_DIR to a directory of yours";
 
         Map<String, String> before = Tree.snapshot(sandbox);
-        for (String[] change : new String[][] {{"alloc", "local", "100", "", "1M"}, {"add", "dir", "st", "--path", sandbox.resolve("st").toString()}}) {
+        for (String[] change : new String[][] {
+            {"alloc", "local", "100", "", "1M"},
+            {"add", "dir", "st", "--path", sandbox.resolve("st").toString()}
+        }) {
             Vsm.Result r = within(60, change); // the FIFO made alloc hang for ever
             assertThat(r.exit()).as("%s: %s", String.join(" ", change), r.err()).isEqualTo(1);
             assertThat(r.err().strip()).isEqualTo(refusal);
@@ -90,11 +95,13 @@ class LocalUsersTest {
         assertThat(owner(locks)).isZero();
 
         // nobody deletes the config lock in a loop while root makes 16 edits at once
-        Process deleter = startAsNobody("sh", "-c", "while :; do rm -f '" + locks.resolve("storage-config.lock") + "' 2>/dev/null; done");
+        Process deleter = startAsNobody(
+                "sh", "-c", "while :; do rm -f '" + locks.resolve("storage-config.lock") + "' 2>/dev/null; done");
         vsm.env("VSM_LOCK_TIMEOUT", "120"); // 16 JVMs on 2 cores under load: this tests that nothing is lost, not speed
         List<Vsm.Started> adds = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
-            adds.add(vsm.start("add", "dir", "s" + i, "--path", sandbox.resolve("s" + i).toString()));
+            adds.add(vsm.start(
+                    "add", "dir", "s" + i, "--path", sandbox.resolve("s" + i).toString()));
         }
         for (Vsm.Started add : adds) {
             add.finish().ok();
@@ -115,8 +122,9 @@ class LocalUsersTest {
         HostTools.mustRun(Map.of(), "mkfifo", "-m", "0600", fifo.toString());
         Vsm.Result r = within(60, "alloc", "local", "100", "", "1M");
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
-        assertThat(r.err().strip()).isEqualTo("lock file '" + fifo + "' is a fifo (owned by uid 0 mode 0600), not a regular file of"
-                + " root's: remove it (rm " + fifo + ") and run vsm again");
+        assertThat(r.err().strip())
+                .isEqualTo("lock file '" + fifo + "' is a fifo (owned by uid 0 mode 0600), not a regular file of"
+                        + " root's: remove it (rm " + fifo + ") and run vsm again");
         assertThat(vsm.defaultLocal().resolve("images/100")).doesNotExist();
     }
 
@@ -125,8 +133,12 @@ class LocalUsersTest {
         vsm.run("alloc", "local", "100", "", "1M").ok(); // the lock directory and storage-local.lock exist
         Path lock = locks.resolve("storage-local.lock");
         // a read-only open and a shared fcntl lock, as FileChannel.tryLock would conflict with
-        Process holder = startAsNobody("/usr/bin/python3", "-c", "import fcntl,sys,time\n"
-                + "f = open(sys.argv[1], 'rb')\nfcntl.lockf(f, fcntl.LOCK_SH)\nprint('held', flush=True)\ntime.sleep(120)\n", lock.toString());
+        Process holder = startAsNobody(
+                "/usr/bin/python3",
+                "-c",
+                "import fcntl,sys,time\n"
+                        + "f = open(sys.argv[1], 'rb')\nfcntl.lockf(f, fcntl.LOCK_SH)\nprint('held', flush=True)\ntime.sleep(120)\n",
+                lock.toString());
         String said = new String(holder.getInputStream().readNBytes(5), StandardCharsets.UTF_8);
         assertThat(said).as("nobody could open root's lock file and hold it").doesNotContain("held");
         assertThat(holder.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -150,7 +162,8 @@ class LocalUsersTest {
         Vsm.Result r = vsm.run("path", "evil:100/vm-100-disk-0.raw");
         assertThat(r.exit()).as("stdout %s stderr %s", r.out(), r.err()).isEqualTo(1);
         assertThat(r.out()).doesNotContain("/etc");
-        assertThat(r.err().strip()).startsWith("lock directory '" + locks + "' is owned by uid 65534 mode 0777, not root's alone");
+        assertThat(r.err().strip())
+                .startsWith("lock directory '" + locks + "' is owned by uid 65534 mode 0777, not root's alone");
 
         // in root's own directory, a cache that is not root's own is refused as well
         HostTools.mustRun(Map.of(), "rm", "-r", locks.toString());
@@ -161,8 +174,11 @@ class LocalUsersTest {
         r = vsm.run("path", "evil:100/vm-100-disk-0.raw");
         assertThat(r.exit()).as("stdout %s stderr %s", r.out(), r.err()).isEqualTo(1);
         assertThat(r.out()).doesNotContain("/etc");
-        assertThat(r.err().strip()).startsWith("no quorum!").contains("the cached configuration cannot be used: file '" + cache
-                + "' is a regular file (owned by uid 65534 mode 0644), not a regular file of root's").doesNotContain("\n");
+        assertThat(r.err().strip())
+                .startsWith("no quorum!")
+                .contains("the cached configuration cannot be used: file '" + cache
+                        + "' is a regular file (owned by uid 65534 mode 0644), not a regular file of root's")
+                .doesNotContain("\n");
 
         // the control: root's own cache is used
         Files.setAttribute(cache, "unix:uid", 0);
@@ -182,15 +198,18 @@ class LocalUsersTest {
 
         chmod(plugins, "0777");
         Vsm.Result r = vsm.run("plugins").ok();
-        assertThat(r.err().strip()).isEqualTo("warning: plugin directory " + plugins + " ($VSM_PLUGIN_DIR) not used: '" + plugins
-                + "' is writable by group or others (owned by uid 0 mode 0777): chmod go-w " + plugins + " - no drop-in plugins loaded");
+        assertThat(r.err().strip())
+                .isEqualTo("warning: plugin directory " + plugins + " ($VSM_PLUGIN_DIR) not used: '" + plugins
+                        + "' is writable by group or others (owned by uid 0 mode 0777): chmod go-w " + plugins
+                        + " - no drop-in plugins loaded");
         assertThat(marker).as("the jar's static initializer ran").doesNotExist();
 
         chmod(plugins, "0755");
         Files.setAttribute(jar, "unix:uid", NOBODY);
         r = vsm.run("plugins").ok();
-        assertThat(r.err().strip()).isEqualTo("warning: storage plugin " + jar + " not loaded: '" + jar + "' is owned by another user"
-                + " (not root) (owned by uid 65534 mode 0644): chown root " + jar + ", or use another one");
+        assertThat(r.err().strip())
+                .isEqualTo("warning: storage plugin " + jar + " not loaded: '" + jar + "' is owned by another user"
+                        + " (not root) (owned by uid 65534 mode 0644): chown root " + jar + ", or use another one");
         assertThat(marker).doesNotExist();
 
         Path sub = Files.createDirectory(plugins.resolve("with-libs"));
@@ -198,14 +217,17 @@ class LocalUsersTest {
         Files.setAttribute(sub.resolve("marker.jar"), "unix:uid", 0);
         chmod(sub, "0775");
         r = vsm.run("plugins").ok();
-        assertThat(r.err().strip()).isEqualTo("warning: storage plugin " + sub + " not loaded: '" + sub + "' is writable by group or"
-                + " others (owned by uid 0 mode 0775): chmod go-w " + sub);
+        assertThat(r.err().strip())
+                .isEqualTo("warning: storage plugin " + sub + " not loaded: '" + sub + "' is writable by group or"
+                        + " others (owned by uid 0 mode 0775): chmod go-w " + sub);
         assertThat(marker).doesNotExist();
 
         // the control: in a directory no one else may change, the same jar runs (and is refused for its API version)
         chmod(sub, "0755");
         r = vsm.run("plugins").ok();
-        assertThat(marker).as("the control: the marker plugin's code runs when trusted").exists();
+        assertThat(marker)
+                .as("the control: the marker plugin's code runs when trusted")
+                .exists();
         assertThat(r.err()).contains("storage plugin " + sub).contains("not loaded");
     }
 
@@ -219,25 +241,34 @@ class LocalUsersTest {
         Map<String, String> storage = Tree.snapshot(sandbox.resolve("st")); // add activated it: its directories exist
 
         chmod(file, "0666");
-        for (String[] command : new String[][] {{"status"}, {"set", "st", "--path", "/"}, {"alloc", "st", "100", "", "1M"}}) {
-            vsm.run(command).badInput(file + ": refused as root: '" + file + "' is writable by group or others (owned by uid 0 mode 0666):"
-                    + " chmod go-w " + file);
+        for (String[] command :
+                new String[][] {{"status"}, {"set", "st", "--path", "/"}, {"alloc", "st", "100", "", "1M"}}) {
+            vsm.run(command)
+                    .badInput(file + ": refused as root: '" + file
+                            + "' is writable by group or others (owned by uid 0 mode 0666):" + " chmod go-w " + file);
         }
         assertThat(Files.readString(file)).isEqualTo(content);
-        assertThat(Tree.snapshot(sandbox.resolve("st"))).as("no refused command touched the storage").isEqualTo(storage);
+        assertThat(Tree.snapshot(sandbox.resolve("st")))
+                .as("no refused command touched the storage")
+                .isEqualTo(storage);
         assertThat(sandbox.resolve("st/images/100")).doesNotExist();
 
         chmod(file, "0644");
         Files.setAttribute(file, "unix:uid", NOBODY);
-        vsm.run("status").badInput(file + ": refused as root: '" + file + "' is owned by another user (not root) (owned by uid 65534"
-                + " mode 0644): chown root " + file + ", or use another one");
+        vsm.run("status")
+                .badInput(file + ": refused as root: '" + file
+                        + "' is owned by another user (not root) (owned by uid 65534" + " mode 0644): chown root "
+                        + file + ", or use another one");
 
         Files.setAttribute(file, "unix:uid", 0);
         chmod(file.getParent(), "0777");
-        vsm.run("status").badInput(file + ": refused as root: '" + file.getParent() + "' is writable by group or others (owned by uid 0"
-                + " mode 0777): chmod go-w " + file.getParent());
+        vsm.run("status")
+                .badInput(file + ": refused as root: '" + file.getParent()
+                        + "' is writable by group or others (owned by uid 0" + " mode 0777): chmod go-w "
+                        + file.getParent());
         Files.delete(file);
-        vsm.run("add", "dir", "st", "--path", sandbox.resolve("st").toString()).badInput("refused as root: '" + file.getParent() + "'");
+        vsm.run("add", "dir", "st", "--path", sandbox.resolve("st").toString())
+                .badInput("refused as root: '" + file.getParent() + "'");
         assertThat(file).doesNotExist();
 
         chmod(file.getParent(), "0755");
@@ -253,7 +284,8 @@ class LocalUsersTest {
     @Test
     void newVolumesAndTheirDirectoriesAreNotReadableByOtherUsers() throws Exception {
         Path st = sandbox.resolve("st");
-        vsm.run("add", "dir", "st", "--path", st.toString(), "--content", "images,import").ok();
+        vsm.run("add", "dir", "st", "--path", st.toString(), "--content", "images,import")
+                .ok();
         vsm.run("alloc", "st", "100", "", "1M", "--format", "qcow2").ok();
         vsm.run("alloc", "st", "100", "", "1M", "--format", "raw").ok();
         vsm.run("alloc", "st", "100", "", "1M", "--format", "vmdk").ok();
@@ -262,11 +294,15 @@ class LocalUsersTest {
         vsm.run("clone", "st:102/base-102-disk-0.qcow2", "103").ok();
         Path source = sandbox.resolve("source.raw");
         HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "raw", source.toString(), "1M");
-        vsm.run("import", "st", "104", source.toString(), "--format", "qcow2", "-q").ok();
+        vsm.run("import", "st", "104", source.toString(), "--format", "qcow2", "-q")
+                .ok();
         Path stream = sandbox.resolve("stream");
-        vsm.run("export", "st:100/vm-100-disk-1.raw", "raw+size", stream.toString(), "-q").ok();
-        vsm.run("import-stream", "st:105/vm-105-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
-        vsm.run("copy", "st:100/vm-100-disk-0.qcow2", "st", "--vmid", "106", "-q").ok();
+        vsm.run("export", "st:100/vm-100-disk-1.raw", "raw+size", stream.toString(), "-q")
+                .ok();
+        vsm.run("import-stream", "st:105/vm-105-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
+        vsm.run("copy", "st:100/vm-100-disk-0.qcow2", "st", "--vmid", "106", "-q")
+                .ok();
         vsm.run("rename", "st:100/vm-100-disk-1.raw", "107").ok();
 
         List<Path> files = new ArrayList<>();
@@ -276,7 +312,9 @@ class LocalUsersTest {
         }
         assertThat(files).hasSize(8);
         for (Path f : files) {
-            assertThat(Integer.parseInt(mode(f), 8) & 0037).as("mode of %s: %s", f, mode(f)).isZero();
+            assertThat(Integer.parseInt(mode(f), 8) & 0037)
+                    .as("mode of %s: %s", f, mode(f))
+                    .isZero();
         }
         assertThat(mode(st.resolve("images/102/base-102-disk-0.qcow2"))).isEqualTo("440");
         assertThat(mode(st.resolve("images/100/vm-100-disk-0.qcow2"))).isEqualTo("640");
@@ -292,10 +330,12 @@ class LocalUsersTest {
     @Test
     void anExportedStreamIsNotReadableByOtherUsers() throws Exception {
         Path st = sandbox.resolve("st");
-        vsm.run("add", "dir", "st", "--path", st.toString(), "--content", "images").ok();
+        vsm.run("add", "dir", "st", "--path", st.toString(), "--content", "images")
+                .ok();
         vsm.run("alloc", "st", "100", "", "1M", "--format", "raw").ok();
         Path stream = sandbox.resolve("stream");
-        vsm.run("export", "st:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
+        vsm.run("export", "st:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
         assertThat(mode(stream)).isEqualTo("600");
         HostTools.Result read = asNobody("cat", stream.toString());
         assertThat(read.exit()).as("nobody reads the exported guest disk").isNotZero();
@@ -319,14 +359,17 @@ class LocalUsersTest {
     }
 
     private Process startAsNobody(String... argv) throws IOException {
-        Process p = new ProcessBuilder(nobody(argv)).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        Process p = new ProcessBuilder(nobody(argv))
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
         started.add(p);
         return p;
     }
 
     private static String[] nobody(String... argv) {
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
+        List<String> cmd = new ArrayList<>(
+                List.of("/usr/bin/setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
         cmd.addAll(List.of(argv));
         return cmd.toArray(String[]::new);
     }
@@ -372,13 +415,30 @@ class LocalUsersTest {
         ByteArrayOutputStream messages = new ByteArrayOutputStream();
         String spi;
         try {
-            spi = Path.of(StoragePlugin.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            spi = Path.of(StoragePlugin.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
-        int status = javac.run(null, messages, messages, "--release", "17", "-proc:none", "-d", classes.toString(), "-cp", spi,
+        int status = javac.run(
+                null,
+                messages,
+                messages,
+                "--release",
+                "17",
+                "-proc:none",
+                "-d",
+                classes.toString(),
+                "-cp",
+                spi,
                 src.resolve("MarkerPlugin.java").toString());
-        assertThat(status).as("the marker plugin compiles: %s", messages.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(status)
+                .as("the marker plugin compiles: %s", messages.toString(StandardCharsets.UTF_8))
+                .isZero();
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
             out.putNextEntry(new JarEntry("META-INF/services/dev.vsm.spi.StoragePlugin"));
             out.write("markerplugin.MarkerPlugin\n".getBytes(StandardCharsets.UTF_8));

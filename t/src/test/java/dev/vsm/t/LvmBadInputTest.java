@@ -37,15 +37,25 @@ class LvmBadInputTest {
         Map<String, String> files = Tree.snapshot(sandbox);
         String lvs = lvmState();
         vsm.run(args).badInput(message);
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(files);
-        assertThat(lvmState()).as("vsm %s changed the volume group", String.join(" ", args)).isEqualTo(lvs);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed files", String.join(" ", args))
+                .isEqualTo(files);
+        assertThat(lvmState())
+                .as("vsm %s changed the volume group", String.join(" ", args))
+                .isEqualTo(lvs);
     }
 
     @Test
     void badVolumeNames() {
         refused("lvm name 'vm-100 disk' contains illegal characters", "alloc", "san", "100", "vm-100 disk", "4M");
         refused("unable to parse lvm volume name 'disk-1'", "alloc", "san", "100", "disk-1", "4M");
-        refused("unable to parse lvm volume name 'del-vm-100-disk-1'", "alloc", "san", "100", "del-vm-100-disk-1", "4M");
+        refused(
+                "unable to parse lvm volume name 'del-vm-100-disk-1'",
+                "alloc",
+                "san",
+                "100",
+                "del-vm-100-disk-1",
+                "4M");
         refused("lvm name '../x' contains illegal characters", "free", "san:../x");
         refused("unable to parse lvm volume name 'root'", "path", "san:root");
         refused("volume 'san:vm-100-disk-9' does not exist", "free", "san:vm-100-disk-9");
@@ -53,17 +63,42 @@ class LvmBadInputTest {
 
     @Test
     void takenNames() {
-        refused("disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists", "alloc", "san", "100", "vm-100-disk-0", "4M");
+        refused(
+                "disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists",
+                "alloc",
+                "san",
+                "100",
+                "vm-100-disk-0",
+                "4M");
     }
 
     @Test
     void formats() {
-        refused("snapshot-as-volume-chain option need to be enabled to use qcow2 format", "alloc", "san", "100", "", "4M",
-                "--format", "qcow2");
-        refused("snapshot-as-volume-chain option need to be enabled to use qcow2 format", "alloc", "san", "100",
-                "vm-100-disk-4.qcow2", "4M");
-        refused("volume name 'vm-100-disk-4' does not match requested format 'qcow2' (did you mean 'vm-100-disk-4.qcow2'?)",
-                "alloc", "san", "100", "vm-100-disk-4", "4M", "--format", "qcow2");
+        refused(
+                "snapshot-as-volume-chain option need to be enabled to use qcow2 format",
+                "alloc",
+                "san",
+                "100",
+                "",
+                "4M",
+                "--format",
+                "qcow2");
+        refused(
+                "snapshot-as-volume-chain option need to be enabled to use qcow2 format",
+                "alloc",
+                "san",
+                "100",
+                "vm-100-disk-4.qcow2",
+                "4M");
+        refused(
+                "volume name 'vm-100-disk-4' does not match requested format 'qcow2' (did you mean 'vm-100-disk-4.qcow2'?)",
+                "alloc",
+                "san",
+                "100",
+                "vm-100-disk-4",
+                "4M",
+                "--format",
+                "qcow2");
         refused("does not support format 'vmdk'", "alloc", "san", "100", "", "4M", "--format", "vmdk");
     }
 
@@ -76,7 +111,15 @@ class LvmBadInputTest {
 
     @Test
     void badConfiguration() {
-        refused("'base' is not supported by vsm", "add", "lvm", "iscsi-lvm", "--vgname", "vg1", "--base", "iscsi0:0.0.1.scsi-1");
+        refused(
+                "'base' is not supported by vsm",
+                "add",
+                "lvm",
+                "iscsi-lvm",
+                "--vgname",
+                "vg1",
+                "--base",
+                "iscsi0:0.0.1.scsi-1");
         refused("vgname", "add", "lvm", "other", "--vgname", "my vg");
         refused("saferemove-stepsize", "add", "lvm", "other", "--vgname", "vg1", "--saferemove-stepsize", "3");
         refused("vgname", "set", "san", "--vgname", "othervg");
@@ -85,7 +128,15 @@ class LvmBadInputTest {
 
     @Test
     void anAbsurdSaferemoveThroughputIsRefusedWhenGivenAndWhenTheFileIsRead() {
-        refused("does not match the regex pattern", "add", "lvm", "other", "--vgname", "vg1", "--saferemove_throughput", "1234567890123456");
+        refused(
+                "does not match the regex pattern",
+                "add",
+                "lvm",
+                "other",
+                "--vgname",
+                "vg1",
+                "--saferemove_throughput",
+                "1234567890123456");
         refused("does not match the regex pattern", "set", "san", "--saferemove_throughput", "99999999999999999999k");
         vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true", "saferemove_throughput: 1234567890123456");
         refused("saferemove_throughput", "list", "san");

@@ -53,19 +53,23 @@ class LvmImportTest {
     @Test
     void aThickLvNotKnownToReadZerosGetsEveryZeroWritten() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
-        Vsm.Result dry = vsm.run("import", "san", "100", source.toString(), "--dry-run").ok();
+        Vsm.Result dry =
+                vsm.run("import", "san", "100", source.toString(), "--dry-run").ok();
         assertThat(dry.lines()).hasSize(6);
-        assertThat(dry.lines().get(0)).matches(java.util.regex.Pattern.quote(
-                "+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n --addtag pve-vm-100 ")
-                + "--addtag " + TAG + " " + vg.name());
-        assertThat(dry.lines().subList(1, 4)).containsExactly(
-                "+ /sbin/lvchange -aey " + lv("vm-100-disk-0"),
-                "+ /sbin/lvchange --refresh " + lv("vm-100-disk-0"),
-                "+ qemu-img convert -p -n -f raw -O raw -S 0 " + source + " " + lv("vm-100-disk-0"));
+        assertThat(dry.lines().get(0))
+                .matches(java.util.regex.Pattern.quote(
+                                "+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n --addtag pve-vm-100 ")
+                        + "--addtag " + TAG + " " + vg.name());
+        assertThat(dry.lines().subList(1, 4))
+                .containsExactly(
+                        "+ /sbin/lvchange -aey " + lv("vm-100-disk-0"),
+                        "+ /sbin/lvchange --refresh " + lv("vm-100-disk-0"),
+                        "+ qemu-img convert -p -n -f raw -O raw -S 0 " + source + " " + lv("vm-100-disk-0"));
         String tag = dry.lines().get(0).replaceFirst(".* --addtag (vsm-importing\\S+) .*", "$1");
-        assertThat(dry.lines().subList(4, 6)).containsExactly(
-                "+ /sbin/lvchange --deltag " + tag + " " + vg.name() + "/vm-100-disk-0",
-                "would import 'san:vm-100-disk-0'");
+        assertThat(dry.lines().subList(4, 6))
+                .containsExactly(
+                        "+ /sbin/lvchange --deltag " + tag + " " + vg.name() + "/vm-100-disk-0",
+                        "would import 'san:vm-100-disk-0'");
         assertThat(vg.lvNames()).isEmpty();
     }
 
@@ -74,7 +78,19 @@ class LvmImportTest {
     void anImageNamingAHostFileIsRefusedBeforeAnLvIsMade() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         Path backed = sandbox.resolve("sources/backed.qcow2");
-        Images.run("qemu-img", "create", "-q", "-f", "qcow2", "-u", "-F", "raw", "-b", source.toString(), backed.toString(), "10M");
+        Images.run(
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-u",
+                "-F",
+                "raw",
+                "-b",
+                source.toString(),
+                backed.toString(),
+                "10M");
         vsm.run("import", "san", "100", backed.toString(), "--dry-run")
                 .badInput("its qcow2 header names the backing file '" + source + "'");
         vsm.run("import", "san", "100", backed.toString()).badInput("names the backing file");
@@ -85,8 +101,11 @@ class LvmImportTest {
     void anLvOnASaferemoveStorageReadsZerosAndZeroRunsAreSkipped() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true");
         Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
-        assertThat(vsm.run("import", "san", "100", qcow2.toString(), "--dry-run").ok().lines()).contains(
-                "+ qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k " + qcow2 + " " + lv("vm-100-disk-0"));
+        assertThat(vsm.run("import", "san", "100", qcow2.toString(), "--dry-run")
+                        .ok()
+                        .lines())
+                .contains("+ qemu-img convert -p -n --target-is-zero -f qcow2 -O raw -S 64k " + qcow2 + " "
+                        + lv("vm-100-disk-0"));
     }
 
     /**
@@ -97,21 +116,31 @@ class LvmImportTest {
     @Test
     void aKilledImportLeavesATaggedLvThatIsNotListedAndIsRemovedLater() throws Exception {
         Path marker = sandbox.resolve("converting");
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_QEMU_IMG", hangingConvert(marker).toString()).env("VSM_NODE", "node1");
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg)
+                .env("VSM_QEMU_IMG", hangingConvert(marker).toString())
+                .env("VSM_NODE", "node1");
 
         Vsm.Started first = startImportAndWaitForConvert(vsm, marker);
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
-        assertThat(vg.tags("vm-100-disk-0")).hasSize(2).contains("pve-vm-100")
+        assertThat(vg.tags("vm-100-disk-0"))
+                .hasSize(2)
+                .contains("pve-vm-100")
                 .anySatisfy(t -> assertThat(t).matches("vsm-importing\\.[0-9a-f]{16}\\.node1"));
-        assertThat(vsm.run("list", "san").ok().lines()).as("an import in progress is not listed").hasSize(1);
+        assertThat(vsm.run("list", "san").ok().lines())
+                .as("an import in progress is not listed")
+                .hasSize(1);
         assertThat(vsm.run("cleanup", "san").ok().out()).as("its claim is held").startsWith("nothing to clean up");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
         Vsm.Started other = vsm.env("VSM_NODE", "node2").start("cleanup", "san");
-        assertThat(other.finish().out()).as("another node's import is not this node's to judge").startsWith("nothing to clean up");
+        assertThat(other.finish().out())
+                .as("another node's import is not this node's to judge")
+                .startsWith("nothing to clean up");
         vsm.env("VSM_NODE", "node1");
         kill(first);
 
-        assertThat(vsm.run("list", "san").ok().lines()).as("a killed import is not listed").hasSize(1);
+        assertThat(vsm.run("list", "san").ok().lines())
+                .as("a killed import is not listed")
+                .hasSize(1);
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
         assertThat(cleanup.out()).contains("vm-100-disk-0");
@@ -122,20 +151,26 @@ class LvmImportTest {
         java.util.List<String> secondTags = vg.tags("vm-100-disk-0");
         Files.delete(marker);
         kill(startImportAndWaitForConvert(vsm, marker));
-        assertThat(vg.lvNames()).as("the third import removed the second's LV before it made its own").containsExactly("vm-100-disk-0");
+        assertThat(vg.lvNames())
+                .as("the third import removed the second's LV before it made its own")
+                .containsExactly("vm-100-disk-0");
         assertThat(vg.tags("vm-100-disk-0")).isNotEqualTo(secondTags);
         vsm.env("VSM_QEMU_IMG", "qemu-img");
         Vsm.Result next = vsm.run("import", "san", "100", source.toString());
         assertThat(next.exit()).as("no LV node here: the convert fails").isEqualTo(1);
-        assertThat(next.out()).contains("removing " + vg.name() + "/vm-100-disk-0, left by an import that did not finish");
-        assertThat(vg.lvNames()).as("the next import removed the leftover, and its own failed LV").isEmpty();
+        assertThat(next.out())
+                .contains("removing " + vg.name() + "/vm-100-disk-0, left by an import that did not finish");
+        assertThat(vg.lvNames())
+                .as("the next import removed the leftover, and its own failed LV")
+                .isEmpty();
     }
 
     /** On a saferemove storage a killed import's LV is removed as any volume there: renamed del-, zeroed, removed. */
     @Test
     void aKilledImportOnASaferemoveStorageIsZeroedBeforeItGoes() throws Exception {
         Path marker = sandbox.resolve("converting");
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true").env("VSM_QEMU_IMG", hangingConvert(marker).toString());
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg, "saferemove: true")
+                .env("VSM_QEMU_IMG", hangingConvert(marker).toString());
         kill(startImportAndWaitForConvert(vsm, marker));
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
@@ -154,7 +189,10 @@ class LvmImportTest {
             nodes.link("vm-100-disk-0", device);
             Vsm.Started started = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", fifo.toString());
             try (var feed = Files.newOutputStream(fifo)) {
-                feed.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
+                feed.write(ByteBuffer.allocate(8)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putLong(data.length)
+                        .array());
                 feed.write(data, 0, data.length / 2);
                 feed.flush();
                 long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
@@ -197,7 +235,8 @@ class LvmImportTest {
 
     /** SIGKILL to vsm and the commands it runs, by pid. */
     private static void kill(Vsm.Started started) {
-        java.util.List<ProcessHandle> children = started.process().toHandle().descendants().toList();
+        java.util.List<ProcessHandle> children =
+                started.process().toHandle().descendants().toList();
         started.process().destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
         assertThat(started.finish().exit()).isNotZero();
@@ -211,9 +250,12 @@ class LvmImportTest {
             device.fillRandom(5); // a previous owner's data
             nodes.link("vm-100-disk-0", device);
             Path qcow2 = Images.convert(source, "qcow2", sandbox.resolve("sources/disk.qcow2"));
-            Vsm.Result r = vsm.run("import", "san", "100", qcow2.toString(), "-q").ok();
+            Vsm.Result r =
+                    vsm.run("import", "san", "100", qcow2.toString(), "-q").ok();
             assertThat(r.out()).isEqualTo("successfully imported 'san:vm-100-disk-0'\n");
-            assertThat(vg.lvSize("vm-100-disk-0")).as("10 MiB rounded up to 4 MiB extents").contains(12 * MIB);
+            assertThat(vg.lvSize("vm-100-disk-0"))
+                    .as("10 MiB rounded up to 4 MiB extents")
+                    .contains(12 * MIB);
             assertThat(vg.tags("vm-100-disk-0")).containsExactly("pve-vm-100");
             byte[] written = Arrays.copyOf(Files.readAllBytes(device.path()), (int) (10 * MIB));
             assertThat(written).as("every byte of the image, zeros included").isEqualTo(Files.readAllBytes(source));
@@ -226,16 +268,27 @@ class LvmImportTest {
         vsm.run("alloc", "san", "100", "vm-100-disk-0", "4M").ok();
         try (LoopDevice device = LoopDevice.create(4 * MIB)) {
             // the guest writes a self-contained qcow2 header over its raw disk
-            HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", device.path().toString(), "8M");
+            HostTools.mustRun(
+                    Map.of(),
+                    "qemu-img",
+                    "create",
+                    "-q",
+                    "-f",
+                    "qcow2",
+                    device.path().toString(),
+                    "8M");
             nodes.link("vm-100-disk-0", device);
             Path mapper = Path.of("/dev/mapper", vg.name().replace("-", "--") + "-vm--100--disk--0");
             Files.createSymbolicLink(mapper, device.path());
             try {
                 for (String path : List.of(lv("vm-100-disk-0"), mapper.toString())) {
-                    Vsm.Result dry = vsm.run("import", "san", "101", path, "--yes", "--dry-run").ok();
-                    assertThat(dry.out()).as("import of %s", path)
+                    Vsm.Result dry = vsm.run("import", "san", "101", path, "--yes", "--dry-run")
+                            .ok();
+                    assertThat(dry.out())
+                            .as("import of %s", path)
                             .contains("--size 4096k --name vm-101-disk-0")
-                            .contains("+ qemu-img convert -p -n -f raw -O raw -S 0 " + lv("vm-100-disk-0") + " " + lv("vm-101-disk-0"));
+                            .contains("+ qemu-img convert -p -n -f raw -O raw -S 0 " + lv("vm-100-disk-0") + " "
+                                    + lv("vm-101-disk-0"));
                 }
             } finally {
                 Files.deleteIfExists(mapper);
@@ -249,7 +302,9 @@ class LvmImportTest {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         Vsm.Result r = vsm.run("import", "san", "100", source.toString());
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err().strip().lines()).singleElement().asString()
+        assertThat(r.err().strip().lines())
+                .singleElement()
+                .asString()
                 .startsWith("unable to convert '" + source + "' to '" + lv("vm-100-disk-0") + "'")
                 .endsWith("(removed 'san:vm-100-disk-0' again)");
         assertThat(vg.lvNames()).isEmpty();
@@ -268,25 +323,40 @@ class LvmImportTest {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         byte[] data = Files.readAllBytes(source);
         Path stream = sandbox.resolve("in.stream");
-        Files.write(stream, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length).array());
+        Files.write(
+                stream,
+                ByteBuffer.allocate(8)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putLong(data.length)
+                        .array());
         Files.write(stream, data, java.nio.file.StandardOpenOption.APPEND);
-        assertThat(vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "--dry-run").ok().lines())
+        assertThat(vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "--dry-run")
+                        .ok()
+                        .lines())
                 .startsWith("+ /sbin/lvcreate -aly -Wy --yes --size 10240k --name vm-100-disk-0 --setautoactivation n "
                         + "--addtag pve-vm-100 " + vg.name());
         try (LoopDevice device = LoopDevice.create(12 * MIB)) {
             device.fillRandom(9);
             nodes.link("vm-100-disk-0", device);
-            vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "-q").ok();
-            assertThat(Arrays.copyOf(Files.readAllBytes(device.path()), data.length)).isEqualTo(data);
+            vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString(), "-q")
+                    .ok();
+            assertThat(Arrays.copyOf(Files.readAllBytes(device.path()), data.length))
+                    .isEqualTo(data);
 
             Path out = sandbox.resolve("out.stream");
-            vsm.run("export", "san:vm-100-disk-0", "raw+size", out.toString(), "-q").ok();
+            vsm.run("export", "san:vm-100-disk-0", "raw+size", out.toString(), "-q")
+                    .ok();
             byte[] exported = Files.readAllBytes(out);
-            assertThat(ByteBuffer.wrap(exported, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong()).as("the LV's size").isEqualTo(12 * MIB);
+            assertThat(ByteBuffer.wrap(exported, 0, 8)
+                            .order(ByteOrder.LITTLE_ENDIAN)
+                            .getLong())
+                    .as("the LV's size")
+                    .isEqualTo(12 * MIB);
             assertThat(Arrays.copyOfRange(exported, 8, exported.length)).isEqualTo(Files.readAllBytes(device.path()));
         }
         vsm.run("import-stream", "san:vm-101-disk-0", "qcow2+size", stream.toString(), "--with-snapshots", "1")
-                .badInput("cannot import format qcow2+size into a volume of format raw on storage 'san' (type lvm, which imports none)");
+                .badInput(
+                        "cannot import format qcow2+size into a volume of format raw on storage 'san' (type lvm, which imports none)");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }
 }

@@ -34,7 +34,10 @@ class LvmRaceTest {
             assertThat(vg.lvSize(lv)).contains(4L << 20); // 1M rounded up to one 4 MiB extent
             assertThat(vg.tags(lv)).containsExactly("pve-vm-100");
         });
-        assertThat(created).containsExactlyInAnyOrderElementsOf(lvs.stream().map(lv -> "successfully created 'san:" + lv + "'").toList());
+        assertThat(created)
+                .containsExactlyInAnyOrderElementsOf(lvs.stream()
+                        .map(lv -> "successfully created 'san:" + lv + "'")
+                        .toList());
     }
 
     @Test
@@ -43,12 +46,22 @@ class LvmRaceTest {
         for (int round = 0; round < 3; round++) {
             var first = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));
             var second = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));
-            List<String> created = List.of(first.join().ok().out(), second.join().ok().out());
+            List<String> created =
+                    List.of(first.join().ok().out(), second.join().ok().out());
             int a = 2 * round;
-            assertThat(created).as("round %d", round).containsExactlyInAnyOrder(
-                    "successfully created 'san:vm-100-disk-" + a + "'\n", "successfully created 'san:vm-100-disk-" + (a + 1) + "'\n");
+            assertThat(created)
+                    .as("round %d", round)
+                    .containsExactlyInAnyOrder(
+                            "successfully created 'san:vm-100-disk-" + a + "'\n",
+                            "successfully created 'san:vm-100-disk-" + (a + 1) + "'\n");
         }
-        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0", "vm-100-disk-1", "vm-100-disk-2", "vm-100-disk-3",
-                "vm-100-disk-4", "vm-100-disk-5");
+        assertThat(vg.lvNames())
+                .containsExactly(
+                        "vm-100-disk-0",
+                        "vm-100-disk-1",
+                        "vm-100-disk-2",
+                        "vm-100-disk-3",
+                        "vm-100-disk-4",
+                        "vm-100-disk-5");
     }
 }

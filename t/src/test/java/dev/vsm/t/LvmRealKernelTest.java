@@ -34,7 +34,8 @@ class LvmRealKernelTest {
     private static final int MIB = 1024 * 1024;
 
     @RegisterExtension
-    static final InGuest GUEST = InGuest.withDisks(Guest.Disk.mib(128), Guest.Disk.mib(320).maxWriteZeroesMiB(4));
+    static final InGuest GUEST =
+            InGuest.withDisks(Guest.Disk.mib(128), Guest.Disk.mib(320).maxWriteZeroesMiB(4));
 
     @TempDir
     Path sandbox;
@@ -70,17 +71,23 @@ class LvmRealKernelTest {
     void saferemoveLeavesThePatternNowhereOnThePv() throws IOException {
         Vsm vsm = vsm("/dev/vda", "saferemove: true");
         vsm.run("alloc", "san", "100", "", "16M").ok();
-        byte[] marker = ("vsm-saferemove-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "\n")
+        byte[] marker = ("vsm-saferemove-"
+                        + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "\n")
                 .getBytes(StandardCharsets.US_ASCII);
         writeRepeated(dev("vm-100-disk-0"), marker, 16 * MIB);
-        assertThat(occurrences(Path.of("/dev/vda"), marker)).as("the pattern on the PV before the free").isGreaterThan(1000);
+        assertThat(occurrences(Path.of("/dev/vda"), marker))
+                .as("the pattern on the PV before the free")
+                .isGreaterThan(1000);
 
         Vsm.Result r = vsm.run("free", "san:vm-100-disk-0").ok();
-        assertThat(r.out()).startsWith("zero-out data on image vm-100-disk-0 (/dev/" + vg.name() + "/del-vm-100-disk-0)\n")
+        assertThat(r.out())
+                .startsWith("zero-out data on image vm-100-disk-0 (/dev/" + vg.name() + "/del-vm-100-disk-0)\n")
                 .endsWith("Removed volume 'san:vm-100-disk-0'\n");
         assertThat(r.err()).as("no skipped zero-out on a real kernel").isEmpty();
         assertThat(vg.lvNames()).isEmpty();
-        assertThat(occurrences(Path.of("/dev/vda"), marker)).as("the pattern on the PV after the free").isZero();
+        assertThat(occurrences(Path.of("/dev/vda"), marker))
+                .as("the pattern on the PV after the free")
+                .isZero();
     }
 
     @Test
@@ -89,13 +96,17 @@ class LvmRealKernelTest {
         vsm.run("alloc", "san", "100", "", "8M").ok();
         String dm = kernelName(dev("vm-100-disk-0"));
         assertThat(dm).startsWith("dm-");
-        long limit = Long.parseLong(Files.readString(Path.of("/sys/block", dm, "queue/write_zeroes_max_bytes")).strip());
-        assertThat(limit).as("the dm device's write_zeroes_max_bytes, from the 4 MiB virtio disk").isEqualTo(4L * MIB);
+        long limit = Long.parseLong(Files.readString(Path.of("/sys/block", dm, "queue/write_zeroes_max_bytes"))
+                .strip());
+        assertThat(limit)
+                .as("the dm device's write_zeroes_max_bytes, from the 4 MiB virtio disk")
+                .isEqualTo(4L * MIB);
 
         Vsm.Result dry = vsm.run("wipe", "san:vm-100-disk-0", "--dry-run").ok();
         assertThat(dry.out()).contains("+ blkdiscard " + dev("vm-100-disk-0") + " -v --zeroout --step " + limit + "\n");
         Vsm.Result free = vsm.run("free", "san:vm-100-disk-0").ok();
-        assertThat(free.out() + free.err()).contains("reduce stepsize to the maximum supported by the storage: " + limit + " bytes");
+        assertThat(free.out() + free.err())
+                .contains("reduce stepsize to the maximum supported by the storage: " + limit + " bytes");
         assertThat(vg.lvNames()).isEmpty();
     }
 
@@ -104,7 +115,8 @@ class LvmRealKernelTest {
         Vsm vsm = vsm("/dev/vda", "saferemove-stepsize: 16");
         vsm.run("alloc", "san", "100", "", "8M").ok();
         String dm = kernelName(dev("vm-100-disk-0"));
-        long limit = Long.parseLong(Files.readString(Path.of("/sys/block", dm, "queue/write_zeroes_max_bytes")).strip());
+        long limit = Long.parseLong(Files.readString(Path.of("/sys/block", dm, "queue/write_zeroes_max_bytes"))
+                .strip());
         assertThat(limit).as("%s's write_zeroes_max_bytes", dm).isGreaterThan(16L * MIB);
         assertThat(vsm.run("wipe", "san:vm-100-disk-0", "--dry-run").ok().out())
                 .contains("+ blkdiscard " + dev("vm-100-disk-0") + " -v --zeroout --step " + 16L * MIB + "\n");
@@ -121,8 +133,12 @@ class LvmRealKernelTest {
         if (!Files.exists(dev("vm-100-disk-0"))) {
             vg.lvm("lvchange", "-ay", vg.name() + "/vm-100-disk-0");
         }
-        assertThat(nonZeroBytes(dev("vm-100-disk-0"))).as("non-zero bytes on the wiped LV").isZero();
-        assertThat(occurrences(Path.of("/dev/vda"), marker)).as("the pattern on the PV after the wipe").isZero();
+        assertThat(nonZeroBytes(dev("vm-100-disk-0")))
+                .as("non-zero bytes on the wiped LV")
+                .isZero();
+        assertThat(occurrences(Path.of("/dev/vda"), marker))
+                .as("the pattern on the PV after the wipe")
+                .isZero();
     }
 
     /**
@@ -134,7 +150,8 @@ class LvmRealKernelTest {
     @Test
     void killedWhileZeroingLeavesADelLvThatCleanupFinishesZeroed() throws Exception {
         Vsm vsm = vsm("/dev/vdb", "saferemove: true", "saferemove-stepsize: 1");
-        byte[] marker = ("vsm-killed-zeroing-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "\n")
+        byte[] marker = ("vsm-killed-zeroing-"
+                        + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "\n")
                 .getBytes(StandardCharsets.US_ASCII);
         List<String> pending = new ArrayList<>();
         int finishedFirst = 0;
@@ -160,17 +177,26 @@ class LvmRealKernelTest {
                 assertThat(lvs).as("round %d: a free that finished", round).doesNotContain(lv, "del-" + lv);
                 continue;
             }
-            assertThat(zeroing).as("round %d: vsm free ended with %d before it zeroed: %s", round, r.exit(), r.err()).isTrue();
+            assertThat(zeroing)
+                    .as("round %d: vsm free ended with %d before it zeroed: %s", round, r.exit(), r.err())
+                    .isTrue();
             pending.add("del-" + lv);
             assertThat(lvs).as("round %d: killed while zeroing", round).containsExactlyInAnyOrderElementsOf(pending);
         }
-        System.out.printf("LvmRealKernelTest: %d frees killed while zeroing, %d finished first%n", pending.size(), finishedFirst);
-        assertThat(pending).as("frees killed while zeroing (%d finished first)", finishedFirst).hasSize(3);
-        assertThat(occurrences(Path.of("/dev/vdb"), marker)).as("the pattern on the PV after the kills").isGreaterThan(1000);
+        System.out.printf(
+                "LvmRealKernelTest: %d frees killed while zeroing, %d finished first%n", pending.size(), finishedFirst);
+        assertThat(pending)
+                .as("frees killed while zeroing (%d finished first)", finishedFirst)
+                .hasSize(3);
+        assertThat(occurrences(Path.of("/dev/vdb"), marker))
+                .as("the pattern on the PV after the kills")
+                .isGreaterThan(1000);
 
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
         assertThat(vg.lvNames()).as("after %s", cleanup.out().strip()).isEmpty();
-        assertThat(occurrences(Path.of("/dev/vdb"), marker)).as("the pattern on the PV after vsm cleanup").isZero();
+        assertThat(occurrences(Path.of("/dev/vdb"), marker))
+                .as("the pattern on the PV after vsm cleanup")
+                .isZero();
     }
 
     private static boolean isBlkdiscard(ProcessHandle process) {
@@ -198,12 +224,24 @@ class LvmRealKernelTest {
                 """.formatted(vg.name()));
         Path source = sandbox.resolve("source.qcow2");
         HostTools.mustRun(Map.of(), "qemu-img", "create", "-q", "-f", "qcow2", source.toString(), "8M");
-        HostTools.mustRun(Map.of(), "qemu-io", "-f", "qcow2", "-c", "write -q -P 0x5a 0 1M", "-c", "write -q -P 0xc3 5M 2M",
-                "-c", "write -q -P 0x11 8191k 1k", source.toString());
+        HostTools.mustRun(
+                Map.of(),
+                "qemu-io",
+                "-f",
+                "qcow2",
+                "-c",
+                "write -q -P 0x5a 0 1M",
+                "-c",
+                "write -q -P 0xc3 5M 2M",
+                "-c",
+                "write -q -P 0x11 8191k 1k",
+                source.toString());
 
         // one VG holds both storages' LVs: the thick ones are VM 100's and 101's, the thin ones 200's and 201's
-        assertThat(vsm.run("import", "san", "100", source.toString()).ok().out()).endsWith("successfully imported 'san:vm-100-disk-0'\n");
-        assertThat(vsm.run("import", "thin", "200", source.toString()).ok().out()).endsWith("successfully imported 'thin:vm-200-disk-0'\n");
+        assertThat(vsm.run("import", "san", "100", source.toString()).ok().out())
+                .endsWith("successfully imported 'san:vm-100-disk-0'\n");
+        assertThat(vsm.run("import", "thin", "200", source.toString()).ok().out())
+                .endsWith("successfully imported 'thin:vm-200-disk-0'\n");
         assertThat(vg.field("vm-100-disk-0", "segtype")).isEqualTo("linear");
         assertThat(vg.field("vm-200-disk-0", "segtype")).isEqualTo("thin");
         assertEqualsSource(source, "vm-100-disk-0", "the import onto the thick LV");
@@ -214,12 +252,17 @@ class LvmRealKernelTest {
         vsm.run("export", "san:vm-100-disk-0", "raw+size", fromThick.toString()).ok();
         vsm.run("export", "thin:vm-200-disk-0", "raw+size", fromThin.toString()).ok();
         assertThat(Files.size(fromThick)).as("8-byte size, then the data").isEqualTo(8 + 8L * MIB);
-        vsm.run("import-stream", "thin:vm-201-disk-0", "raw+size", fromThick.toString()).ok();
-        vsm.run("import-stream", "san:vm-101-disk-0", "raw+size", fromThin.toString()).ok();
+        vsm.run("import-stream", "thin:vm-201-disk-0", "raw+size", fromThick.toString())
+                .ok();
+        vsm.run("import-stream", "san:vm-101-disk-0", "raw+size", fromThin.toString())
+                .ok();
         assertEqualsSource(source, "vm-201-disk-0", "the thick LV's stream imported onto the thin storage");
         assertEqualsSource(source, "vm-101-disk-0", "the thin volume's stream imported onto the thick storage");
 
-        assertThat(vsm.run("copy", "thin:vm-200-disk-0", "san", "--vmid", "102").ok().out()).contains("san:vm-102-disk-0");
+        assertThat(vsm.run("copy", "thin:vm-200-disk-0", "san", "--vmid", "102")
+                        .ok()
+                        .out())
+                .contains("san:vm-102-disk-0");
         assertEqualsSource(source, "vm-102-disk-0", "the copy of the thin volume onto the thick storage");
     }
 
@@ -228,8 +271,11 @@ class LvmRealKernelTest {
         if (!Files.exists(device)) {
             vg.lvm("lvchange", "-ay", "-K", vg.name() + "/" + lv);
         }
-        HostTools.Result r = HostTools.run(Map.of(), "qemu-img", "compare", "-f", "qcow2", "-F", "raw", source.toString(), device.toString());
-        assertThat(r.exit()).as("%s: qemu-img compare: %s", what, r.out() + r.err()).isZero();
+        HostTools.Result r = HostTools.run(
+                Map.of(), "qemu-img", "compare", "-f", "qcow2", "-F", "raw", source.toString(), device.toString());
+        assertThat(r.exit())
+                .as("%s: qemu-img compare: %s", what, r.out() + r.err())
+                .isZero();
     }
 
     /**
@@ -237,7 +283,8 @@ class LvmRealKernelTest {
      * without udev makes {@code /dev/mapper/VG-LV} a node of its own, not a link to {@code /dev/dm-3}.
      */
     static String kernelName(Path device) {
-        return HostTools.mustRun(Map.of(), "lsblk", "-ndo", "KNAME", device.toString()).strip();
+        return HostTools.mustRun(Map.of(), "lsblk", "-ndo", "KNAME", device.toString())
+                .strip();
     }
 
     /** Fills the first {@code bytes} of a device with {@code marker} repeated, synced. */
@@ -249,7 +296,8 @@ class LvmRealKernelTest {
         Path file = Files.createTempFile("vsm-pattern", ".bin");
         try {
             Files.write(file, data);
-            HostTools.mustRun(Map.of(), "dd", "if=" + file, "of=" + device, "bs=1M", "conv=fsync,notrunc", "status=none");
+            HostTools.mustRun(
+                    Map.of(), "dd", "if=" + file, "of=" + device, "bs=1M", "conv=fsync,notrunc", "status=none");
         } finally {
             Files.delete(file);
         }

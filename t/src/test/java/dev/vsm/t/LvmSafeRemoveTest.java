@@ -38,12 +38,14 @@ class LvmSafeRemoveTest {
         vsm.run("alloc", "san", "100", "", "4M").ok();
         Vsm.Result r = vsm.run("free", "san:vm-100-disk-0").ok();
         String del = "/dev/" + vg.name() + "/del-vm-100-disk-0";
-        assertThat(r.lines()).containsExactly(
-                "zero-out data on image vm-100-disk-0 (" + del + ")",
-                "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)",
-                "Removed volume 'san:vm-100-disk-0'");
-        assertThat(r.err()).isEqualTo("skip zero-out for volume '" + del + "' - it is not a block device"
-                + " (the activated LV has no device node: no device-mapper on this host?)\n");
+        assertThat(r.lines())
+                .containsExactly(
+                        "zero-out data on image vm-100-disk-0 (" + del + ")",
+                        "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)",
+                        "Removed volume 'san:vm-100-disk-0'");
+        assertThat(r.err())
+                .isEqualTo("skip zero-out for volume '" + del + "' - it is not a block device"
+                        + " (the activated LV has no device node: no device-mapper on this host?)\n");
         assertThat(vg.lvNames()).isEmpty();
     }
 
@@ -53,11 +55,16 @@ class LvmSafeRemoveTest {
         vsm.run("alloc", "san", "100", "", "4M").ok();
         Vsm.Result r = vsm.run("free", "san:vm-100-disk-0", "--dry-run").ok();
         String del = "/dev/" + vg.name() + "/del-vm-100-disk-0";
-        assertThat(r.lines()).startsWith("+ /sbin/lvrename " + vg.name() + " vm-100-disk-0 del-vm-100-disk-0",
-                "zero-out data on image vm-100-disk-0 (" + del + ")",
-                "+ /sbin/lvchange -aly " + del,
-                "+ /sbin/lvchange --refresh " + del);
-        assertThat(r.lines()).contains("+ /sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0", "would remove volume 'san:vm-100-disk-0'");
+        assertThat(r.lines())
+                .startsWith(
+                        "+ /sbin/lvrename " + vg.name() + " vm-100-disk-0 del-vm-100-disk-0",
+                        "zero-out data on image vm-100-disk-0 (" + del + ")",
+                        "+ /sbin/lvchange -aly " + del,
+                        "+ /sbin/lvchange --refresh " + del);
+        assertThat(r.lines())
+                .contains(
+                        "+ /sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0",
+                        "would remove volume 'san:vm-100-disk-0'");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }
 
@@ -70,7 +77,9 @@ class LvmSafeRemoveTest {
             nodes.link("del-vm-100-disk-0", disk.path());
             Vsm.Result r = vsm.run("free", "san:vm-100-disk-0").ok();
             assertThat(r.err()).isEmpty();
-            assertThat(r.lines()).first().isEqualTo("zero-out data on image vm-100-disk-0 (/dev/" + vg.name() + "/del-vm-100-disk-0)");
+            assertThat(r.lines())
+                    .first()
+                    .isEqualTo("zero-out data on image vm-100-disk-0 (/dev/" + vg.name() + "/del-vm-100-disk-0)");
             assertThat(r.lines()).last().isEqualTo("Removed volume 'san:vm-100-disk-0'");
             assertThat(disk.nonZeroBytes()).isZero();
         }
@@ -85,19 +94,24 @@ class LvmSafeRemoveTest {
             nodes.link("del-vm-100-disk-0", readOnly.path());
             Vsm.Result r = vsm.run("free", "san:vm-100-disk-0");
             assertThat(r.exit()).isEqualTo(1);
-            assertThat(r.err()).startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 failed, "
-                    + "the volume stays until it is done (run 'vsm cleanup san') - ");
+            assertThat(r.err())
+                    .startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 failed, "
+                            + "the volume stays until it is done (run 'vsm cleanup san') - ");
             assertThat(vg.lvNames()).as("renamed, not removed").containsExactly("del-vm-100-disk-0");
             assertThat(vsm.run("alloc", "san", "100", "", "4M").ok().out())
-                    .as("its number stays taken").isEqualTo("successfully created 'san:vm-100-disk-1'\n");
+                    .as("its number stays taken")
+                    .isEqualTo("successfully created 'san:vm-100-disk-1'\n");
         }
         nodes.remove();
 
-        assertThat(vsm.run("cleanup", "san", "--dry-run").ok().lines()).last()
+        assertThat(vsm.run("cleanup", "san", "--dry-run").ok().lines())
+                .last()
                 .isEqualTo("cleanup of storage 'san' would be done (1 pending removal: del-vm-100-disk-0)");
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0", "vm-100-disk-1");
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
-        assertThat(cleanup.lines()).last().isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
+        assertThat(cleanup.lines())
+                .last()
+                .isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-1");
         assertThat(vsm.run("cleanup", "san").ok().out()).isEqualTo("nothing to clean up on storage 'san'\n");
     }
@@ -108,9 +122,11 @@ class LvmSafeRemoveTest {
         Vsm vsm = vsm();
         vsm.run("alloc", "san", "100", "", "4M").ok();
         Vsm.Result r = vsm.run("free", "san:vm-100-disk-0").ok();
-        assertThat(r.lines()).filteredOn(l -> l.startsWith("successfully removed")).containsExactly(
-                "successfully removed volume vm-100-disk-3 (" + vg.name() + "/del-vm-100-disk-3)",
-                "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
+        assertThat(r.lines())
+                .filteredOn(l -> l.startsWith("successfully removed"))
+                .containsExactly(
+                        "successfully removed volume vm-100-disk-3 (" + vg.name() + "/del-vm-100-disk-3)",
+                        "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
         assertThat(vg.lvNames()).isEmpty();
     }
 
@@ -122,11 +138,15 @@ class LvmSafeRemoveTest {
             nodes.link("del-vm-100-disk-0", disk.path());
             // a device without WRITE ZEROES: the cstream fallback at 1 MiB/s runs long enough to be stopped
             Path sysfs = sandbox.resolve("sys");
-            Path queue = Files.createDirectories(sysfs.resolve("block").resolve(disk.path().getFileName().toString()).resolve("queue"));
+            Path queue = Files.createDirectories(sysfs.resolve("block")
+                    .resolve(disk.path().getFileName().toString())
+                    .resolve("queue"));
             Files.writeString(queue.resolve("write_zeroes_max_bytes"), "0\n");
             Path err = sandbox.resolve("free.err");
             ProcessBuilder pb = new ProcessBuilder(Vsm.LAUNCHER.toString(), "free", "san:vm-100-disk-0")
-                    .directory(sandbox.toFile()).redirectError(err.toFile()).redirectOutput(sandbox.resolve("free.out").toFile());
+                    .directory(sandbox.toFile())
+                    .redirectError(err.toFile())
+                    .redirectOutput(sandbox.resolve("free.out").toFile());
             pb.environment().putAll(vsm.environment());
             pb.environment().put("VSM_SYSFS", sysfs.toString());
             Process free = pb.start();
@@ -138,17 +158,19 @@ class LvmSafeRemoveTest {
                 cstream.onExit().get(10, TimeUnit.SECONDS);
                 String message = Files.readString(err, StandardCharsets.UTF_8);
                 assertThat(message.strip().lines()).hasSize(1);
-                assertThat(message).startsWith("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 stopped, the volume "
-                        + "stays until it is done (run 'vsm cleanup san') - ");
+                assertThat(message)
+                        .startsWith(
+                                "storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 stopped, the volume "
+                                        + "stays until it is done (run 'vsm cleanup san') - ");
             } finally {
                 Children.killTree(free);
             }
             assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
         }
         nodes.remove();
-        assertThat(vsm.run("cleanup", "san").ok().lines()).last()
+        assertThat(vsm.run("cleanup", "san").ok().lines())
+                .last()
                 .isEqualTo("cleanup of storage 'san' done (1 pending removal: del-vm-100-disk-0)");
         assertThat(vg.lvNames()).isEmpty();
     }
-
 }

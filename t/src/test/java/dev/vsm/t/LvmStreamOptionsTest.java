@@ -38,34 +38,55 @@ class LvmStreamOptionsTest {
     void lvmAllowRenameImportsUnderTheNextFreeNameFromAUnixSocket() throws Exception {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
         vg.createLv("vm-100-disk-0", 8);
-        try (LoopDevice from = LoopDevice.create(8 * MIB); LoopDevice to = LoopDevice.create(8 * MIB)) {
+        try (LoopDevice from = LoopDevice.create(8 * MIB);
+                LoopDevice to = LoopDevice.create(8 * MIB)) {
             from.fillRandom(3);
             nodes.link("vm-100-disk-0", from);
             nodes.link("vm-100-disk-1", to);
             Path stream = sandbox.resolve("lv.stream");
-            vsm.run("export", "san:vm-100-disk-0", "raw+size", stream.toString(), "-with-snapshots", "0", "-q").ok();
+            vsm.run("export", "san:vm-100-disk-0", "raw+size", stream.toString(), "-with-snapshots", "0", "-q")
+                    .ok();
 
             Path socket = sandbox.resolve("lv.sock");
-            Vsm.Started importer = vsm.start("import-stream", "san:vm-100-disk-0", "raw+size", "unix://" + socket,
-                    "-with-snapshots", "0", "-snapshot", "ignored", "-allow-rename", "1", "-q");
+            Vsm.Started importer = vsm.start(
+                    "import-stream",
+                    "san:vm-100-disk-0",
+                    "raw+size",
+                    "unix://" + socket,
+                    "-with-snapshots",
+                    "0",
+                    "-snapshot",
+                    "ignored",
+                    "-allow-rename",
+                    "1",
+                    "-q");
             waitForSocket(importer, socket);
             StreamOptionsTest.sendTo(socket, stream);
             Vsm.Result r = importer.finish();
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.lines()).containsExactly("ready", "successfully imported 'san:vm-100-disk-1'");
-            assertThat(r.err()).contains("volume 'vm-100-disk-0' already exists on storage 'san' - importing with a different name");
+            assertThat(r.err())
+                    .contains(
+                            "volume 'vm-100-disk-0' already exists on storage 'san' - importing with a different name");
             assertThat(vg.lvNames()).containsExactlyInAnyOrder("vm-100-disk-0", "vm-100-disk-1");
             assertThat(Files.readAllBytes(to.path())).isEqualTo(Files.readAllBytes(from.path()));
 
             // without --allow-rename a taken name is refused and no LV is made
-            vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString()).badInput("already exists");
+            vsm.run("import-stream", "san:vm-100-disk-0", "raw+size", stream.toString())
+                    .badInput("already exists");
             assertThat(vg.lvNames()).containsExactlyInAnyOrder("vm-100-disk-0", "vm-100-disk-1");
         }
     }
 
     private static void waitForSocket(Vsm.Started started, Path socket) throws Exception {
-        for (int i = 0; i < 600 && !(Files.exists(socket) && Files.readString(started.outFile()).equals("ready\n")); i++) {
-            assertThat(started.process().isAlive()).as("vsm ended early: %s", Files.readString(started.errFile())).isTrue();
+        for (int i = 0;
+                i < 600
+                        && !(Files.exists(socket)
+                                && Files.readString(started.outFile()).equals("ready\n"));
+                i++) {
+            assertThat(started.process().isAlive())
+                    .as("vsm ended early: %s", Files.readString(started.errFile()))
+                    .isTrue();
             Thread.sleep(100);
         }
         assertThat(Files.readString(started.outFile())).isEqualTo("ready\n");
@@ -92,12 +113,19 @@ class LvmStreamOptionsTest {
         Files.write(stream, new byte[] {0, 0, 16, 0, 0, 0, 0, 0});
         Path out = sandbox.resolve("out.stream");
         // vm-100-disk-0 has a thin snapshot s1: pve's lvmthin exports the current state only all the same
-        refusals(vsm, "thin:vm-100-disk-0", "thin:vm-103-disk-0", "lvmthin", stream, out,
+        refusals(
+                vsm,
+                "thin:vm-100-disk-0",
+                "thin:vm-103-disk-0",
+                "lvmthin",
+                stream,
+                out,
                 "(this volume: raw+size with --with-snapshots 0)");
         assertThat(vg.lvNames()).containsExactlyInAnyOrderElementsOf(lvs);
     }
 
-    private static void refusals(Vsm vsm, String existing, String fresh, String type, Path stream, Path out, String offered) {
+    private static void refusals(
+            Vsm vsm, String existing, String fresh, String type, Path stream, Path out, String offered) {
         String storage = existing.substring(0, existing.indexOf(':'));
         vsm.run("export", existing, "raw+size", out.toString(), "-snapshot", "s1")
                 .badInput("cannot export a snapshot (--snapshot) of '" + existing + "': storage type " + type
@@ -117,8 +145,8 @@ class LvmStreamOptionsTest {
         vsm.run("import-stream", fresh, "raw+size", stream.toString(), "-with-snapshots", "1")
                 .badInput("format raw+size cannot be imported with snapshots");
         vsm.run("import-stream", fresh, "qcow2+size", stream.toString(), "-with-snapshots", "1")
-                .badInput("cannot import format qcow2+size into a volume of format raw on storage '" + storage + "' (type " + type
-                        + ", which imports none)");
+                .badInput("cannot import format qcow2+size into a volume of format raw on storage '" + storage
+                        + "' (type " + type + ", which imports none)");
         vsm.run("import-stream", fresh, "raw+size", stream.toString(), "-base", "s1")
                 .badInput("cannot import an incremental stream (--base) into storage '" + storage + "': type " + type
                         + " imports whole volumes only");
@@ -136,9 +164,13 @@ class LvmStreamOptionsTest {
             device.fillRandom(6);
             nodes.link("vm-101-disk-0", device);
             Path out = sandbox.resolve("out.stream");
-            vsm.run("export", "thin:vm-101-disk-0", "raw+size", out.toString(), "--with-snapshots=0", "-q").ok();
+            vsm.run("export", "thin:vm-101-disk-0", "raw+size", out.toString(), "--with-snapshots=0", "-q")
+                    .ok();
             byte[] exported = Files.readAllBytes(out);
-            assertThat(ByteBuffer.wrap(exported, 0, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong()).isEqualTo(8 * MIB);
+            assertThat(ByteBuffer.wrap(exported, 0, 8)
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                            .getLong())
+                    .isEqualTo(8 * MIB);
             assertThat(Arrays.copyOfRange(exported, 8, exported.length)).isEqualTo(Files.readAllBytes(device.path()));
         }
     }

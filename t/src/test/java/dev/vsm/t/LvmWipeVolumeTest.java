@@ -45,7 +45,8 @@ class LvmWipeVolumeTest {
             Files.createSymbolicLink(node, disk.path());
 
             Vsm.Result dry = vsm.run("wipe", "san:vm-100-disk-0", "--dry-run").ok();
-            assertThat(dry.lines()).contains("+ /sbin/lvchange -aey " + node, "+ blkdiscard " + node + " -v --zeroout --step 1048576");
+            assertThat(dry.lines())
+                    .contains("+ /sbin/lvchange -aey " + node, "+ blkdiscard " + node + " -v --zeroout --step 1048576");
             assertThat(disk.nonZeroBytes()).as("dry run").isPositive();
 
             vsm.run("wipe", "san:vm-100-disk-0").badInput("refusing to zero 'san:vm-100-disk-0' without --yes");
@@ -66,8 +67,10 @@ class LvmWipeVolumeTest {
         assertThat(noNode.err()).contains("is not a block device after activation", "not zeroing it");
         vsm.run("wipe", "san:vm-100-disk-9", "--yes").badInput("no such volume 'vm-100-disk-9'");
         vsm.run("wipe", "--yes").badInput("give either a VOLUME or --device PATH");
-        vsm.run("add", "dir", "files", "--path", sandbox.resolve("files").toString()).ok();
+        vsm.run("add", "dir", "files", "--path", sandbox.resolve("files").toString())
+                .ok();
         vsm.run("alloc", "files", "100", "", "1M").ok();
-        vsm.run("wipe", "files:100/vm-100-disk-0.raw", "--yes").badInput("storage 'files' (type dir) cannot zero volumes in place");
+        vsm.run("wipe", "files:100/vm-100-disk-0.raw", "--yes")
+                .badInput("storage 'files' (type dir) cannot zero volumes in place");
     }
 }

@@ -27,14 +27,25 @@ class NewUserLvmTest {
         Map<String, String> files = Tree.snapshot(sandbox);
         var lvs = vg.lvNames();
         vsm.run(args).badInput(message);
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(files);
-        assertThat(vg.lvNames()).as("vsm %s changed the volume group", String.join(" ", args)).isEqualTo(lvs);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed files", String.join(" ", args))
+                .isEqualTo(files);
+        assertThat(vg.lvNames())
+                .as("vsm %s changed the volume group", String.join(" ", args))
+                .isEqualTo(lvs);
     }
 
     @Test
     void allocRefusesAnotherGuestsNameAndAStorageWithoutImages() {
         Vsm vsm = LvmSandbox.vsm(sandbox, vg);
-        refused(vsm, "illegal name 'vm-101-disk-0' - should be 'vm-100-*'", "alloc", "san", "100", "vm-101-disk-0", "4M");
+        refused(
+                vsm,
+                "illegal name 'vm-101-disk-0' - should be 'vm-100-*'",
+                "alloc",
+                "san",
+                "100",
+                "vm-101-disk-0",
+                "4M");
         vsm.run("alloc", "san", "100", "vm-100-disk-3", "4M").ok();
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-3");
 
@@ -60,6 +71,9 @@ class NewUserLvmTest {
             return;
         }
         assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(1);
-        assertThat(r.err()).contains("Required device-mapper target(s) not detected").doesNotContain("--help").hasLineCount(1);
+        assertThat(r.err())
+                .contains("Required device-mapper target(s) not detected")
+                .doesNotContain("--help")
+                .hasLineCount(1);
     }
 }

@@ -46,16 +46,39 @@ class NewUserTest {
     private void refused(String message, String... args) {
         Map<String, String> before = Tree.snapshot(sandbox);
         vsm.run(args).badInput(message);
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(before);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed files", String.join(" ", args))
+                .isEqualTo(before);
     }
 
     @Test
     void allocRefusesWhatNoListingWouldShow() {
         refused("storage 'isos' does not support content-type 'images'", "alloc", "isos", "100", "", "1M");
-        refused("storage 'isos' does not support content-type 'images'", "alloc", "isos", "100", "vm-100-disk-0.qcow2", "1M");
-        refused("illegal name 'vm-101-disk-0.raw' - should be 'vm-100-*'", "alloc", "local", "100", "vm-101-disk-0.raw", "1G");
-        refused("illegal name 'base-7777-disk-0.qcow2' - should be 'vm-100-*'", "alloc", "local", "100", "base-7777-disk-0.qcow2", "1M");
-        assertThat(vsm.run("alloc", "local", "100", "vm-100-disk-4.raw", "1M").ok().out()).isEqualTo("successfully created 'local:100/vm-100-disk-4.raw'\n");
+        refused(
+                "storage 'isos' does not support content-type 'images'",
+                "alloc",
+                "isos",
+                "100",
+                "vm-100-disk-0.qcow2",
+                "1M");
+        refused(
+                "illegal name 'vm-101-disk-0.raw' - should be 'vm-100-*'",
+                "alloc",
+                "local",
+                "100",
+                "vm-101-disk-0.raw",
+                "1G");
+        refused(
+                "illegal name 'base-7777-disk-0.qcow2' - should be 'vm-100-*'",
+                "alloc",
+                "local",
+                "100",
+                "base-7777-disk-0.qcow2",
+                "1M");
+        assertThat(vsm.run("alloc", "local", "100", "vm-100-disk-4.raw", "1M")
+                        .ok()
+                        .out())
+                .isEqualTo("successfully created 'local:100/vm-100-disk-4.raw'\n");
         assertThat(vsm.run("list", "local", "--vmid", "100").ok().out()).contains("local:100/vm-100-disk-4.raw");
     }
 
@@ -63,21 +86,30 @@ class NewUserTest {
     void addWritesNothingWhenTheStorageCannotBeActivated() throws IOException {
         Path file = Files.writeString(sandbox.resolve("a-file"), "not a directory");
         Map<String, String> before = Tree.snapshot(sandbox);
-        Vsm.Result r = vsm.run("add", "dir", "broken", "--path", file.resolve("sub").toString());
+        Vsm.Result r =
+                vsm.run("add", "dir", "broken", "--path", file.resolve("sub").toString());
         assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(1);
-        assertThat(r.err()).startsWith("create storage failed: ").contains(file.resolve("sub").toString()).hasLineCount(1);
+        assertThat(r.err())
+                .startsWith("create storage failed: ")
+                .contains(file.resolve("sub").toString())
+                .hasLineCount(1);
         assertThat(Tree.snapshot(sandbox)).as("no config written").isEqualTo(before);
 
-        vsm.run("add", "dir", "later", "--path", file.resolve("sub").toString(), "--disable", "1").ok();
-        assertThat(Files.readString(vsm.config())).as("a disabled storage is not activated (as pve)").contains("  later:\n");
-        vsm.run("add", "dir", "fine", "--path", sandbox.resolve("fine").toString()).ok();
+        vsm.run("add", "dir", "later", "--path", file.resolve("sub").toString(), "--disable", "1")
+                .ok();
+        assertThat(Files.readString(vsm.config()))
+                .as("a disabled storage is not activated (as pve)")
+                .contains("  later:\n");
+        vsm.run("add", "dir", "fine", "--path", sandbox.resolve("fine").toString())
+                .ok();
         assertThat(sandbox.resolve("fine/images")).isDirectory();
     }
 
     @Test
     void vsmConfigNamingAMissingFileIsAnErrorAsConfigIs() {
         Path missing = sandbox.resolve("etc/typo.yaml");
-        Vsm.Result byEnv = new Vsm(sandbox).env("VSM_CONFIG", missing.toString()).run("status");
+        Vsm.Result byEnv =
+                new Vsm(sandbox).env("VSM_CONFIG", missing.toString()).run("status");
         Vsm.Result byOption = vsm.run("--config", missing.toString(), "status");
         byEnv.badInput("config file '" + missing + "' does not exist");
         assertThat(byEnv.err()).isEqualTo(byOption.err());
@@ -89,9 +121,16 @@ class NewUserTest {
     void aBaseIsNotRenamedAndNothingIsLeftBehind() {
         vsm.run("alloc", "local", "100", "", "1M", "--format", "qcow2").ok();
         vsm.run("create-base", "local:100/vm-100-disk-0.qcow2").ok();
-        refused("base volume '100/base-100-disk-0.qcow2' cannot be renamed", "rename", "local:100/base-100-disk-0.qcow2", "101");
+        refused(
+                "base volume '100/base-100-disk-0.qcow2' cannot be renamed",
+                "rename",
+                "local:100/base-100-disk-0.qcow2",
+                "101");
         assertThat(sandbox.resolve("local/images/101")).doesNotExist();
-        assertThat(vsm.run("clone", "local:100/base-100-disk-0.qcow2", "101").ok().out()).contains("101/vm-101-disk-0.qcow2");
+        assertThat(vsm.run("clone", "local:100/base-100-disk-0.qcow2", "101")
+                        .ok()
+                        .out())
+                .contains("101/vm-101-disk-0.qcow2");
     }
 
     @Test
@@ -106,44 +145,72 @@ class NewUserTest {
                 f.write(data);
             }
         }
-        Vsm.Result imported = vsm.run("import", "local", "100", image.toString(), "--format", "qcow2").ok();
+        Vsm.Result imported = vsm.run("import", "local", "100", image.toString(), "--format", "qcow2")
+                .ok();
         // off a terminal a line for each further tenth qemu-img reports (it reports in steps of its own)
-        assertThat(imported.lines().stream().filter(l -> l.matches("convert source\\.raw: [1-9]\\d% \\(\\d+ of 67108864 bytes\\).*")))
-                .as(imported.out()).hasSizeGreaterThanOrEqualTo(5);
-        Vsm.Result copied = vsm.run("copy", "local:100/vm-100-disk-0.qcow2", "local", "--format", "raw").ok();
-        assertThat(copied.lines()).as(copied.out()).anyMatch(l -> l.matches("convert vm-100-disk-0\\.qcow2: [1-9]\\d% \\(.*"));
+        assertThat(imported.lines().stream()
+                        .filter(l -> l.matches("convert source\\.raw: [1-9]\\d% \\(\\d+ of 67108864 bytes\\).*")))
+                .as(imported.out())
+                .hasSizeGreaterThanOrEqualTo(5);
+        Vsm.Result copied = vsm.run("copy", "local:100/vm-100-disk-0.qcow2", "local", "--format", "raw")
+                .ok();
+        assertThat(copied.lines())
+                .as(copied.out())
+                .anyMatch(l -> l.matches("convert vm-100-disk-0\\.qcow2: [1-9]\\d% \\(.*"));
 
-        Vsm.Result onTerminal = ScriptRun.underTerminal(vsm, envLine() + " " + Vsm.LAUNCHER + " import local 100 " + image);
+        Vsm.Result onTerminal =
+                ScriptRun.underTerminal(vsm, envLine() + " " + Vsm.LAUNCHER + " import local 100 " + image);
         assertThat(onTerminal.exit()).as(onTerminal.out()).isZero();
         long redraws = onTerminal.out().chars().filter(c -> c == '\r').count();
-        assertThat(redraws).as("the bar is redrawn while qemu-img works, not drawn once at 100%%: %s", onTerminal.out()).isGreaterThan(1);
+        assertThat(redraws)
+                .as("the bar is redrawn while qemu-img works, not drawn once at 100%%: %s", onTerminal.out())
+                .isGreaterThan(1);
         assertThat(onTerminal.out()).containsPattern("\\[#*\\.+\\] +\\d{1,2}% ");
     }
 
     private String envLine() {
         StringBuilder line = new StringBuilder("env");
-        vsm.environment().forEach((k, v) -> line.append(' ').append(k).append("='").append(v.replace("'", "'\\''")).append('\''));
+        vsm.environment()
+                .forEach((k, v) -> line.append(' ')
+                        .append(k)
+                        .append("='")
+                        .append(v.replace("'", "'\\''"))
+                        .append('\''));
         return line.toString();
     }
 
     @Test
     void setDryRunShowsEachChange() throws IOException {
         String config = Files.readString(vsm.config());
-        Vsm.Result dry = vsm.run("set", "isos", "--content", "iso", "--disable", "1", "--dry-run").ok();
-        assertThat(dry.lines()).containsExactly(
-                "+ isos: content iso,backup -> iso",
-                "+ isos: disable (unset) -> true",
-                "+ write " + vsm.config());
+        Vsm.Result dry = vsm.run("set", "isos", "--content", "iso", "--disable", "1", "--dry-run")
+                .ok();
+        assertThat(dry.lines())
+                .containsExactly(
+                        "+ isos: content iso,backup -> iso",
+                        "+ isos: disable (unset) -> true",
+                        "+ write " + vsm.config());
         assertThat(Files.readString(vsm.config())).isEqualTo(config);
-        assertThat(vsm.run("set", "isos", "--delete", "content", "--dry-run").ok().lines()).first().isEqualTo("+ isos: content iso,backup -> (unset)");
-        assertThat(vsm.run("set", "isos", "--content", "iso,backup", "--dry-run").ok().lines()).as("no change, nothing to write").isEmpty();
+        assertThat(vsm.run("set", "isos", "--delete", "content", "--dry-run")
+                        .ok()
+                        .lines())
+                .first()
+                .isEqualTo("+ isos: content iso,backup -> (unset)");
+        assertThat(vsm.run("set", "isos", "--content", "iso,backup", "--dry-run")
+                        .ok()
+                        .lines())
+                .as("no change, nothing to write")
+                .isEmpty();
     }
 
     @Test
     void volidTakesThePathThatPathPrinted() {
-        String path = vsm.run("path", "local:100/vm-100-disk-9.qcow2").ok().out().strip();
+        String path =
+                vsm.run("path", "local:100/vm-100-disk-9.qcow2").ok().out().strip();
         assertThat(Path.of(path)).doesNotExist();
         assertThat(vsm.run("volid", path).ok().out()).isEqualTo("local:100/vm-100-disk-9.qcow2\n");
-        refused("is not a volume of any storage", "volid", sandbox.resolve("local/images/100/not-an-image").toString());
+        refused(
+                "is not a volume of any storage",
+                "volid",
+                sandbox.resolve("local/images/100/not-an-image").toString());
     }
 }

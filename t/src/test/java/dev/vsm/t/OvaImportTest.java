@@ -48,38 +48,59 @@ class OvaImportTest {
             """;
 
     private Tar appliance() throws IOException {
-        return new Tar().file("appliance.ovf", OVF.getBytes(StandardCharsets.UTF_8)).file("disk1.vmdk", Files.readAllBytes(vmdk));
+        return new Tar()
+                .file("appliance.ovf", OVF.getBytes(StandardCharsets.UTF_8))
+                .file("disk1.vmdk", Files.readAllBytes(vmdk));
     }
 
     @Test
     void aDiskInsideAnOvaIsListedAndImportedAsAnyVmdk() throws IOException {
         appliance().file("notes.txt", "x".getBytes(StandardCharsets.UTF_8)).writeTo(importDir.resolve("appliance.ova"));
-        assertThat(vsm.run("list", "local", "--content", "import").ok().lines()).map(l -> l.replaceAll("\\s+", " ")).containsExactly(
-                "Volid Format Type Size VMID",
-                "local:import/appliance.ova ova import " + Files.size(importDir.resolve("appliance.ova")),
-                "local:import/appliance.ova/disk1.vmdk ova+vmdk import " + Files.size(vmdk));
+        assertThat(vsm.run("list", "local", "--content", "import").ok().lines())
+                .map(l -> l.replaceAll("\\s+", " "))
+                .containsExactly(
+                        "Volid Format Type Size VMID",
+                        "local:import/appliance.ova ova import " + Files.size(importDir.resolve("appliance.ova")),
+                        "local:import/appliance.ova/disk1.vmdk ova+vmdk import " + Files.size(vmdk));
 
-        Vsm.Result r = vsm.run("import", "local", "100", "local:import/appliance.ova/disk1.vmdk", "--format", "qcow2", "-q").ok();
+        Vsm.Result r = vsm.run(
+                        "import", "local", "100", "local:import/appliance.ova/disk1.vmdk", "--format", "qcow2", "-q")
+                .ok();
         assertThat(r.out()).isEqualTo("successfully imported 'local:100/vm-100-disk-0.qcow2'\n");
-        assertThat(Images.same(raw, "raw", images.resolve("100/vm-100-disk-0.qcow2"), "qcow2")).isTrue();
+        assertThat(Images.same(raw, "raw", images.resolve("100/vm-100-disk-0.qcow2"), "qcow2"))
+                .isTrue();
         assertThat(Images.files(importDir)).as("the extracted copy is gone").containsExactly("appliance.ova");
 
-        var json = vsm.run("import", "local", "101", "local:import/appliance.ova/disk1.vmdk", "-q", "--output-format", "json").ok().json();
+        var json = vsm.run(
+                        "import",
+                        "local",
+                        "101",
+                        "local:import/appliance.ova/disk1.vmdk",
+                        "-q",
+                        "--output-format",
+                        "json")
+                .ok()
+                .json();
         assertThat(json.get("source").asText()).isEqualTo("local:import/appliance.ova/disk1.vmdk");
         assertThat(json.get("source-format").asText()).isEqualTo("vmdk");
-        assertThat(Images.same(raw, "raw", images.resolve("101/vm-101-disk-0.raw"), "raw")).isTrue();
+        assertThat(Images.same(raw, "raw", images.resolve("101/vm-101-disk-0.raw"), "raw"))
+                .isTrue();
     }
 
     @Test
     void aMemberNameThatLeavesTheArchiveIsRefused() throws IOException {
         appliance().file("../x", "evil".getBytes(StandardCharsets.UTF_8)).writeTo(importDir.resolve("evil.ova"));
         refused("evil.ova", "member name '../x' leaves the archive's directory");
-        assertThat(vsm.run("list", "local", "--content", "import").ok().lines()).as("the OVA, not its disks").hasSize(2);
+        assertThat(vsm.run("list", "local", "--content", "import").ok().lines())
+                .as("the OVA, not its disks")
+                .hasSize(2);
     }
 
     @Test
     void aLinkMemberIsRefused() throws IOException {
-        new Tar().file("appliance.ovf", OVF.getBytes(StandardCharsets.UTF_8)).symlink("disk1.vmdk", "/etc/passwd")
+        new Tar()
+                .file("appliance.ovf", OVF.getBytes(StandardCharsets.UTF_8))
+                .symlink("disk1.vmdk", "/etc/passwd")
                 .writeTo(importDir.resolve("link.ova"));
         refused("link.ova", "member 'disk1.vmdk' is a symbolic link");
     }
@@ -101,14 +122,19 @@ class OvaImportTest {
                 createType="monolithicFlat"
                 RW 8 FLAT "/etc/hostname" 0
                 """;
-        new Tar().file("disk1.vmdk", descriptor.getBytes(StandardCharsets.UTF_8)).writeTo(importDir.resolve("flat.ova"));
-        refused("flat.ova", "it is a vmdk descriptor file: its data is in the files its extents name ('/etc/hostname')");
+        new Tar()
+                .file("disk1.vmdk", descriptor.getBytes(StandardCharsets.UTF_8))
+                .writeTo(importDir.resolve("flat.ova"));
+        refused(
+                "flat.ova",
+                "it is a vmdk descriptor file: its data is in the files its extents name ('/etc/hostname')");
     }
 
     @Test
     void aMissingDiskIsBadInput() throws IOException {
         appliance().writeTo(importDir.resolve("appliance.ova"));
-        vsm.run("import", "local", "100", "local:import/appliance.ova/disk2.vmdk").badInput("holds no 'disk2.vmdk'");
+        vsm.run("import", "local", "100", "local:import/appliance.ova/disk2.vmdk")
+                .badInput("holds no 'disk2.vmdk'");
         assertThat(Images.files(images)).isEmpty();
     }
 
@@ -123,7 +149,9 @@ class OvaImportTest {
     }
 
     private String node() {
-        return vsm.environment().getOrDefault("VSM_NODE", Images.run("hostname", "-s").strip()).replaceAll("[^A-Za-z0-9_.]", "_");
+        return vsm.environment()
+                .getOrDefault("VSM_NODE", Images.run("hostname", "-s").strip())
+                .replaceAll("[^A-Za-z0-9_.]", "_");
     }
 
     private void refused(String ova, String message) {

@@ -104,7 +104,9 @@ class PowerCutTest {
         String where = what + " round " + round + ", seed " + SEED + ", " + how + " after " + delay + " ms"
                 + (finished ? " (vsm had finished: exit " + r.exit() + ")" : " (exit " + r.exit() + " after the cut)");
         if (finished) {
-            assertThat(r.exit()).as("%s: finished before the cut; stderr: %s", where, r.err()).isZero();
+            assertThat(r.exit())
+                    .as("%s: finished before the cut; stderr: %s", where, r.err())
+                    .isZero();
         }
         return new Round(where, finished, r);
     }
@@ -118,13 +120,16 @@ class PowerCutTest {
 
     private static void report(String what, List<Round> rounds) {
         long finished = rounds.stream().filter(Round::finishedFirst).count();
-        System.out.printf("PowerCutTest %s: %d rounds, seed %d: %d cut while running, %d after success%n", what, rounds.size(), SEED,
-                rounds.size() - finished, finished);
+        System.out.printf(
+                "PowerCutTest %s: %d rounds, seed %d: %d cut while running, %d after success%n",
+                what, rounds.size(), SEED, rounds.size() - finished, finished);
     }
 
     /** The volume name a successful run reported ({@code successfully created 'local:100/vm-100-disk-0.raw'}), or null. */
     private static String made(Vsm.Result r) {
-        return r.exit() == 0 && r.out().contains("'local:") ? r.out().replaceAll("(?s).*'local:\\d+/(.*?)'.*", "$1") : null;
+        return r.exit() == 0 && r.out().contains("'local:")
+                ? r.out().replaceAll("(?s).*'local:\\d+/(.*?)'.*", "$1")
+                : null;
     }
 
     /**
@@ -132,7 +137,8 @@ class PowerCutTest {
      * names are temporaries; {@code vsm list} shows exactly the image files of the storage.
      * Returns the image names of {@code vmid}.
      */
-    private Set<String> checkStorage(int vmid, String where, java.util.function.Consumer<Path> whole) throws IOException {
+    private Set<String> checkStorage(int vmid, String where, java.util.function.Consumer<Path> whole)
+            throws IOException {
         Set<String> files = new TreeSet<>();
         Set<String> all = new TreeSet<>();
         if (Files.isDirectory(store.resolve("images"))) {
@@ -142,7 +148,8 @@ class PowerCutTest {
                         for (Path p : s.toList()) {
                             String name = p.getFileName().toString();
                             if (name.startsWith(".")) {
-                                assertThat(name).as("%s: a hidden file that is not a temporary", where)
+                                assertThat(name)
+                                        .as("%s: a hidden file that is not a temporary", where)
                                         .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+");
                                 continue;
                             }
@@ -179,11 +186,17 @@ class PowerCutTest {
             rounds.add(r);
             Set<String> images = checkStorage(100, r.where(), p -> {
                 JsonNode info = QemuImg.info(p);
-                assertThat(info.get("virtual-size").asLong()).as("%s: %s", r.where(), p).isEqualTo(16 * MIB);
-                assertThat(info.get("actual-size").asLong()).as("%s: %s fully allocated", r.where(), p).isGreaterThanOrEqualTo(16 * MIB);
+                assertThat(info.get("virtual-size").asLong())
+                        .as("%s: %s", r.where(), p)
+                        .isEqualTo(16 * MIB);
+                assertThat(info.get("actual-size").asLong())
+                        .as("%s: %s fully allocated", r.where(), p)
+                        .isGreaterThanOrEqualTo(16 * MIB);
             });
             if (made(r.result()) != null && r.finishedFirst()) {
-                assertThat(images).as("%s: what vsm reported made before the cut", r.where()).contains(made(r.result()));
+                assertThat(images)
+                        .as("%s: what vsm reported made before the cut", r.where())
+                        .contains(made(r.result()));
             }
         }
         report("alloc", rounds);
@@ -201,11 +214,17 @@ class PowerCutTest {
             rounds.add(r);
             Set<String> images = checkStorage(101, r.where(), p -> {
                 JsonNode info = QemuImg.info(p);
-                assertThat(info.get("virtual-size").asLong()).as("%s: %s", r.where(), p).isEqualTo(16 * MIB);
-                assertThat(info.get("backing-filename").asText()).as("%s: %s", r.where(), p).isEqualTo("../100/base-100-disk-0.qcow2");
+                assertThat(info.get("virtual-size").asLong())
+                        .as("%s: %s", r.where(), p)
+                        .isEqualTo(16 * MIB);
+                assertThat(info.get("backing-filename").asText())
+                        .as("%s: %s", r.where(), p)
+                        .isEqualTo("../100/base-100-disk-0.qcow2");
             });
             if (made(r.result()) != null && r.finishedFirst()) {
-                assertThat(images).as("%s: what vsm reported made before the cut", r.where()).contains(made(r.result()));
+                assertThat(images)
+                        .as("%s: what vsm reported made before the cut", r.where())
+                        .contains(made(r.result()));
             }
         }
         report("clone", rounds);
@@ -220,8 +239,12 @@ class PowerCutTest {
         for (int i = 0; i < ROUNDS; i++) {
             Round r = cutAtRandom("import", i, typical, importRaw);
             rounds.add(r);
-            Set<String> images = checkStorage(102, r.where(),
-                    p -> assertThat(Images.same(source, "raw", p, "raw")).as("%s: %s equals its source", r.where(), p).isTrue());
+            Set<String> images = checkStorage(
+                    102,
+                    r.where(),
+                    p -> assertThat(Images.same(source, "raw", p, "raw"))
+                            .as("%s: %s equals its source", r.where(), p)
+                            .isTrue());
             if (r.result().exit() == 0 && r.finishedFirst()) {
                 assertThat(images).as("%s: imports before the cut", r.where()).hasSizeGreaterThan(0);
             }
@@ -230,7 +253,8 @@ class PowerCutTest {
     }
 
     private static Set<Object> contentOf(byte[] config, String where) {
-        Map<?, ?> st = (Map<?, ?>) ((Map<?, ?>) CrashSafetyTest.parse(config, where).get("storages")).get("local");
+        Map<?, ?> st =
+                (Map<?, ?>) ((Map<?, ?>) CrashSafetyTest.parse(config, where).get("storages")).get("local");
         return new TreeSet<>((List<?>) st.get("content"));
     }
 
@@ -238,22 +262,26 @@ class PowerCutTest {
     void cutDuringSetLeavesTheOldOrTheNewConfiguration() throws Exception {
         Path config = vsm.config();
         List<String> kinds = List.of("images", "iso", "backup", "snippets", "vztmpl", "rootdir");
-        long typical = Math.min(time("set", "local", "--content", "images,iso"), time("set", "local", "--content", "images"));
+        long typical =
+                Math.min(time("set", "local", "--content", "images,iso"), time("set", "local", "--content", "images"));
         List<Round> rounds = new ArrayList<>();
         for (int i = 0; i < ROUNDS; i++) {
             byte[] old = Files.readAllBytes(config);
-            List<String> content = new ArrayList<>(new TreeSet<>(List.of(kinds.get(random.nextInt(kinds.size())),
-                    kinds.get(random.nextInt(kinds.size())))));
+            List<String> content = new ArrayList<>(new TreeSet<>(
+                    List.of(kinds.get(random.nextInt(kinds.size())), kinds.get(random.nextInt(kinds.size())))));
             Round r = cutAtRandom("set", i, typical, "set", "local", "--content", String.join(",", content));
             rounds.add(r);
             byte[] now = Files.readAllBytes(config);
-            Map<?, ?> st = (Map<?, ?>) ((Map<?, ?>) CrashSafetyTest.parse(now, r.where()).get("storages")).get("local");
+            Map<?, ?> st = (Map<?, ?>)
+                    ((Map<?, ?>) CrashSafetyTest.parse(now, r.where()).get("storages")).get("local");
             if (!java.util.Arrays.equals(old, now)) {
-                assertThat(new TreeSet<>((List<?>) st.get("content"))).as("%s: a changed file holds the new value", r.where())
+                assertThat(new TreeSet<>((List<?>) st.get("content")))
+                        .as("%s: a changed file holds the new value", r.where())
                         .isEqualTo(new TreeSet<>(content));
             } else if (!new TreeSet<>(content).equals(contentOf(old, r.where()))) {
-                assertThat(r.finishedFirst() && r.result().exit() == 0).as("%s: set reported success before the cut, the file is old",
-                        r.where()).isFalse();
+                assertThat(r.finishedFirst() && r.result().exit() == 0)
+                        .as("%s: set reported success before the cut, the file is old", r.where())
+                        .isFalse();
             }
             assertThat(st.get("path")).as(r.where()).isEqualTo(store.toString());
             for (Path temp : CrashSafetyTest.temporaries(config)) {

@@ -71,12 +71,16 @@ class PvesmSyntaxTest {
         try {
             Path out = Files.createTempFile(sandbox, ".sh-out", "");
             Path err = Files.createTempFile(sandbox, ".sh-err", "");
-            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p =
+                    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("'" + line + "' did not finish in 120 s");
             }
-            Vsm.Result r = new Vsm.Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            Vsm.Result r = new Vsm.Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
             Files.delete(out);
             Files.delete(err);
             return r;
@@ -90,20 +94,35 @@ class PvesmSyntaxTest {
 
     @Test
     void scriptsSplitStatusWithAwk() {
-        assertThat(sh("pvesm status -content images -enabled 1 | awk 'NR>1 {print $1}'").ok().out())
-                .as("a content filter leaves disabled storages out (off; elsewhere is not for this node)").isEqualTo("both\nlocal\n");
-        assertThat(sh("pvesm status -content iso,images | awk 'NR>1 {print $1}'").ok().out()).isEqualTo("both\nisos\nlocal\n");
-        assertThat(sh("pvesm status --content=rootdir | awk 'NR>1 {print $1}'").ok().out()).isEmpty();
+        assertThat(sh("pvesm status -content images -enabled 1 | awk 'NR>1 {print $1}'")
+                        .ok()
+                        .out())
+                .as("a content filter leaves disabled storages out (off; elsewhere is not for this node)")
+                .isEqualTo("both\nlocal\n");
+        assertThat(sh("pvesm status -content iso,images | awk 'NR>1 {print $1}'")
+                        .ok()
+                        .out())
+                .isEqualTo("both\nisos\nlocal\n");
+        assertThat(sh("pvesm status --content=rootdir | awk 'NR>1 {print $1}'")
+                        .ok()
+                        .out())
+                .isEmpty();
         assertThat(sh("pvesm status -enabled | awk 'NR>1 {print $1}'").ok().out())
-                .as("--enabled goes by 'disable' only, as pve").isEqualTo("both\nelsewhere\nisos\nlocal\n");
-        assertThat(sh("pvesm status -enabled 0 | awk 'NR>1 {print $1}'").ok().out()).isEqualTo("both\nelsewhere\nisos\nlocal\noff\n");
+                .as("--enabled goes by 'disable' only, as pve")
+                .isEqualTo("both\nelsewhere\nisos\nlocal\n");
+        assertThat(sh("pvesm status -enabled 0 | awk 'NR>1 {print $1}'").ok().out())
+                .isEqualTo("both\nelsewhere\nisos\nlocal\noff\n");
 
         Vsm.Result all = sh("pvesm status").ok();
         // pvesm.pm's print_status: the longest storage id + 1, then fixed columns
         String row = "%-10s %10s %10s %15s %15s %15s %8s";
-        assertThat(all.lines().get(0)).isEqualTo(String.format(row, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%"));
-        assertThat(all.lines()).anySatisfy(l -> assertThat(l).isEqualTo(String.format(row, "off", "dir", "disabled", 0, 0, 0, "N/A")));
-        assertThat(all.lines()).anySatisfy(l -> assertThat(l).matches("local {13}dir {5}active +\\d+ +\\d+ +\\d+ +\\d+\\.\\d\\d%"));
+        assertThat(all.lines().get(0))
+                .isEqualTo(String.format(
+                        row, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%"));
+        assertThat(all.lines())
+                .anySatisfy(l -> assertThat(l).isEqualTo(String.format(row, "off", "dir", "disabled", 0, 0, 0, "N/A")));
+        assertThat(all.lines())
+                .anySatisfy(l -> assertThat(l).matches("local {13}dir {5}active +\\d+ +\\d+ +\\d+ +\\d+\\.\\d\\d%"));
         assertThat(all.lines().get(1)).startsWith("both ");
     }
 
@@ -115,24 +134,39 @@ class PvesmSyntaxTest {
         vsm.run("status", "--storage", "off", "--content", "images").badInput("storage: No such storage.");
         vsm.run("status", "-content", "images,bogus").badInput("content: invalid content type 'bogus'");
         vsm.run("status", "-target", "no such node").badInput("target: invalid format");
-        assertThat(vsm.run("status", "-storage", "local", "-content", "images").ok().lines()).hasSize(2);
+        assertThat(vsm.run("status", "-storage", "local", "-content", "images")
+                        .ok()
+                        .lines())
+                .hasSize(2);
 
         assertThat(sh("pvesm status -target there | awk 'NR>1 {print $1}'").ok().out())
-                .as("shared storages on this node and the target").isEqualTo("both\n");
+                .as("shared storages on this node and the target")
+                .isEqualTo("both\n");
         assertThat(sh("pvesm status -target here | awk 'NR>1 {print $1}'").ok().out())
-                .as("the target is this node: no filter").isEqualTo(sh("pvesm status | awk 'NR>1 {print $1}'").out());
+                .as("the target is this node: no filter")
+                .isEqualTo(sh("pvesm status | awk 'NR>1 {print $1}'").out());
 
-        JsonNode rows = vsm.run("status", "-format", "1", "-output-format", "json").ok().json();
+        JsonNode rows =
+                vsm.run("status", "-format", "1", "-output-format", "json").ok().json();
         for (JsonNode r : rows) {
             if (r.get("enabled").asInt() == 1) {
-                assertThat(r.get("formats").get("supported")).as(r.get("storage").asText()).isNotEmpty();
-                assertThat(r.get("formats").get("default").asText()).isEqualTo(r.get("storage").asText().equals("both") ? "qcow2" : "raw");
-                assertThat(r.get("format").get(1).asText()).isEqualTo(r.get("formats").get("default").asText());
+                assertThat(r.get("formats").get("supported"))
+                        .as(r.get("storage").asText())
+                        .isNotEmpty();
+                assertThat(r.get("formats").get("default").asText())
+                        .isEqualTo(r.get("storage").asText().equals("both") ? "qcow2" : "raw");
+                assertThat(r.get("format").get(1).asText())
+                        .isEqualTo(r.get("formats").get("default").asText());
             } else {
                 assertThat(r.has("formats")).as(r.get("storage").asText()).isFalse();
             }
         }
-        assertThat(vsm.run("status", "--output-format", "json").ok().json().get(0).has("formats")).isFalse();
+        assertThat(vsm.run("status", "--output-format", "json")
+                        .ok()
+                        .json()
+                        .get(0)
+                        .has("formats"))
+                .isFalse();
         assertThat(Tree.snapshot(sandbox)).as("status changes nothing").isEqualTo(before);
     }
 
@@ -141,36 +175,59 @@ class PvesmSyntaxTest {
         Vsm.Result alloc = sh("pvesm alloc local 100 '' 1M -format qcow2").ok();
         assertThat(alloc.out()).isEqualTo("successfully created 'local:100/vm-100-disk-0.qcow2'\n");
         sh("pvesm alloc local 100 '' 1M -format=raw -preallocation off").ok();
-        assertThat(sh("pvesm alloc local 100 '' 1M -dry-run 1").ok().out()).contains("would create 'local:100/vm-100-disk-2.raw'");
-        assertThat(sh("pvesm alloc local 100 '' 1M -dry-run 0").ok().out()).isEqualTo("successfully created 'local:100/vm-100-disk-2.raw'\n");
+        assertThat(sh("pvesm alloc local 100 '' 1M -dry-run 1").ok().out())
+                .contains("would create 'local:100/vm-100-disk-2.raw'");
+        assertThat(sh("pvesm alloc local 100 '' 1M -dry-run 0").ok().out())
+                .isEqualTo("successfully created 'local:100/vm-100-disk-2.raw'\n");
 
         // pvesm.pm's print_content: the longest volume id, Format 7, Type 9, the longest size, VMID
         String row = "%-29s %-7s %-9s %7s %s";
-        assertThat(sh("pvesm list local -content images -vmid 100").ok().lines()).containsExactly(
-                String.format(row, "Volid", "Format", "Type", "Size", "VMID"),
-                String.format(row, "local:100/vm-100-disk-0.qcow2", "qcow2", "images", 1048576, 100),
-                String.format(row, "local:100/vm-100-disk-1.raw", "raw", "images", 1048576, 100),
-                String.format(row, "local:100/vm-100-disk-2.raw", "raw", "images", 1048576, 100));
+        assertThat(sh("pvesm list local -content images -vmid 100").ok().lines())
+                .containsExactly(
+                        String.format(row, "Volid", "Format", "Type", "Size", "VMID"),
+                        String.format(row, "local:100/vm-100-disk-0.qcow2", "qcow2", "images", 1048576, 100),
+                        String.format(row, "local:100/vm-100-disk-1.raw", "raw", "images", 1048576, 100),
+                        String.format(row, "local:100/vm-100-disk-2.raw", "raw", "images", 1048576, 100));
         assertThat(sh("pvesm list local -content iso | awk 'NR>1'").ok().out()).isEmpty();
 
         // global options anywhere, before the command too
-        assertThat(sh("pvesm -output-format json list local -vmid 100").ok().json()).hasSize(3);
-        assertThat(vsm.run("--output-format", "json", "status", "-storage", "local").ok().json().get(0).get("storage").asText()).isEqualTo("local");
-        assertThat(vsm.run("-config", vsm.config().toString(), "list", "local", "-output-format=yaml").ok().out()).contains("volid: local:100/vm-100-disk-0.qcow2");
+        assertThat(sh("pvesm -output-format json list local -vmid 100").ok().json())
+                .hasSize(3);
+        assertThat(vsm.run("--output-format", "json", "status", "-storage", "local")
+                        .ok()
+                        .json()
+                        .get(0)
+                        .get("storage")
+                        .asText())
+                .isEqualTo("local");
+        assertThat(vsm.run("-config", vsm.config().toString(), "list", "local", "-output-format=yaml")
+                        .ok()
+                        .out())
+                .contains("volid: local:100/vm-100-disk-0.qcow2");
 
         // short options, sizes and '-' keep their meaning
         assertThat(sh("pvesm status -h").ok().out()).startsWith("Usage: pvesm status");
         sh("pvesm resize local:100/vm-100-disk-1.raw +1M").ok();
-        assertThat(Files.size(sandbox.resolve("local/images/100/vm-100-disk-1.raw"))).isEqualTo(2L << 20);
-        Vsm.Result stream = sh("pvesm export local:100/vm-100-disk-1.raw raw+size - -q | wc -c").ok();
+        assertThat(Files.size(sandbox.resolve("local/images/100/vm-100-disk-1.raw")))
+                .isEqualTo(2L << 20);
+        Vsm.Result stream = sh("pvesm export local:100/vm-100-disk-1.raw raw+size - -q | wc -c")
+                .ok();
         assertThat(Long.parseLong(stream.out().strip())).isGreaterThan(2L << 20);
-        assertThat(sh("pvesm free local:100/vm-100-disk-2.raw -delay 5 -q").ok().out()).isEqualTo("Removed volume 'local:100/vm-100-disk-2.raw'\n");
+        assertThat(sh("pvesm free local:100/vm-100-disk-2.raw -delay 5 -q").ok().out())
+                .isEqualTo("Removed volume 'local:100/vm-100-disk-2.raw'\n");
 
         // add and set take their properties with one dash
-        sh("pvesm add dir extra -path " + sandbox.resolve("extra") + " -content iso,backup -disable 1").ok();
+        sh("pvesm add dir extra -path " + sandbox.resolve("extra") + " -content iso,backup -disable 1")
+                .ok();
         assertThat(Files.readString(vsm.config())).contains("  extra:\n    type: dir\n");
         sh("pvesm set extra -disable 0 -delete content").ok();
-        assertThat(vsm.run("status", "-storage", "extra", "-output-format", "json").ok().json().get(0).get("enabled").asInt()).isEqualTo(1);
+        assertThat(vsm.run("status", "-storage", "extra", "-output-format", "json")
+                        .ok()
+                        .json()
+                        .get(0)
+                        .get("enabled")
+                        .asInt())
+                .isEqualTo(1);
 
         Map<String, String> before = Tree.snapshot(sandbox);
         Vsm.Result bad = sh("pvesm free local:100/vm-100-disk-1.raw -delay 31");
@@ -178,7 +235,9 @@ class PvesmSyntaxTest {
         assertThat(bad.err().strip()).isEqualTo("delay: value must be between 1 and 30, got 31");
         Vsm.Result unknown = sh("pvesm list local -bogus 1");
         assertThat(unknown.exit()).isEqualTo(2);
-        assertThat(unknown.err()).contains("'-bogus'", "see 'pvesm list --help'").hasLineCount(1);
+        assertThat(unknown.err())
+                .contains("'-bogus'", "see 'pvesm list --help'")
+                .hasLineCount(1);
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
@@ -186,14 +245,20 @@ class PvesmSyntaxTest {
     void helpAndThePvesmName() {
         Vsm.Result help = vsm.run("help", "list").ok();
         assertThat(help.out()).startsWith("Usage: vsm list").doesNotContain("Volid");
-        assertThat(vsm.run("help", "list").out()).isEqualTo(vsm.run("list", "--help").out());
+        assertThat(vsm.run("help", "list").out())
+                .isEqualTo(vsm.run("list", "--help").out());
         assertThat(vsm.run("help").ok().out()).startsWith("Usage: vsm ").contains("  alloc ");
-        assertThat(vsm.run("help", "scan", "lvm").ok().out()).startsWith("Usage: vsm scan lvm")
+        assertThat(vsm.run("help", "scan", "lvm").ok().out())
+                .startsWith("Usage: vsm scan lvm")
                 .isEqualTo(vsm.run("scan", "lvm", "--help").ok().out());
-        assertThat(vsm.run("help", "add", "dir").ok().out()).isEqualTo(vsm.run("add", "dir", "--help").ok().out());
+        assertThat(vsm.run("help", "add", "dir").ok().out())
+                .isEqualTo(vsm.run("add", "dir", "--help").ok().out());
         assertThat(sh("pvesm help alloc").ok().out()).startsWith("Usage: pvesm alloc");
-        assertThat(vsm.run("add", "lvm", "--help").ok().out()).contains("Properties of lvm:", "--vgname", "--saferemove");
-        assertThat(vsm.run("help", "add", "dir").ok().out()).contains("Properties of dir:", "--path").doesNotContain("--vgname");
+        assertThat(vsm.run("add", "lvm", "--help").ok().out())
+                .contains("Properties of lvm:", "--vgname", "--saferemove");
+        assertThat(vsm.run("help", "add", "dir").ok().out())
+                .contains("Properties of dir:", "--path")
+                .doesNotContain("--vgname");
         assertThat(vsm.run("add", "nosuchtype", "-h").ok().out()).contains("No storage type 'nosuchtype' is loaded");
     }
 }

@@ -18,7 +18,9 @@ final class QemuImg {
             return;
         }
         try {
-            Process p = new ProcessBuilder("qemu-img", "check", "-U", "-f", "qcow2", image.toString()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("qemu-img", "check", "-U", "-f", "qcow2", image.toString())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new AssertionError("qemu-img check " + image + " failed: " + out);
@@ -34,7 +36,8 @@ final class QemuImg {
     static JsonNode info(Path image) {
         try {
             Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "-U", image.toString())
-                    .redirectErrorStream(false).start();
+                    .redirectErrorStream(false)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -12,7 +12,8 @@ final class ScriptRun {
     /** The line's exit status and everything it wrote to the terminal (stdout and stderr together). */
     static Vsm.Result underTerminal(Vsm vsm, String shellLine) {
         try {
-            ProcessBuilder pb = new ProcessBuilder("script", "-qefc", shellLine, "/dev/null").directory(vsm.sandbox().toFile())
+            ProcessBuilder pb = new ProcessBuilder("script", "-qefc", shellLine, "/dev/null")
+                    .directory(vsm.sandbox().toFile())
                     .redirectErrorStream(true);
             Process p = pb.start();
             p.getOutputStream().close();

@@ -46,8 +46,9 @@ class StreamOptionsTest {
                     path: %s
                 """.formatted(a, b));
         raw = Images.raw(Files.createDirectories(sandbox.resolve("sources")), "disk.raw", 8, 5);
-        vsm.run("import", "aa", "100", raw.toString(), "-q").ok();                       // aa:100/vm-100-disk-0.raw
-        vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q").ok();  // aa:100/vm-100-disk-1.qcow2
+        vsm.run("import", "aa", "100", raw.toString(), "-q").ok(); // aa:100/vm-100-disk-0.raw
+        vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q")
+                .ok(); // aa:100/vm-100-disk-1.qcow2
     }
 
     private List<String> snapshots(Path qcow2) {
@@ -58,32 +59,50 @@ class StreamOptionsTest {
     void qcow2SnapshotsTravelAndTheImportedOneIsDeletedUnderTheNameActuallyUsed() throws Exception {
         vsm.run("snapshot", "aa:100/vm-100-disk-1.qcow2", "s1").ok();
         vsm.run("snapshot", "aa:100/vm-100-disk-1.qcow2", "migration").ok();
-        vsm.run("import", "bb", "100", raw.toString(), "--format", "qcow2", "-q").ok(); // the name the import asks for is taken
+        vsm.run("import", "bb", "100", raw.toString(), "--format", "qcow2", "-q")
+                .ok(); // the name the import asks for is taken
         byte[] taken = Files.readAllBytes(b.resolve("images/100/vm-100-disk-0.qcow2"));
 
         // the command lines pve's storage_migrate runs, pvesm's "import" and one-dash options and all
-        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with-snapshots 1 -snapshot-list s1,migration -q"
-                + " | vsm import bb:100/vm-100-disk-0.qcow2 qcow2+size - -with-snapshots 1 -snapshot migration"
-                + " -delete-snapshot migration -allow-rename 1 -q");
+        Vsm.Result r = vsm.shell(
+                "vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with-snapshots 1 -snapshot-list s1,migration -q"
+                        + " | vsm import bb:100/vm-100-disk-0.qcow2 qcow2+size - -with-snapshots 1 -snapshot migration"
+                        + " -delete-snapshot migration -allow-rename 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).as("stdout names the volume made").isEqualTo("successfully imported 'bb:100/vm-100-disk-1.qcow2'\n");
-        assertThat(r.err()).isEqualTo("volume 'vm-100-disk-0.qcow2' already exists on storage 'bb' - importing with a different name\n");
+        assertThat(r.out())
+                .as("stdout names the volume made")
+                .isEqualTo("successfully imported 'bb:100/vm-100-disk-1.qcow2'\n");
+        assertThat(r.err())
+                .isEqualTo(
+                        "volume 'vm-100-disk-0.qcow2' already exists on storage 'bb' - importing with a different name\n");
         Path copy = b.resolve("images/100/vm-100-disk-1.qcow2");
         assertThat(snapshots(copy)).containsExactly("s1");
         assertThat(snapshots(a.resolve("images/100/vm-100-disk-1.qcow2"))).containsExactly("s1", "migration");
         assertThat(Images.same(raw, "raw", copy, "qcow2")).isTrue();
-        assertThat(Files.readAllBytes(b.resolve("images/100/vm-100-disk-0.qcow2"))).as("the taken name untouched").isEqualTo(taken);
+        assertThat(Files.readAllBytes(b.resolve("images/100/vm-100-disk-0.qcow2")))
+                .as("the taken name untouched")
+                .isEqualTo(taken);
 
         // without --allow-rename the taken name is refused, and nothing is made
         Path stream = sandbox.resolve("q.stream");
-        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "--with-snapshots", "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "--with-snapshots", "-q")
+                .ok();
         Map<String, String> before = Tree.snapshot(b);
-        Vsm.Result refused = vsm.run("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString(), "-with-snapshots", "1");
+        Vsm.Result refused = vsm.run(
+                "import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString(), "-with-snapshots", "1");
         assertThat(refused.exit()).as(refused.err()).isEqualTo(2);
         assertThat(refused.err()).contains("vm-100-disk-0.qcow2").contains("already exists");
         // a snapshot the stream does not carry cannot be deleted: refused before the volume counts as one
-        vsm.run("import-stream", "bb:100/vm-100-disk-2.qcow2", "qcow2+size", stream.toString(), "-with-snapshots", "1",
-                "-delete-snapshot", "nosuch").badInput("import: the stream carries no snapshot 'nosuch' to delete");
+        vsm.run(
+                        "import-stream",
+                        "bb:100/vm-100-disk-2.qcow2",
+                        "qcow2+size",
+                        stream.toString(),
+                        "-with-snapshots",
+                        "1",
+                        "-delete-snapshot",
+                        "nosuch")
+                .badInput("import: the stream carries no snapshot 'nosuch' to delete");
         assertThat(Tree.snapshot(b)).isEqualTo(before);
     }
 
@@ -97,55 +116,72 @@ class StreamOptionsTest {
                 + " | vsm import-stream bb:101/vm-101-disk-0.vmdk vmdk+size - -with-snapshots 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
         Path copy = b.resolve("images/101/vm-101-disk-0.vmdk");
-        assertThat(Files.mismatch(a.resolve("images/101/vm-101-disk-0.vmdk"), copy)).isEqualTo(-1L);
+        assertThat(Files.mismatch(a.resolve("images/101/vm-101-disk-0.vmdk"), copy))
+                .isEqualTo(-1L);
         assertThat(Images.same(raw, "raw", copy, "vmdk")).isTrue();
         vsm.run("import-stream", "bb:101/vm-101-disk-1.qcow2", "vmdk+size", stream.toString(), "-with-snapshots", "1")
-                .badInput("cannot import format vmdk+size into a volume of format qcow2 on storage 'bb' (type dir, which takes qcow2+size)");
+                .badInput(
+                        "cannot import format vmdk+size into a volume of format qcow2 on storage 'bb' (type dir, which takes qcow2+size)");
     }
 
     @Test
     void tcpSourceListensPrintsAddressAndPortAndTakesOneConnection() throws Exception {
         Path stream = sandbox.resolve("r.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
-        Vsm.Started importer = vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "tcp://127.0.0.1", "-q");
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
+        Vsm.Started importer =
+                vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "tcp://127.0.0.1", "-q");
         List<String> told = firstLines(importer, 2);
         assertThat(told.get(0)).isEqualTo("127.0.0.1");
         int port = Integer.parseInt(told.get(1));
         assertThat(port).isBetween(60000, 60050);
-        try (Socket s = new Socket("127.0.0.1", port); OutputStream out = s.getOutputStream()) {
+        try (Socket s = new Socket("127.0.0.1", port);
+                OutputStream out = s.getOutputStream()) {
             Files.copy(stream, out);
         }
         Vsm.Result r = importer.finish();
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.lines()).containsExactly("127.0.0.1", String.valueOf(port), "successfully imported 'bb:100/vm-100-disk-0.raw'");
-        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw"))).isEqualTo(-1L);
+        assertThat(r.lines())
+                .containsExactly("127.0.0.1", String.valueOf(port), "successfully imported 'bb:100/vm-100-disk-0.raw'");
+        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw")))
+                .isEqualTo(-1L);
 
         // a network: this host's one address in it (CIDR, as pve's insecure migration passes it)
         importer = vsm.start("import-stream", "bb:101/vm-101-disk-0.raw", "raw+size", "tcp://127.0.0.0/8", "-q");
         told = firstLines(importer, 2);
         assertThat(told.get(0)).isEqualTo("127.0.0.1");
-        try (Socket s = new Socket("127.0.0.1", Integer.parseInt(told.get(1))); OutputStream out = s.getOutputStream()) {
+        try (Socket s = new Socket("127.0.0.1", Integer.parseInt(told.get(1)));
+                OutputStream out = s.getOutputStream()) {
             Files.copy(stream, out);
         }
         importer.finish().ok();
-        assertThat(Files.mismatch(raw, b.resolve("images/101/vm-101-disk-0.raw"))).isEqualTo(-1L);
+        assertThat(Files.mismatch(raw, b.resolve("images/101/vm-101-disk-0.raw")))
+                .isEqualTo(-1L);
     }
 
     @Test
     void unixSourcePrintsReadyTakesOneConnectionAndRemovesItsSocket() throws Exception {
         Path stream = sandbox.resolve("q.stream");
         vsm.run("snapshot", "aa:100/vm-100-disk-1.qcow2", "s1").ok();
-        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "-with-snapshots", "1", "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "-with-snapshots", "1", "-q")
+                .ok();
         Path socket = sandbox.resolve("import.sock");
-        Vsm.Started importer = vsm.start("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", "unix://" + socket,
-                "-with-snapshots", "1", "-q");
+        Vsm.Started importer = vsm.start(
+                "import-stream",
+                "bb:100/vm-100-disk-0.qcow2",
+                "qcow2+size",
+                "unix://" + socket,
+                "-with-snapshots",
+                "1",
+                "-q");
         assertThat(firstLines(importer, 1)).containsExactly("ready");
         sendTo(socket, stream);
         Vsm.Result r = importer.finish();
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.lines()).containsExactly("ready", "successfully imported 'bb:100/vm-100-disk-0.qcow2'");
         assertThat(socket).doesNotExist();
-        assertThat(Files.mismatch(a.resolve("images/100/vm-100-disk-1.qcow2"), b.resolve("images/100/vm-100-disk-0.qcow2")))
+        assertThat(Files.mismatch(
+                        a.resolve("images/100/vm-100-disk-1.qcow2"), b.resolve("images/100/vm-100-disk-0.qcow2")))
                 .isEqualTo(-1L);
     }
 
@@ -153,7 +189,8 @@ class StreamOptionsTest {
     void aSocketNobodyConnectsToTimesOutAfterThirtySecondsAndLeavesNothing() throws Exception {
         Map<String, String> before = Tree.snapshot(b);
         Path socket = sandbox.resolve("idle.sock");
-        Vsm.Result r = vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "unix://" + socket).finish(90);
+        Vsm.Result r = vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "unix://" + socket)
+                .finish(90);
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).isEqualTo("ready\n");
         assertThat(r.err().strip()).isEqualTo("timed out waiting for client");
@@ -180,7 +217,9 @@ class StreamOptionsTest {
             if (out.endsWith("\n") && lines.size() >= n) {
                 return lines.subList(0, n);
             }
-            assertThat(started.process().isAlive()).as("vsm ended early: %s", Files.readString(started.errFile())).isTrue();
+            assertThat(started.process().isAlive())
+                    .as("vsm ended early: %s", Files.readString(started.errFile()))
+                    .isTrue();
             Thread.sleep(100);
         }
         started.process().destroyForcibly();
@@ -194,21 +233,31 @@ class StreamOptionsTest {
         Files.createDirectories(a.resolve("snippets"));
         Files.createDirectories(a.resolve("import"));
         Files.write(a.resolve("template/iso/install.iso"), Files.readAllBytes(raw));
-        Files.write(a.resolve("template/cache/debian-12-standard_12.7-1_amd64.tar.zst"), new byte[] {40, -75, 47, -3, 1, 2, 3});
+        Files.write(
+                a.resolve("template/cache/debian-12-standard_12.7-1_amd64.tar.zst"),
+                new byte[] {40, -75, 47, -3, 1, 2, 3});
         Files.writeString(a.resolve("snippets/user.yaml"), "#cloud-config\n");
         Images.convert(raw, "qcow2", a.resolve("import/disk.qcow2"));
-        for (String v : List.of("iso/install.iso", "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", "snippets/user.yaml",
+        for (String v : List.of(
+                "iso/install.iso",
+                "vztmpl/debian-12-standard_12.7-1_amd64.tar.zst",
+                "snippets/user.yaml",
                 "import/disk.qcow2")) {
-            Vsm.Result r = vsm.shell("vsm export aa:" + v + " raw+size - -q | vsm import-stream bb:" + v + " raw+size - -q");
+            Vsm.Result r =
+                    vsm.shell("vsm export aa:" + v + " raw+size - -q | vsm import-stream bb:" + v + " raw+size - -q");
             assertThat(r.exit()).as(v + ": " + r.err()).isZero();
             assertThat(r.out()).isEqualTo("successfully imported 'bb:" + v + "'\n");
         }
-        for (String f : List.of("template/iso/install.iso", "template/cache/debian-12-standard_12.7-1_amd64.tar.zst",
-                "snippets/user.yaml", "import/disk.qcow2")) {
+        for (String f : List.of(
+                "template/iso/install.iso",
+                "template/cache/debian-12-standard_12.7-1_amd64.tar.zst",
+                "snippets/user.yaml",
+                "import/disk.qcow2")) {
             assertThat(Files.mismatch(a.resolve(f), b.resolve(f))).as(f).isEqualTo(-1L);
         }
         Path stream = sandbox.resolve("iso.stream");
-        vsm.run("export", "aa:iso/install.iso", "raw+size", stream.toString(), "-q").ok();
+        vsm.run("export", "aa:iso/install.iso", "raw+size", stream.toString(), "-q")
+                .ok();
         assertThat(Files.size(stream)).isEqualTo(8 + Files.size(raw));
 
         // never over a file that exists, --allow-rename or not (pve renames images only)
@@ -216,12 +265,19 @@ class StreamOptionsTest {
         vsm.run("import-stream", "bb:iso/install.iso", "raw+size", stream.toString(), "-allow-rename", "1")
                 .badInput("file '" + b.resolve("template/iso/install.iso") + "' already exists");
         vsm.run("import-stream", "bb:iso/other.iso", "qcow2+size", stream.toString(), "-with-snapshots", "1")
-                .badInput("cannot import format qcow2+size with snapshots into iso file 'bb:iso/other.iso' on storage 'bb' "
-                        + "(type dir takes raw+size without snapshots)");
+                .badInput(
+                        "cannot import format qcow2+size with snapshots into iso file 'bb:iso/other.iso' on storage 'bb' "
+                                + "(type dir takes raw+size without snapshots)");
         vsm.run("import-stream", "bb:iso/other.iso", "raw+size", stream.toString(), "-delete-snapshot", "x")
                 .badInput("--delete-snapshot needs a stream with snapshots");
         assertThat(Tree.snapshot(b)).isEqualTo(before);
-        vsm.run("export", "aa:iso/install.iso", "raw+size", sandbox.resolve("x.stream").toString(), "-with-snapshots", "1")
+        vsm.run(
+                        "export",
+                        "aa:iso/install.iso",
+                        "raw+size",
+                        sandbox.resolve("x.stream").toString(),
+                        "-with-snapshots",
+                        "1")
                 .badInput("volume export format raw+size needs --with-snapshots 0");
         assertThat(sandbox.resolve("x.stream")).doesNotExist();
     }
@@ -229,7 +285,8 @@ class StreamOptionsTest {
     @Test
     void everyRefusalExitsTwoWithOneLineAndCreatesNothing() throws IOException {
         Path stream = sandbox.resolve("r.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
         Path out = sandbox.resolve("out.stream");
         Map<String, String> beforeA = Tree.snapshot(a);
         Map<String, String> beforeB = Tree.snapshot(b);
@@ -237,17 +294,19 @@ class StreamOptionsTest {
         String qcow2 = "aa:100/vm-100-disk-1.qcow2";
 
         vsm.run("export", qcow2, "raw+size", out.toString(), "-snapshot", "s1")
-                .badInput("cannot export a snapshot (--snapshot) of '" + qcow2 + "': storage type dir exports a volume's current "
-                        + "state only " + offered);
+                .badInput("cannot export a snapshot (--snapshot) of '" + qcow2
+                        + "': storage type dir exports a volume's current " + "state only " + offered);
         vsm.run("export", qcow2, "raw+size", out.toString(), "--base", "s1")
-                .badInput("cannot export an incremental stream (--base) of '" + qcow2 + "': storage type dir exports whole volumes "
-                        + "only " + offered);
+                .badInput("cannot export an incremental stream (--base) of '" + qcow2
+                        + "': storage type dir exports whole volumes " + "only " + offered);
         vsm.run("export", qcow2, "qcow2+size", out.toString(), "-snapshot-list", "nosuch")
                 .badInput("snapshot 'nosuch' (--snapshot-list) does not exist on '" + qcow2 + "' (it has: none)");
-        vsm.run("export", qcow2, "qcow2+size", out.toString()).badInput("volume export format qcow2+size needs --with-snapshots 1");
+        vsm.run("export", qcow2, "qcow2+size", out.toString())
+                .badInput("volume export format qcow2+size needs --with-snapshots 1");
         vsm.run("export", "aa:100/vm-100-disk-0.raw", "qcow2+size", out.toString(), "-with-snapshots", "1")
-                .badInput("volume export format qcow2+size not available for 'aa:100/vm-100-disk-0.raw' (storage type dir, "
-                        + "which exports none)");
+                .badInput(
+                        "volume export format qcow2+size not available for 'aa:100/vm-100-disk-0.raw' (storage type dir, "
+                                + "which exports none)");
         vsm.run("export", qcow2, "tar+size", out.toString()).badInput("unknown stream format 'tar+size'");
         vsm.run("export", qcow2, "raw+size", out.toString(), "-with-snapshots", "maybe")
                 .badInput("with-snapshots: 'maybe' is not 0 or 1");
@@ -256,17 +315,26 @@ class StreamOptionsTest {
         assertThat(out).doesNotExist();
 
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-base", "s1")
-                .badInput("cannot import an incremental stream (--base) into storage 'bb': type dir imports whole volumes only");
+                .badInput(
+                        "cannot import an incremental stream (--base) into storage 'bb': type dir imports whole volumes only");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-delete-snapshot", "s1")
                 .badInput("--delete-snapshot needs a stream with snapshots (--with-snapshots 1)");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-with-snapshots", "1")
                 .badInput("format raw+size cannot be imported with snapshots");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "qcow2+size", stream.toString(), "-with-snapshots", "1")
-                .badInput("cannot import format qcow2+size into a volume of format raw on storage 'bb' (type dir, which imports none)");
+                .badInput(
+                        "cannot import format qcow2+size into a volume of format raw on storage 'bb' (type dir, which imports none)");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-allow-rename", "perhaps")
                 .badInput("allow-rename: 'perhaps' is not 0 or 1");
-        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-delete-snapshot", "x".repeat(81))
-                .badInput("delete-snapshot: '" + "x".repeat(81) + "' is not a snapshot name (1 to 80 of a-z, 0-9, _ and -)");
+        vsm.run(
+                        "import-stream",
+                        "bb:100/vm-100-disk-0.raw",
+                        "raw+size",
+                        stream.toString(),
+                        "-delete-snapshot",
+                        "x".repeat(81))
+                .badInput("delete-snapshot: '" + "x".repeat(81)
+                        + "' is not a snapshot name (1 to 80 of a-z, 0-9, _ and -)");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "tcp://127.0.0.1", "--bwlimit", "100")
                 .badInput("--bwlimit reads a file or standard input; limit the sender instead (vsm export --bwlimit)");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "tcp://2001:db8::/32")
@@ -274,8 +342,16 @@ class StreamOptionsTest {
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "tcp://203.0.113.7")
                 .badInput("tcp://203.0.113.7: not an address of this host");
         // a refusal comes before the socket is opened: nobody is told where to connect
-        assertThat(vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", "unix://" + sandbox.resolve("s.sock"), "-base", "x")
-                .badInput("cannot import an incremental stream").out()).isEmpty();
+        assertThat(vsm.run(
+                                "import-stream",
+                                "bb:100/vm-100-disk-0.raw",
+                                "raw+size",
+                                "unix://" + sandbox.resolve("s.sock"),
+                                "-base",
+                                "x")
+                        .badInput("cannot import an incremental stream")
+                        .out())
+                .isEmpty();
         assertThat(sandbox.resolve("s.sock")).doesNotExist();
 
         assertThat(Tree.snapshot(a)).isEqualTo(beforeA);
@@ -290,8 +366,9 @@ class StreamOptionsTest {
     @Test
     void optionsMayBeAbbreviatedAsPvesmTakesThem() throws Exception {
         vsm.run("snapshot", "aa:100/vm-100-disk-1.qcow2", "s1").ok();
-        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with 1 -snapshot-l s1 -q"
-                + " | vsm import-stream bb:100/vm-100-disk-0.qcow2 qcow2+size - --WITH-SNAPSHOTS=1 -snap s1 -del s1 -allow 1 -q");
+        Vsm.Result r = vsm.shell(
+                "vsm export aa:100/vm-100-disk-1.qcow2 qcow2+size - -with 1 -snapshot-l s1 -q"
+                        + " | vsm import-stream bb:100/vm-100-disk-0.qcow2 qcow2+size - --WITH-SNAPSHOTS=1 -snap s1 -del s1 -allow 1 -q");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("successfully imported 'bb:100/vm-100-disk-0.qcow2'\n");
         assertThat(snapshots(b.resolve("images/100/vm-100-disk-0.qcow2"))).isEmpty();
@@ -300,8 +377,11 @@ class StreamOptionsTest {
         vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", out.toString(), "-snap", "s1")
                 .badInput("Option snap is ambiguous (snapshot, snapshot-list)");
         assertThat(out).doesNotExist();
-        vsm.run("add", "dir", "cc", "-pa", sandbox.resolve("c").toString(), "-prea", "off").ok();
-        assertThat(Files.readString(vsm.config())).contains("path: " + sandbox.resolve("c")).contains("preallocation: 'off'");
+        vsm.run("add", "dir", "cc", "-pa", sandbox.resolve("c").toString(), "-prea", "off")
+                .ok();
+        assertThat(Files.readString(vsm.config()))
+                .contains("path: " + sandbox.resolve("c"))
+                .contains("preallocation: 'off'");
         Map<String, String> config = Tree.snapshot(vsm.config().getParent());
         vsm.run("add", "dir", "dd", "-pr", "off", "-path", sandbox.resolve("d").toString())
                 .badInput("Option pr is ambiguous (preallocation, prune-backups)");

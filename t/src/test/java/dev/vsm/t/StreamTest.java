@@ -46,38 +46,54 @@ class StreamTest {
                 """.formatted(a, b));
         raw = Images.raw(Files.createDirectories(sandbox.resolve("sources")), "disk.raw", 16, 7);
         vsm.run("import", "aa", "100", raw.toString(), "-q").ok();
-        vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q").ok();
+        vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q")
+                .ok();
     }
 
     private static byte[] header(long size) {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(size).array();
+        return ByteBuffer.allocate(8)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(size)
+                .array();
     }
 
     @Test
     void aDiskMovesThroughAPipeAndTheDataIsTheSame() throws Exception {
-        Vsm.Result r = vsm.shell("vsm export aa:100/vm-100-disk-0.raw raw+size - | vsm import-stream bb:100/vm-100-disk-0.raw raw+size -");
+        Vsm.Result r = vsm.shell(
+                "vsm export aa:100/vm-100-disk-0.raw raw+size - | vsm import-stream bb:100/vm-100-disk-0.raw raw+size -");
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.lines()).as("stdout of the pipeline is the importer's").last()
+        assertThat(r.lines())
+                .as("stdout of the pipeline is the importer's")
+                .last()
                 .isEqualTo("successfully imported 'bb:100/vm-100-disk-0.raw'");
-        assertThat(r.err()).as("the exporter's progress went to stderr").contains("export aa:100/vm-100-disk-0.raw: 16777216 bytes in");
-        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw"))).isEqualTo(-1L);
+        assertThat(r.err())
+                .as("the exporter's progress went to stderr")
+                .contains("export aa:100/vm-100-disk-0.raw: 16777216 bytes in");
+        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw")))
+                .isEqualTo(-1L);
 
         // a qcow2 volume exports its guest data as raw+size
-        r = vsm.shell("vsm export aa:100/vm-100-disk-1.qcow2 raw+size - -q | vsm import-stream bb:101/vm-101-disk-0.raw raw+size - -q");
+        r = vsm.shell(
+                "vsm export aa:100/vm-100-disk-1.qcow2 raw+size - -q | vsm import-stream bb:101/vm-101-disk-0.raw raw+size - -q");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).isEmpty();
-        assertThat(Files.mismatch(raw, b.resolve("images/101/vm-101-disk-0.raw"))).isEqualTo(-1L);
-        assertThat(Images.files(a.resolve("images/100"))).as("no temporary raw left").containsExactly("vm-100-disk-0.raw", "vm-100-disk-1.qcow2");
+        assertThat(Files.mismatch(raw, b.resolve("images/101/vm-101-disk-0.raw")))
+                .isEqualTo(-1L);
+        assertThat(Images.files(a.resolve("images/100")))
+                .as("no temporary raw left")
+                .containsExactly("vm-100-disk-0.raw", "vm-100-disk-1.qcow2");
     }
 
     @Test
     void aStreamFileIsTheHeaderThenTheData() throws IOException {
         Path stream = sandbox.resolve("disk.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
         byte[] bytes = Files.readAllBytes(stream);
         assertThat(Arrays.copyOf(bytes, 8)).isEqualTo(header(16 * MIB));
         assertThat(Arrays.copyOfRange(bytes, 8, bytes.length)).isEqualTo(Files.readAllBytes(raw));
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString()).badInput("file '" + stream + "' already exists");
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", stream.toString())
+                .badInput("file '" + stream + "' already exists");
         assertThat(Files.readAllBytes(stream)).isEqualTo(bytes);
     }
 
@@ -87,39 +103,53 @@ class StreamTest {
         vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString())
                 .badInput("volume export format qcow2+size needs --with-snapshots 1");
         assertThat(stream).doesNotExist();
-        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "--with-snapshots", "1", "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", stream.toString(), "--with-snapshots", "1", "-q")
+                .ok();
         vsm.run("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString())
                 .badInput("format qcow2+size cannot be imported without snapshots");
-        vsm.run("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString(), "--with-snapshots", "1", "-q").ok();
+        vsm.run(
+                        "import-stream",
+                        "bb:100/vm-100-disk-0.qcow2",
+                        "qcow2+size",
+                        stream.toString(),
+                        "--with-snapshots",
+                        "1",
+                        "-q")
+                .ok();
         Path copy = b.resolve("images/100/vm-100-disk-0.qcow2");
-        assertThat(Files.mismatch(a.resolve("images/100/vm-100-disk-1.qcow2"), copy)).isEqualTo(-1L);
+        assertThat(Files.mismatch(a.resolve("images/100/vm-100-disk-1.qcow2"), copy))
+                .isEqualTo(-1L);
         assertThat(Images.same(raw, "raw", copy, "qcow2")).isTrue();
     }
 
     @Test
     void badStreamsExitWithOneLineAndLeaveNoVolume() throws IOException {
         Path good = sandbox.resolve("good.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q")
+                .ok();
         byte[] stream = Files.readAllBytes(good);
         Path bad = sandbox.resolve("bad.stream");
 
         Files.write(bad, Arrays.copyOf(stream, stream.length / 2));
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
-                .badInput("import: the stream ended after 8388604 of the 16777216 bytes its size header announces (truncated stream?) "
-                        + "(nothing was kept)");
+                .badInput(
+                        "import: the stream ended after 8388604 of the 16777216 bytes its size header announces (truncated stream?) "
+                                + "(nothing was kept)");
 
         byte[] lying = stream.clone();
         System.arraycopy(header(15 * MIB), 0, lying, 0, 8);
         Files.write(bad, lying);
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
-                .badInput("import: the stream holds more than the 15728640 bytes its size header announces (a size header that lies?)");
+                .badInput(
+                        "import: the stream holds more than the 15728640 bytes its size header announces (a size header that lies?)");
 
         Files.write(bad, new byte[] {1, 2, 3});
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
                 .badInput("import: no size found in export header, aborting.");
 
         Path qstream = sandbox.resolve("q.stream");
-        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", qstream.toString(), "--with-snapshots", "1", "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", qstream.toString(), "--with-snapshots", "1", "-q")
+                .ok();
         byte[] q = Files.readAllBytes(qstream);
         Files.write(bad, Arrays.copyOf(q, q.length / 2));
         vsm.run("import-stream", "bb:100/vm-100-disk-0.qcow2", "qcow2+size", bad.toString(), "--with-snapshots", "1")
@@ -137,26 +167,42 @@ class StreamTest {
                 .badInput("import: the size header says 8388608 bytes but the qcow2 image's virtual size is 16777216");
 
         vsm.run("import-stream", "bb:100/vm-100-disk-0.qcow2", "raw+size", good.toString())
-                .badInput("cannot import format raw+size into a volume of format qcow2 on storage 'bb' (type dir, which imports none)");
-        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "tar+size", good.toString()).badInput("unknown stream format 'tar+size'");
-        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", sandbox.resolve("nope").toString())
+                .badInput(
+                        "cannot import format raw+size into a volume of format qcow2 on storage 'bb' (type dir, which imports none)");
+        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "tar+size", good.toString())
+                .badInput("unknown stream format 'tar+size'");
+        vsm.run(
+                        "import-stream",
+                        "bb:100/vm-100-disk-0.raw",
+                        "raw+size",
+                        sandbox.resolve("nope").toString())
                 .badInput("cannot read '" + sandbox.resolve("nope") + "': no such file");
         assertThat(Images.files(b.resolve("images"))).isEmpty();
 
-        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
+        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q")
+                .ok();
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", good.toString())
                 .badInput("disk image '" + b.resolve("images/100/vm-100-disk-0.raw") + "' already exists");
-        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw"))).isEqualTo(-1L);
+        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw")))
+                .isEqualTo(-1L);
     }
 
     @Test
     void aDryRunReadsOnlyTheHeader() throws IOException {
         Path good = sandbox.resolve("good.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
-        List<String> lines = vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", good.toString(), "--dry-run").ok().lines();
-        assertThat(lines).contains("+ qemu-img create -o preallocation=off -f raw " + b.resolve("images/100/vm-100-disk-0.raw") + " 16384K",
-                "+ write raw+size data (16777216 bytes) from " + good + " to " + b.resolve("images/100/vm-100-disk-0.raw"),
-                "would import 'bb:100/vm-100-disk-0.raw'");
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q")
+                .ok();
+        List<String> lines = vsm.run(
+                        "import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", good.toString(), "--dry-run")
+                .ok()
+                .lines();
+        assertThat(lines)
+                .contains(
+                        "+ qemu-img create -o preallocation=off -f raw " + b.resolve("images/100/vm-100-disk-0.raw")
+                                + " 16384K",
+                        "+ write raw+size data (16777216 bytes) from " + good + " to "
+                                + b.resolve("images/100/vm-100-disk-0.raw"),
+                        "would import 'bb:100/vm-100-disk-0.raw'");
         assertThat(Images.files(b.resolve("images"))).isEmpty();
     }
 
@@ -168,15 +214,24 @@ class StreamTest {
         double seconds = (System.nanoTime() - t0) / 1e9;
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(seconds).as("16 MiB at 8 MiB/s").isGreaterThan(1.8);
-        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw"))).isEqualTo(-1L);
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", sandbox.resolve("x").toString(), "--bwlimit", "0")
+        assertThat(Files.mismatch(raw, b.resolve("images/100/vm-100-disk-0.raw")))
+                .isEqualTo(-1L);
+        vsm.run(
+                        "export",
+                        "aa:100/vm-100-disk-0.raw",
+                        "raw+size",
+                        sandbox.resolve("x").toString(),
+                        "--bwlimit",
+                        "0")
                 .badInput("bwlimit: 0 KiB/s is not a bandwidth");
         assertThat(sandbox.resolve("x")).doesNotExist();
     }
 
     @Test
     void aKilledImportStreamLeavesNoVolume() throws Exception {
-        assertThat(killedStream("import-stream", "bb:100/vm-100-disk-0.raw")).contains("import of ").contains("was stopped")
+        assertThat(killedStream("import-stream", "bb:100/vm-100-disk-0.raw"))
+                .contains("import of ")
+                .contains("was stopped")
                 .endsWith("(nothing was kept)");
         assertThat(Images.files(b.resolve("images"))).isEmpty();
     }
@@ -199,10 +254,13 @@ class StreamTest {
                 busy.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
             }
             for (int round = 0; round < 4; round++) {
-                assertThat(killedStream("import-stream", "bb:100/vm-100-disk-0.raw")).as("import, round %d", round)
-                        .contains("was stopped").endsWith("(nothing was kept)");
+                assertThat(killedStream("import-stream", "bb:100/vm-100-disk-0.raw"))
+                        .as("import, round %d", round)
+                        .contains("was stopped")
+                        .endsWith("(nothing was kept)");
                 assertThat(Images.files(b.resolve("images"))).isEmpty();
-                assertThat(killedStream("export", "aa:100/vm-100-disk-0.raw")).as("export, round %d", round)
+                assertThat(killedStream("export", "aa:100/vm-100-disk-0.raw"))
+                        .as("export, round %d", round)
                         .contains("export of 'aa:100/vm-100-disk-0.raw' was stopped");
             }
         } finally {
@@ -220,25 +278,39 @@ class StreamTest {
     private String killedStream(String command, String volid) throws Exception {
         Path good = sandbox.resolve("good.stream");
         if (!Files.exists(good)) {
-            vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
+            vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q")
+                    .ok();
         }
         boolean importing = command.equals("import-stream");
         Path target = sandbox.resolve("exported.stream");
         Files.deleteIfExists(target);
-        ProcessBuilder pb = new ProcessBuilder(Vsm.LAUNCHER.toString(), command, volid, "raw+size",
-                (importing ? good : target).toString(), "--bwlimit", "1024", "-q").directory(sandbox.toFile())
-                .redirectOutput(sandbox.resolve("out.txt").toFile()).redirectError(sandbox.resolve("err.txt").toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        Vsm.LAUNCHER.toString(),
+                        command,
+                        volid,
+                        "raw+size",
+                        (importing ? good : target).toString(),
+                        "--bwlimit",
+                        "1024",
+                        "-q")
+                .directory(sandbox.toFile())
+                .redirectOutput(sandbox.resolve("out.txt").toFile())
+                .redirectError(sandbox.resolve("err.txt").toFile());
         pb.environment().putAll(vsm.environment());
         Process p = pb.start();
         Path guest = b.resolve("images/100");
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while ((importing ? Images.files(guest).isEmpty() : !Files.exists(target) || Files.size(target) == 0)
-                    && p.isAlive() && System.nanoTime() < deadline) {
+                    && p.isAlive()
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             if (importing) {
-                assertThat(Images.files(guest)).as("the volume is being written under a temporary name").singleElement().asString()
+                assertThat(Images.files(guest))
+                        .as("the volume is being written under a temporary name")
+                        .singleElement()
+                        .asString()
                         .startsWith(".vm-100-disk-0.raw.vsm-tmp-");
             } else {
                 assertThat(target).as("the export has begun").isNotEmptyFile();
@@ -263,7 +335,8 @@ class StreamTest {
     @Test
     void aStreamImportKilledWithSigkillLeavesNothingListed() throws Exception {
         Path good = sandbox.resolve("good.stream");
-        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q").ok();
+        vsm.run("export", "aa:100/vm-100-disk-0.raw", "raw+size", good.toString(), "-q")
+                .ok();
         Path fifo = sandbox.resolve("stream.fifo");
         Images.run("mkfifo", fifo.toString());
         Vsm.Started started = vsm.start("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", fifo.toString());
@@ -291,6 +364,7 @@ class StreamTest {
     void refusesToWriteAStreamToATerminal() {
         Vsm.Result r = ScriptRun.underTerminal(vsm, Vsm.LAUNCHER + " export aa:100/vm-100-disk-0.raw raw+size -");
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.out().strip()).isEqualTo("refusing to write a raw+size stream to a terminal: redirect it or name a file");
+        assertThat(r.out().strip())
+                .isEqualTo("refusing to write a raw+size stream to a terminal: redirect it or name a file");
     }
 }

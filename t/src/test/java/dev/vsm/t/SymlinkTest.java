@@ -65,7 +65,9 @@ class SymlinkTest {
     }
 
     private void refused(String link, String... args) {
-        vsm.run(args).badInput("' is a symbolic link").badInput("'" + store.resolve(link) + "'")
+        vsm.run(args)
+                .badInput("' is a symbolic link")
+                .badInput("'" + store.resolve(link) + "'")
                 .badInput("vsm does not follow symbolic links inside a storage");
     }
 
@@ -76,12 +78,21 @@ class SymlinkTest {
         refused("images/300", "free", "st:300/vm-300-disk-0.raw");
         refused("images/300", "path", "st:300/vm-300-disk-0.raw");
         refused("images/300", "info", "st:300/vm-300-disk-0.raw");
-        refused("images/300", "import", "st", "300", root.resolve("sources/disk.raw").toString(), "-q");
+        refused(
+                "images/300",
+                "import",
+                "st",
+                "300",
+                root.resolve("sources/disk.raw").toString(),
+                "-q");
         refused("images/300", "rename", "st:100/vm-100-disk-0.raw", "300");
         Path stream = root.resolve("disk.stream");
-        vsm.run("export", "st:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q").ok();
+        vsm.run("export", "st:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
         refused("images/300", "import-stream", "st:300/vm-300-disk-1.raw", "raw+size", stream.toString());
-        assertThat(store.resolve("images/100/vm-100-disk-0.raw")).as("the renamed volume stayed").isRegularFile();
+        assertThat(store.resolve("images/100/vm-100-disk-0.raw"))
+                .as("the renamed volume stayed")
+                .isRegularFile();
     }
 
     @Test
@@ -101,24 +112,36 @@ class SymlinkTest {
         refused("template/iso/linked.iso", "path", "st:iso/linked.iso");
         refused("template/iso/linked.iso", "info", "st:iso/linked.iso");
         refused("template/iso/linked.iso", "free", "st:iso/linked.iso");
-        assertThat(Files.isSymbolicLink(store.resolve("images/301/vm-301-disk-0.raw"))).as("the link is left to the admin").isTrue();
+        assertThat(Files.isSymbolicLink(store.resolve("images/301/vm-301-disk-0.raw")))
+                .as("the link is left to the admin")
+                .isTrue();
     }
 
     @Test
     void listSkipsThemWithAWarning() {
         Vsm.Result r = vsm.run("list", "st").ok();
-        assertThat(r.out()).contains("st:100/vm-100-disk-0.raw").doesNotContain("300").doesNotContain("301").doesNotContain("linked");
-        assertThat(r.err().lines()).containsExactlyInAnyOrder(
-                "skipping '" + store.resolve("images/300/canary.raw") + "': '" + store.resolve("images/300")
-                        + "' is a symbolic link to '" + outside + "', outside the storage's directory '" + store
-                        + "' (vsm does not follow symbolic links inside a storage)",
-                "skipping '" + store.resolve("images/300/vm-300-disk-0.raw") + "': '" + store.resolve("images/300")
-                        + "' is a symbolic link to '" + outside + "', outside the storage's directory '" + store
-                        + "' (vsm does not follow symbolic links inside a storage)",
-                "skipping '" + store.resolve("images/301/vm-301-disk-0.raw") + "': '" + store.resolve("images/301/vm-301-disk-0.raw")
-                        + "' is a symbolic link (to '" + outside.resolve("canary.raw") + "') (vsm does not follow symbolic links inside a storage)",
-                "skipping '" + store.resolve("template/iso/linked.iso") + "': '" + store.resolve("template/iso/linked.iso")
-                        + "' is a symbolic link (to '" + outside.resolve("canary.iso") + "') (vsm does not follow symbolic links inside a storage)");
+        assertThat(r.out())
+                .contains("st:100/vm-100-disk-0.raw")
+                .doesNotContain("300")
+                .doesNotContain("301")
+                .doesNotContain("linked");
+        assertThat(r.err().lines())
+                .containsExactlyInAnyOrder(
+                        "skipping '" + store.resolve("images/300/canary.raw") + "': '" + store.resolve("images/300")
+                                + "' is a symbolic link to '" + outside + "', outside the storage's directory '" + store
+                                + "' (vsm does not follow symbolic links inside a storage)",
+                        "skipping '" + store.resolve("images/300/vm-300-disk-0.raw") + "': '"
+                                + store.resolve("images/300")
+                                + "' is a symbolic link to '" + outside + "', outside the storage's directory '" + store
+                                + "' (vsm does not follow symbolic links inside a storage)",
+                        "skipping '" + store.resolve("images/301/vm-301-disk-0.raw") + "': '"
+                                + store.resolve("images/301/vm-301-disk-0.raw") + "' is a symbolic link (to '"
+                                + outside.resolve("canary.raw")
+                                + "') (vsm does not follow symbolic links inside a storage)",
+                        "skipping '" + store.resolve("template/iso/linked.iso") + "': '"
+                                + store.resolve("template/iso/linked.iso") + "' is a symbolic link (to '"
+                                + outside.resolve("canary.iso")
+                                + "') (vsm does not follow symbolic links inside a storage)");
     }
 
     @Test
@@ -141,7 +164,8 @@ class SymlinkTest {
         Vsm.Result r = vsm.run("list", "st").ok();
         assertThat(r.err()).isEmpty();
         assertThat(r.out()).contains("st:100/vm-100-disk-0.raw").contains("st:iso/inside.iso");
-        assertThat(vsm.run("path", "st:iso/inside.iso").ok().out().strip()).isEqualTo(link + "/template/iso/inside.iso");
+        assertThat(vsm.run("path", "st:iso/inside.iso").ok().out().strip())
+                .isEqualTo(link + "/template/iso/inside.iso");
         vsm.run("free", "st:100/vm-100-disk-0.raw").ok();
         vsm.run("free", "st:iso/inside.iso").ok();
         assertThat(disk.resolve("isos/inside.iso")).doesNotExist();

@@ -31,15 +31,27 @@ class ThinBadInputTest {
     }
 
     private String lvmState() {
-        return vg.lvm("lvs", "-a", "--noheadings", "--units", "b", "-o", "lv_name,lv_size,lv_attr,pool_lv,origin,lv_tags", vg.name());
+        return vg.lvm(
+                "lvs",
+                "-a",
+                "--noheadings",
+                "--units",
+                "b",
+                "-o",
+                "lv_name,lv_size,lv_attr,pool_lv,origin,lv_tags",
+                vg.name());
     }
 
     private void refused(String message, String... args) {
         Map<String, String> files = Tree.snapshot(sandbox);
         String lvs = lvmState();
         vsm.run(args).badInput(message);
-        assertThat(Tree.snapshot(sandbox)).as("vsm %s changed files", String.join(" ", args)).isEqualTo(files);
-        assertThat(lvmState()).as("vsm %s changed the volume group", String.join(" ", args)).isEqualTo(lvs);
+        assertThat(Tree.snapshot(sandbox))
+                .as("vsm %s changed files", String.join(" ", args))
+                .isEqualTo(files);
+        assertThat(lvmState())
+                .as("vsm %s changed the volume group", String.join(" ", args))
+                .isEqualTo(lvs);
     }
 
     @Test
@@ -47,7 +59,13 @@ class ThinBadInputTest {
         refused("illegal name 'vm-101-disk-7' - should be 'vm-100-*'", "alloc", "thin", "100", "vm-101-disk-7", "4M");
         refused("lvm name 'vm-100 x' contains illegal characters", "alloc", "thin", "100", "vm-100 x", "4M");
         refused("unable to parse lvm volume name 'disk-1'", "alloc", "thin", "100", "disk-1", "4M");
-        refused("disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists", "alloc", "thin", "100", "vm-100-disk-0", "4M");
+        refused(
+                "disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists",
+                "alloc",
+                "thin",
+                "100",
+                "vm-100-disk-0",
+                "4M");
         refused("does not support format 'qcow2'", "alloc", "thin", "100", "", "4M", "--format", "qcow2");
     }
 
@@ -64,18 +82,38 @@ class ThinBadInputTest {
         refused("invalid snapshot name '1st'", "snapshot", "thin:vm-100-disk-0", "1st");
         refused("snapshot name 'current' is reserved", "snapshot", "thin:vm-100-disk-0", "current");
         refused("snapshot 's1' of volume 'thin:vm-100-disk-0' already exists", "snapshot", "thin:vm-100-disk-0", "s1");
-        refused("snapshot feature is not available for volume 'thin:base-102-disk-0'", "snapshot", "thin:base-102-disk-0", "s1");
-        refused("snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist", "rollback", "thin:vm-100-disk-0", "nope");
-        refused("snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist", "snapshot-delete", "thin:vm-100-disk-0", "nope");
-        refused("snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist", "clone", "thin:vm-100-disk-0", "101",
-                "--snapshot", "nope");
+        refused(
+                "snapshot feature is not available for volume 'thin:base-102-disk-0'",
+                "snapshot",
+                "thin:base-102-disk-0",
+                "s1");
+        refused(
+                "snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist",
+                "rollback",
+                "thin:vm-100-disk-0",
+                "nope");
+        refused(
+                "snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist",
+                "snapshot-delete",
+                "thin:vm-100-disk-0",
+                "nope");
+        refused(
+                "snapshot 'nope' of volume 'thin:vm-100-disk-0' does not exist",
+                "clone",
+                "thin:vm-100-disk-0",
+                "101",
+                "--snapshot",
+                "nope");
         refused("invalid snapshot name 'a/b'", "rollback", "thin:vm-100-disk-0", "a/b");
     }
 
     @Test
     void templatesAndClones() {
         refused("create_base not possible with base image", "create-base", "thin:base-102-disk-0");
-        refused("unable to create base volume - found snapshot 'snap_vm-100-disk-0_s1'", "create-base", "thin:vm-100-disk-0");
+        refused(
+                "unable to create base volume - found snapshot 'snap_vm-100-disk-0_s1'",
+                "create-base",
+                "thin:vm-100-disk-0");
         refused("clone_image only works on base images", "clone", "thin:vm-101-disk-0", "103");
     }
 

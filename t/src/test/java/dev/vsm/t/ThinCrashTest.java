@@ -87,19 +87,24 @@ class ThinCrashTest {
                 if (op < 2) {
                     args = op == 0 ? alloc : clone;
                 } else {
-                    List<String> volumes = vg.lvNames().stream().filter(lv -> lv.startsWith("vm-")).toList();
+                    List<String> volumes = vg.lvNames().stream()
+                            .filter(lv -> lv.startsWith("vm-"))
+                            .toList();
                     if (volumes.isEmpty()) {
                         vsm.run(alloc).ok();
-                        volumes = vg.lvNames().stream().filter(lv -> lv.startsWith("vm-")).toList();
+                        volumes = vg.lvNames().stream()
+                                .filter(lv -> lv.startsWith("vm-"))
+                                .toList();
                     }
                     target = volumes.get(random.nextInt(volumes.size()));
                     args = new String[] {"free", "thin:" + target};
                 }
-                Crashes.Kill kill = process ? crashes.killWhileItsCommandsRun(vsm, window[op], args)
+                Crashes.Kill kill = process
+                        ? crashes.killWhileItsCommandsRun(vsm, window[op], args)
                         : crashes.killItsCommandsInProcess(vsm, window[op], args);
                 killed[op] += kill.finishedFirst() ? 0 : 1;
-                String where = String.join(" ", args) + " round " + round + (process ? " (a vsm process)" : "") + ", seed " + SEED
-                        + (kill.finishedFirst() ? " (finished)" : " (killed)");
+                String where = String.join(" ", args) + " round " + round + (process ? " (a vsm process)" : "")
+                        + ", seed " + SEED + (kill.finishedFirst() ? " (finished)" : " (killed)");
                 List<String> lvs = check(where);
                 if (target != null && kill.finishedFirst()) {
                     assertThat(lvs).as(where).doesNotContain(target);
@@ -107,18 +112,22 @@ class ThinCrashTest {
             }
         }
         for (int op = 0; op < 3; op++) {
-            System.out.printf("ThinCrashTest %s: %d rounds (%d in-process, 1 a vsm process), seed %d: %d killed while running%n",
+            System.out.printf(
+                    "ThinCrashTest %s: %d rounds (%d in-process, 1 a vsm process), seed %d: %d killed while running%n",
                     names[op], ROUNDS + 1, ROUNDS, SEED, killed[op]);
         }
 
         Vsm.Result cleanup = vsm.run("cleanup", "thin").ok();
         Set<String> listed = new TreeSet<>();
-        for (JsonNode v : vsm.run("list", "thin", "--output-format", "json").ok().json()) {
+        for (JsonNode v :
+                vsm.run("list", "thin", "--output-format", "json").ok().json()) {
             listed.add(v.get("volid").asText().substring("thin:".length()));
         }
         Set<String> volumes = new TreeSet<>(vg.lvNames());
         volumes.remove("data");
-        assertThat(listed).as("vsm list after cleanup (%s), seed %d", cleanup.out().strip(), SEED).isEqualTo(volumes);
+        assertThat(listed)
+                .as("vsm list after cleanup (%s), seed %d", cleanup.out().strip(), SEED)
+                .isEqualTo(volumes);
         vg.checkThinPoolAfterReactivation("data");
         vsm.run(alloc).ok();
         System.out.printf("ThinCrashTest: %d whole volumes after the kills, seed %d%n", volumes.size(), SEED);
@@ -140,7 +149,9 @@ class ThinCrashTest {
             assertThat(row.get(0)).as("%s: the size of %s", where, lv).isEqualTo(String.valueOf(4 * MIB));
             assertThat(row.get(1)).as("%s: the pool of %s", where, lv).isEqualTo("data");
             if (lv.startsWith("vm-102-")) {
-                assertThat(row.get(2)).as("%s: the origin of the clone %s", where, lv).isEqualTo("base-101-disk-0");
+                assertThat(row.get(2))
+                        .as("%s: the origin of the clone %s", where, lv)
+                        .isEqualTo("base-101-disk-0");
             }
             if (activated.add(lv)) {
                 vg.lvm("lvchange", "-ay", "-K", vg.name() + "/" + lv);

@@ -84,36 +84,51 @@ class ThinLifeCycleTest {
         vsm.run("alloc", "thin", "100", "", "32M").ok();
         write(dev("vm-100-disk-0"), pattern((byte) 1, 20 * MIB));
 
-        JsonNode status = vsm.run("status", "--output-format", "json").ok().json().get(0);
+        JsonNode status =
+                vsm.run("status", "--output-format", "json").ok().json().get(0);
         long size = Long.parseLong(vg.field("data", "lv_size"));
         double dataPercent = Double.parseDouble(vg.field("data", "data_percent"));
         long metadataSize = Long.parseLong(vg.field("data", "lv_metadata_size"));
         double metadataPercent = Double.parseDouble(vg.field("data", "metadata_percent"));
         assertThat(status.get("active").asInt()).isEqualTo(1);
         assertThat(status.get("total").asLong()).isEqualTo(size).isEqualTo(64L * MIB);
-        assertThat(dataPercent).as("lvs data_percent after writing 20 of the pool's 64 MiB").isBetween(31.0, 40.0);
-        assertThat((double) status.get("used").asLong()).as("used, against lvs data_percent %s", dataPercent)
+        assertThat(dataPercent)
+                .as("lvs data_percent after writing 20 of the pool's 64 MiB")
+                .isBetween(31.0, 40.0);
+        assertThat((double) status.get("used").asLong())
+                .as("used, against lvs data_percent %s", dataPercent)
                 .isCloseTo(size * dataPercent / 100, within(size * 0.0001));
         assertThat(status.get("metadata_size").asLong()).isEqualTo(metadataSize);
-        assertThat((double) status.get("metadata_used").asLong()).as("metadata used, against lvs metadata_percent %s", metadataPercent)
-                .isPositive().isCloseTo(metadataSize * metadataPercent / 100, within(metadataSize * 0.0001));
+        assertThat((double) status.get("metadata_used").asLong())
+                .as("metadata used, against lvs metadata_percent %s", metadataPercent)
+                .isPositive()
+                .isCloseTo(metadataSize * metadataPercent / 100, within(metadataSize * 0.0001));
     }
 
     @Test
     void allocResizeRenameSnapshotRollback() throws IOException {
-        assertThat(vsm.run("alloc", "thin", "100", "", "16M").ok().out()).isEqualTo("successfully created 'thin:vm-100-disk-0'\n");
+        assertThat(vsm.run("alloc", "thin", "100", "", "16M").ok().out())
+                .isEqualTo("successfully created 'thin:vm-100-disk-0'\n");
         assertThat(attr("vm-100-disk-0")).startsWith("Vwi-a");
         byte[] before = pattern((byte) 1, 4 * MIB);
         write(dev("vm-100-disk-0"), before);
 
         vsm.run("resize", "thin:vm-100-disk-0", "32M").ok();
         assertThat(vg.field("vm-100-disk-0", "lv_size")).isEqualTo(String.valueOf(32L * MIB));
-        assertThat(HostTools.mustRun(Map.of(), "blockdev", "--getsize64", dev("vm-100-disk-0").toString()).strip())
-                .as("the active device's size after resize").isEqualTo(String.valueOf(32L * MIB));
+        assertThat(HostTools.mustRun(
+                                Map.of(),
+                                "blockdev",
+                                "--getsize64",
+                                dev("vm-100-disk-0").toString())
+                        .strip())
+                .as("the active device's size after resize")
+                .isEqualTo(String.valueOf(32L * MIB));
 
         assertThat(vsm.run("rename", "thin:vm-100-disk-0", "103").ok().out()).contains("thin:vm-103-disk-0");
         assertThat(vg.lvNames()).containsExactly("data", "vm-103-disk-0");
-        assertThat(read(dev("vm-103-disk-0"), before.length)).as("the data after the rename").isEqualTo(before);
+        assertThat(read(dev("vm-103-disk-0"), before.length))
+                .as("the data after the rename")
+                .isEqualTo(before);
 
         vsm.run("snapshot", "thin:vm-103-disk-0", "s1").ok();
         assertThat(attr("snap_vm-103-disk-0_s1")).startsWith("Vri").endsWith("k");
@@ -125,7 +140,9 @@ class ThinLifeCycleTest {
         if (!Files.exists(dev("vm-103-disk-0"))) {
             vg.lvm("lvchange", "-ay", "-K", vg.name() + "/vm-103-disk-0");
         }
-        assertThat(read(dev("vm-103-disk-0"), before.length)).as("the data of snapshot s1 after the rollback").isEqualTo(before);
+        assertThat(read(dev("vm-103-disk-0"), before.length))
+                .as("the data of snapshot s1 after the rollback")
+                .isEqualTo(before);
 
         vsm.run("free", "thin:vm-103-disk-0").ok();
         assertThat(vg.lvNames()).containsExactly("data");
@@ -142,21 +159,30 @@ class ThinLifeCycleTest {
         assertThat(vsm.run("clone", "thin:base-101-disk-0", "102").ok().out())
                 .isEqualTo("successfully created linked clone 'thin:vm-102-disk-0'\n");
         assertThat(attr("vm-102-disk-0")).startsWith("Vwi-a");
-        assertThat(read(dev("vm-102-disk-0"), baseData.length)).as("the clone of the base holds the base's data").isEqualTo(baseData);
+        assertThat(read(dev("vm-102-disk-0"), baseData.length))
+                .as("the clone of the base holds the base's data")
+                .isEqualTo(baseData);
 
         vsm.run("alloc", "thin", "100", "", "8M").ok();
         byte[] snapData = pattern((byte) 7, 2 * MIB);
         write(dev("vm-100-disk-0"), snapData);
         vsm.run("snapshot", "thin:vm-100-disk-0", "s2").ok();
         write(dev("vm-100-disk-0"), pattern((byte) 8, 2 * MIB));
-        assertThat(vsm.run("clone", "thin:vm-100-disk-0", "104", "--snapshot", "s2").ok().out())
+        assertThat(vsm.run("clone", "thin:vm-100-disk-0", "104", "--snapshot", "s2")
+                        .ok()
+                        .out())
                 .isEqualTo("successfully created linked clone 'thin:vm-104-disk-0'\n");
-        assertThat(read(dev("vm-104-disk-0"), snapData.length)).as("the clone of snapshot s2 holds the snapshot's data").isEqualTo(snapData);
-        assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json()).hasSize(4);
+        assertThat(read(dev("vm-104-disk-0"), snapData.length))
+                .as("the clone of snapshot s2 holds the snapshot's data")
+                .isEqualTo(snapData);
+        assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json())
+                .hasSize(4);
 
         vsm.run("free", "thin:vm-104-disk-0").ok();
         vsm.run("free", "thin:vm-100-disk-0").ok();
-        assertThat(vg.lvNames()).as("freeing a volume takes its snapshot with it").containsExactly("base-101-disk-0", "data", "vm-102-disk-0");
+        assertThat(vg.lvNames())
+                .as("freeing a volume takes its snapshot with it")
+                .containsExactly("base-101-disk-0", "data", "vm-102-disk-0");
         vsm.run("free", "thin:vm-102-disk-0").ok();
         vsm.run("free", "thin:base-101-disk-0").ok();
         assertThat(vg.lvNames()).containsExactly("data");
@@ -168,7 +194,9 @@ class ThinLifeCycleTest {
         guarded.run("alloc", "thin", "100", "", "48M").ok();
         Vsm.Result r = guarded.run("alloc", "thin", "100", "", "20M");
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err()).contains("would add up to 71303168 bytes (now 50331648), more than max-overprovision 1 x the pool size 67108864 bytes");
+        assertThat(r.err())
+                .contains(
+                        "would add up to 71303168 bytes (now 50331648), more than max-overprovision 1 x the pool size 67108864 bytes");
         assertThat(vg.lvNames()).containsExactly("data", "vm-100-disk-0");
         guarded.run("alloc", "thin", "100", "", "16M").ok();
     }
@@ -179,7 +207,8 @@ class ThinLifeCycleTest {
         assertThat(vsm.run("status").ok().err()).isEmpty();
         write(dev("vm-100-disk-0"), pattern((byte) 3, 56 * MIB)); // 87.5% of the pool's 64 MiB
         Vsm.Result text = vsm.run("status").ok();
-        assertThat(text.err()).startsWith("warning: storage 'thin': thin pool " + vg.name() + "/data data is 8")
+        assertThat(text.err())
+                .startsWith("warning: storage 'thin': thin pool " + vg.name() + "/data data is 8")
                 .contains("% full (warning above 80%)");
         JsonNode row = vsm.run("status", "--output-format", "json").ok().json().get(0);
         assertThat(row.get("warnings")).hasSize(1);
@@ -219,13 +248,17 @@ class ThinLifeCycleTest {
             made.add(out.substring(out.indexOf("'thin:") + 6, out.lastIndexOf('\'')));
         }
         assertThat(made).as("16 distinct volumes").doesNotHaveDuplicates().hasSize(16);
-        assertThat(vg.lvNames()).containsExactlyInAnyOrderElementsOf(
-                java.util.stream.Stream.concat(made.stream(), java.util.stream.Stream.of("data", "base-101-disk-0")).toList());
+        assertThat(vg.lvNames())
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.Stream.concat(
+                                made.stream(), java.util.stream.Stream.of("data", "base-101-disk-0"))
+                        .toList());
         for (String lv : made) {
             assertThat(vg.field(lv, "lv_size")).as(lv).isEqualTo(String.valueOf(4L * MIB));
             assertThat(attr(lv)).as(lv).startsWith("Vwi-a");
             if (lv.startsWith("vm-102-")) {
-                assertThat(read(dev(lv), baseData.length)).as("clone %s holds the base's data", lv).isEqualTo(baseData);
+                assertThat(read(dev(lv), baseData.length))
+                        .as("clone %s holds the base's data", lv)
+                        .isEqualTo(baseData);
             }
         }
         vg.checkThinPool("data", "after 16 parallel allocs and clones");
@@ -239,8 +272,10 @@ class ThinLifeCycleTest {
         }
         assertThat(vg.lvNames()).as("after 16 parallel frees").containsExactly("base-101-disk-0", "data");
         vg.checkThinPool("data", "after 16 parallel frees");
-        assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json()).as("vsm list after 16 parallel frees")
-                .extracting(v -> v.get("volid").asText()).containsExactly("thin:base-101-disk-0");
+        assertThat(vsm.run("list", "thin", "--output-format", "json").ok().json())
+                .as("vsm list after 16 parallel frees")
+                .extracting(v -> v.get("volid").asText())
+                .containsExactly("thin:base-101-disk-0");
     }
 
     /**
@@ -260,35 +295,61 @@ class ThinLifeCycleTest {
         assertThat(written).as("the pool after writing 96 MiB").isGreaterThan(9.0);
 
         assertThat(big.run("wipe", "thin:vm-100-disk-0", "--dry-run").ok().out())
-                .contains("+ blkdiscard " + volume + " -v --step " + 32L * MIB + "\n").doesNotContain("--zeroout");
+                .contains("+ blkdiscard " + volume + " -v --step " + 32L * MIB + "\n")
+                .doesNotContain("--zeroout");
         Vsm.Result wipe = big.run("wipe", "thin:vm-100-disk-0", "--yes").ok();
         assertThat(wipe.out() + wipe.err()).contains("'" + volume + "' is a thin volume: discarding it");
-        assertThat(Double.parseDouble(vg.field("big", "data_percent"))).as("the pool after the wipe (%s%% before)", written)
+        assertThat(Double.parseDouble(vg.field("big", "data_percent")))
+                .as("the pool after the wipe (%s%% before)", written)
                 .isLessThan(1.0);
-        assertThat(nonZeroBytes(volume, 128 * MIB)).as("non-zero bytes in the wiped volume's first 128 MiB").isZero();
+        assertThat(nonZeroBytes(volume, 128 * MIB))
+                .as("non-zero bytes in the wiped volume's first 128 MiB")
+                .isZero();
 
         write(volume, pattern((byte) 10, 64 * MIB));
         big.run("wipe", "--device", volume.toString(), "--yes").ok();
-        assertThat(Double.parseDouble(vg.field("big", "data_percent"))).as("the pool after wipe --device").isLessThan(1.0);
-        assertThat(nonZeroBytes(volume, 128 * MIB)).as("non-zero bytes after wipe --device").isZero();
+        assertThat(Double.parseDouble(vg.field("big", "data_percent")))
+                .as("the pool after wipe --device")
+                .isLessThan(1.0);
+        assertThat(nonZeroBytes(volume, 128 * MIB))
+                .as("non-zero bytes after wipe --device")
+                .isZero();
         assertThat(vg.lvNames()).contains("vm-100-disk-0");
     }
 
     @Test
     void aPoolThatIgnoresDiscardsIsNotZeroFilledAndAPoolThatDoesNotZeroIsReported() throws IOException {
-        vg.lvm("lvcreate", "-q", "--yes", "--type", "thin-pool", "-L", "32m", "--discards", "ignore", "-Zn", "-n", "raw", vg.name());
+        vg.lvm(
+                "lvcreate",
+                "-q",
+                "--yes",
+                "--type",
+                "thin-pool",
+                "-L",
+                "32m",
+                "--discards",
+                "ignore",
+                "-Zn",
+                "-n",
+                "raw",
+                vg.name());
         Vsm raw = vsmOnPool("raw");
         raw.run("alloc", "thin", "100", "", "64M").ok();
         write(dev("vm-100-disk-0"), pattern((byte) 4, 8 * MIB));
         String before = vg.field("raw", "data_percent");
         Vsm.Result wipe = raw.run("wipe", "thin:vm-100-disk-0", "--yes");
         assertThat(wipe.exit()).as("stderr: %s", wipe.err()).isEqualTo(1);
-        assertThat(wipe.err()).contains("is a thin volume whose pool ignores discards - not zeroing it")
+        assertThat(wipe.err())
+                .contains("is a thin volume whose pool ignores discards - not zeroing it")
                 .contains("lvchange --discards nopassdown");
-        assertThat(vg.field("raw", "data_percent")).as("the pool's data percent").isEqualTo(before);
+        assertThat(vg.field("raw", "data_percent"))
+                .as("the pool's data percent")
+                .isEqualTo(before);
 
         Vsm.Result status = raw.run("status").ok();
-        assertThat(status.err()).contains("warning: storage 'thin': thin pool " + vg.name() + "/raw does not zero new blocks (lvs -o zero)");
+        assertThat(status.err())
+                .contains("warning: storage 'thin': thin pool " + vg.name()
+                        + "/raw does not zero new blocks (lvs -o zero)");
     }
 
     static long nonZeroBytes(Path device, long limit) throws IOException {
@@ -296,7 +357,9 @@ class ThinLifeCycleTest {
         byte[] buf = new byte[1 << 20];
         try (InputStream in = Files.newInputStream(device)) {
             long done = 0;
-            for (int n; done < limit && (n = in.read(buf, 0, (int) Math.min(buf.length, limit - done))) > 0; done += n) {
+            for (int n;
+                    done < limit && (n = in.read(buf, 0, (int) Math.min(buf.length, limit - done))) > 0;
+                    done += n) {
                 for (int i = 0; i < n; i++) {
                     if (buf[i] != 0) {
                         count++;
@@ -318,7 +381,8 @@ class ThinLifeCycleTest {
         Path file = Files.createTempFile("vsm-thin-data", ".bin");
         try {
             Files.write(file, data);
-            HostTools.mustRun(Map.of(), "dd", "if=" + file, "of=" + device, "bs=1M", "conv=fsync,notrunc", "status=none");
+            HostTools.mustRun(
+                    Map.of(), "dd", "if=" + file, "of=" + device, "bs=1M", "conv=fsync,notrunc", "status=none");
         } finally {
             Files.delete(file);
         }

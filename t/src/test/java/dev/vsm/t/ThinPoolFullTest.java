@@ -38,8 +38,17 @@ class ThinPoolFullTest {
 
     /** Writes zeros (a thin pool provisions them like any data) into the volume's MiBs [from, to), bypassing the cache. */
     private HostTools.Result write(String lv, int fromMiB, int toMiB) {
-        return HostTools.run(Map.of(), "dd", "if=/dev/zero", "of=/dev/" + vg.name() + "/" + lv, "bs=1M", "seek=" + fromMiB,
-                "count=" + (toMiB - fromMiB), "oflag=direct", "conv=notrunc", "status=none");
+        return HostTools.run(
+                Map.of(),
+                "dd",
+                "if=/dev/zero",
+                "of=/dev/" + vg.name() + "/" + lv,
+                "bs=1M",
+                "seek=" + fromMiB,
+                "count=" + (toMiB - fromMiB),
+                "oflag=direct",
+                "conv=notrunc",
+                "status=none");
     }
 
     @Test
@@ -59,24 +68,31 @@ class ThinPoolFullTest {
 
         assertThat(write("vm-100-disk-0", 0, 52).exit()).isZero();
         Vsm.Result at80 = vsm.run("status").ok();
-        assertThat(at80.err()).isEqualTo("warning: storage 'thin': thin pool " + pool + " data is 81.25% full (warning above 80%)"
-                + " - extend the pool or free volumes before it fills up\n");
+        assertThat(at80.err())
+                .isEqualTo("warning: storage 'thin': thin pool " + pool + " data is 81.25% full (warning above 80%)"
+                        + " - extend the pool or free volumes before it fills up\n");
 
         HostTools.Result past = write("vm-100-disk-0", 52, 96);
         assertThat(past.exit()).as("a write past the full pool").isNotZero();
         assertThat(past.err()).contains("No space left on device");
         assertThat(vg.field("data", "data_percent")).isEqualTo("100.00");
         Vsm.Result at100 = vsm.run("status").ok();
-        assertThat(at100.err()).isEqualTo("warning: storage 'thin': thin pool " + pool + " data is 100.00% full (warning above 80%)"
-                + " - extend the pool or free volumes before it fills up\n");
+        assertThat(at100.err())
+                .isEqualTo("warning: storage 'thin': thin pool " + pool + " data is 100.00% full (warning above 80%)"
+                        + " - extend the pool or free volumes before it fills up\n");
         JsonNode row = vsm.run("status", "--output-format", "json").ok().json().get(0);
         assertThat(row.get("avail").asLong()).isZero();
 
         Vsm.Result alloc = vsm.run("alloc", "thin", "100", "", "4M");
-        assertThat(alloc.exit()).as("alloc in a full pool; stderr: %s", alloc.err()).isEqualTo(1);
-        assertThat(alloc.err()).isEqualTo("storage 'thin': cannot allocate vm-100-disk-1: thin pool " + pool + " is full (data 100.00%, "
-                + "metadata " + vg.field("data", "metadata_percent") + "%) - extend the pool (lvextend -L +<size> " + pool
-                + ", or --poolmetadatasize for metadata) or free volumes\n");
+        assertThat(alloc.exit())
+                .as("alloc in a full pool; stderr: %s", alloc.err())
+                .isEqualTo(1);
+        assertThat(alloc.err())
+                .isEqualTo(
+                        "storage 'thin': cannot allocate vm-100-disk-1: thin pool " + pool + " is full (data 100.00%, "
+                                + "metadata " + vg.field("data", "metadata_percent")
+                                + "%) - extend the pool (lvextend -L +<size> " + pool
+                                + ", or --poolmetadatasize for metadata) or free volumes\n");
         assertThat(vg.lvNames()).containsExactly("data", "vm-100-disk-0");
     }
 
@@ -104,19 +120,30 @@ class ThinPoolFullTest {
         // before the pool is full both work
         vsm.run("snapshot", "thin:vm-100-disk-0", "before").ok();
         vsm.run("clone", "thin:base-101-disk-0", "102").ok();
-        assertThat(write("vm-100-disk-0", 0, 96).exit()).as("a write past the full pool").isNotZero();
+        assertThat(write("vm-100-disk-0", 0, 96).exit())
+                .as("a write past the full pool")
+                .isNotZero();
         assertThat(vg.field("data", "data_percent")).isEqualTo("100.00");
         java.util.List<String> lvs = vg.lvNames();
-        String full = ": thin pool " + pool + " is full (data 100.00%, metadata " + vg.field("data", "metadata_percent") + "%) - extend "
-                + "the pool (lvextend -L +<size> " + pool + ", or --poolmetadatasize for metadata) or free volumes\n";
+        String full = ": thin pool " + pool + " is full (data 100.00%, metadata " + vg.field("data", "metadata_percent")
+                + "%) - extend " + "the pool (lvextend -L +<size> " + pool
+                + ", or --poolmetadatasize for metadata) or free volumes\n";
 
         Vsm.Result clone = vsm.run("clone", "thin:base-101-disk-0", "102");
-        assertThat(clone.exit()).as("clone in a full pool; stderr: %s", clone.err()).isEqualTo(1);
+        assertThat(clone.exit())
+                .as("clone in a full pool; stderr: %s", clone.err())
+                .isEqualTo(1);
         assertThat(clone.err()).isEqualTo("storage 'thin': cannot clone base-101-disk-0 to vm-102-disk-1" + full);
         Vsm.Result snapshot = vsm.run("snapshot", "thin:vm-100-disk-0", "s1");
-        assertThat(snapshot.exit()).as("snapshot in a full pool; stderr: %s", snapshot.err()).isEqualTo(1);
-        assertThat(snapshot.err()).isEqualTo("storage 'thin': cannot snapshot vm-100-disk-0 as snap_vm-100-disk-0_s1" + full);
-        assertThat(vg.lvNames()).as("nothing made").isEqualTo(lvs)
-                .containsExactly("base-101-disk-0", "data", "snap_vm-100-disk-0_before", "vm-100-disk-0", "vm-102-disk-0");
+        assertThat(snapshot.exit())
+                .as("snapshot in a full pool; stderr: %s", snapshot.err())
+                .isEqualTo(1);
+        assertThat(snapshot.err())
+                .isEqualTo("storage 'thin': cannot snapshot vm-100-disk-0 as snap_vm-100-disk-0_s1" + full);
+        assertThat(vg.lvNames())
+                .as("nothing made")
+                .isEqualTo(lvs)
+                .containsExactly(
+                        "base-101-disk-0", "data", "snap_vm-100-disk-0_before", "vm-100-disk-0", "vm-102-disk-0");
     }
 }

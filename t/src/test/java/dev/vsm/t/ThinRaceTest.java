@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * volume or leave the metadata inconsistent ({@code vgck}).
  */
 class ThinRaceTest {
-    private static final Pattern RENAMED = Pattern.compile("renamed 'thin:(vm-\\d+-disk-\\d+)' to 'thin:(vm-\\d+-disk-\\d+)'\n");
+    private static final Pattern RENAMED =
+            Pattern.compile("renamed 'thin:(vm-\\d+-disk-\\d+)' to 'thin:(vm-\\d+-disk-\\d+)'\n");
 
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);
@@ -40,7 +41,10 @@ class ThinRaceTest {
      */
     private Vsm layout() {
         vg.createLv("plain", 4);
-        ThinMetadata thin = ThinMetadata.of(vg).pool("data", 32).pool("other", 8).volume("other", "vm-100-disk-99", 4)
+        ThinMetadata thin = ThinMetadata.of(vg)
+                .pool("data", 32)
+                .pool("other", 8)
+                .volume("other", "vm-100-disk-99", 4)
                 .volume("data", "vm-400-disk-0", 4);
         for (int i = 0; i < ConcurrencyTest.PROCESSES; i++) {
             thin.volume("data", "vm-100-disk-" + i, 4);
@@ -62,9 +66,12 @@ class ThinRaceTest {
         assertThat(targets).hasSize(ConcurrencyTest.PROCESSES);
         List<String> lvs = vg.lvNames();
         assertThat(lvs.stream().filter(lv -> lv.startsWith("vm-200-"))).containsExactlyInAnyOrderElementsOf(targets);
-        assertThat(lvs).noneMatch(lv -> lv.matches("vm-100-disk-\\d")).contains("vm-100-disk-99", "vm-400-disk-0", "plain", "data", "other");
+        assertThat(lvs)
+                .noneMatch(lv -> lv.matches("vm-100-disk-\\d"))
+                .contains("vm-100-disk-99", "vm-400-disk-0", "plain", "data", "other");
         for (String lv : targets) {
-            assertThat(vg.lvm("lvs", "--noheadings", "-o", "pool_lv,lv_size", "--units", "b", vg.name() + "/" + lv).strip())
+            assertThat(vg.lvm("lvs", "--noheadings", "-o", "pool_lv,lv_size", "--units", "b", vg.name() + "/" + lv)
+                            .strip())
                     .matches("data\\s+4194304B");
             assertThat(vg.tags(lv)).as(lv).contains("pve-vm-200").doesNotContain("pve-vm-100");
         }
@@ -102,9 +109,12 @@ class ThinRaceTest {
         List<String> lvs = vg.lvNames();
         assertThat(lvs.stream().filter(lv -> lv.startsWith("vm-300-"))).containsExactlyInAnyOrderElementsOf(targets);
         for (int i = 0; i < ConcurrencyTest.PROCESSES; i += 2) {
-            assertThat(vg.lvm("lvs", "--noheadings", "-o", "lv_attr", vg.name() + "/base-100-disk-" + i).strip()).matches("Vri-..tz-k");
+            assertThat(vg.lvm("lvs", "--noheadings", "-o", "lv_attr", vg.name() + "/base-100-disk-" + i)
+                            .strip())
+                    .matches("Vri-..tz-k");
         }
-        assertThat(lvs).noneMatch(lv -> lv.matches("vm-100-disk-\\d+") && !lv.equals("vm-100-disk-99"))
+        assertThat(lvs)
+                .noneMatch(lv -> lv.matches("vm-100-disk-\\d+") && !lv.equals("vm-100-disk-99"))
                 .contains("vm-100-disk-99", "vm-400-disk-0", "plain", "data", "other");
         assertThat(vsm.run("list", "thin").ok().lines()).hasSize(1 + 1 + ConcurrencyTest.PROCESSES);
         vg.lvm("vgck", vg.name());

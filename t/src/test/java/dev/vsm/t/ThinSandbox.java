@@ -20,7 +20,9 @@ final class ThinSandbox {
      */
     static void writeLayout(LoopVolumeGroup vg) {
         vg.createLv("plain", 4);
-        ThinMetadata.of(vg).pool("data", 32).pool("other", 8)
+        ThinMetadata.of(vg)
+                .pool("data", 32)
+                .pool("other", 8)
                 .volume("data", "vm-100-disk-0", 16)
                 .snapshot("data", "snap_vm-100-disk-0_s1", "vm-100-disk-0", 16)
                 .volume("data", "vm-101-disk-0", 8)

@@ -23,15 +23,23 @@ final class Tree {
             return map;
         }
         try (Stream<Path> s = Files.walk(root)) {
-            s.filter(p -> !p.equals(root) && !p.getFileName().toString().startsWith(".vsm-") && !isLock(root.relativize(p))).forEach(p -> {
-                try {
-                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-                    String perms = Files.isSymbolicLink(p) ? "link" : java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
-                    map.put(root.relativize(p).toString(), (a.isDirectory() ? "dir " : a.size() + " " + a.lastModifiedTime() + " ") + perms);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            s.filter(p -> !p.equals(root)
+                            && !p.getFileName().toString().startsWith(".vsm-")
+                            && !isLock(root.relativize(p)))
+                    .forEach(p -> {
+                        try {
+                            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+                            String perms = Files.isSymbolicLink(p)
+                                    ? "link"
+                                    : java.nio.file.attribute.PosixFilePermissions.toString(
+                                            Files.getPosixFilePermissions(p));
+                            map.put(
+                                    root.relativize(p).toString(),
+                                    (a.isDirectory() ? "dir " : a.size() + " " + a.lastModifiedTime() + " ") + perms);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -55,12 +55,18 @@ class UntrustedImageTest {
     @Test
     void aQcow2BackedByAHostFileIsRefusedByPathWhateverTheFormatsGiven() {
         Path image = qcow2Backed("appliance.qcow2", canary.toString(), "raw");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
                 "its qcow2 header names the backing file '" + canary + "'");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "qcow2"), "names the backing file");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--source-format", "qcow2"), "names the backing file");
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--format", "qcow2"),
+                "names the backing file");
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--source-format", "qcow2"),
+                "names the backing file");
         // read as raw, the same file is only bytes: its header, not the canary
-        vsm.run("import", "local", "101", image.toString(), "--source-format", "raw", "-q").ok();
+        vsm.run("import", "local", "101", image.toString(), "--source-format", "raw", "-q")
+                .ok();
         assertCanaryNowhere();
     }
 
@@ -68,23 +74,39 @@ class UntrustedImageTest {
     void anImportVolumeBackedByAHostFileIsRefusedByIdAndByPath() throws IOException {
         Path image = qcow2Backed("appliance.qcow2", canary.toString(), "raw");
         Path volume = Files.copy(image, storage.resolve("import/appliance.qcow2"));
-        refused(() -> vsm.run("import", "local", "101", "local:import/appliance.qcow2", "--format", "raw"),
+        refused(
+                () -> vsm.run("import", "local", "101", "local:import/appliance.qcow2", "--format", "raw"),
                 "refusing source 'local:import/appliance.qcow2': its qcow2 header names the backing file");
         refused(() -> vsm.run("import", "local", "101", volume.toString()), "names the backing file");
-        refused(() -> vsm.run("copy", "local:import/appliance.qcow2", "local", "--vmid", "101"), "names the backing file");
+        refused(
+                () -> vsm.run("copy", "local:import/appliance.qcow2", "local", "--vmid", "101"),
+                "names the backing file");
         // qemu-img info opens the files a vmdk's extents name: vsm info of an import volume inspects it first
-        Files.writeString(storage.resolve("import/flat.vmdk"), "version=1\ncreateType=\"monolithicFlat\"\nRW 2048 FLAT \""
-                + canary + "\" 0\n");
+        Files.writeString(
+                storage.resolve("import/flat.vmdk"),
+                "version=1\ncreateType=\"monolithicFlat\"\nRW 2048 FLAT \"" + canary + "\" 0\n");
         refused(() -> vsm.run("info", "local:import/flat.vmdk"), "its extents name ('" + canary + "')");
     }
 
     @Test
     void aQcow2ExternalDataFileIsRefused() {
         Path image = sources.resolve("data.qcow2");
-        Images.run("qemu-img", "create", "-q", "-f", "qcow2", "-o", "data_file=" + canary + ",data_file_raw=on", image.toString(),
+        Images.run(
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-o",
+                "data_file=" + canary + ",data_file_raw=on",
+                image.toString(),
                 "1M");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"), "names an external data file");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--source-format", "qcow2"), "external data file");
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
+                "names an external data file");
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--source-format", "qcow2"),
+                "external data file");
     }
 
     @Test
@@ -98,10 +120,14 @@ class UntrustedImageTest {
 
                 RW 2048 FLAT "%s" 0
                 """.formatted(canary));
-        refused(() -> vsm.run("import", "local", "101", image.toString()),
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString()),
                 "it is a vmdk descriptor file: its data is in the files its extents name ('" + canary + "')");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--source-format", "vmdk"), "vmdk descriptor file");
-        Path relative = Files.writeString(sources.resolve("relative.vmdk"),
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--source-format", "vmdk"),
+                "vmdk descriptor file");
+        Path relative = Files.writeString(
+                sources.resolve("relative.vmdk"),
                 "version=1\r\ncreateType=\"vmfs\"\r\nRW 2048 VMFS \"../host/secret\"\r\n");
         refused(() -> vsm.run("import", "local", "101", relative.toString()), "('../host/secret')");
     }
@@ -110,7 +136,9 @@ class UntrustedImageTest {
     void aJsonBackingNameIsRefused() {
         String json = "json:{\"driver\":\"raw\",\"file\":{\"driver\":\"file\",\"filename\":\"" + canary + "\"}}";
         Path image = qcow2Backed("json.qcow2", json, "raw");
-        refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"), "names the backing file 'json:{");
+        refused(
+                () -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
+                "names the backing file 'json:{");
     }
 
     @Test
@@ -121,7 +149,8 @@ class UntrustedImageTest {
                 dev.write(canaryBytes(1 << 20));
             }
             Path image = qcow2Backed("device.qcow2", disk.device().toString(), "raw");
-            refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
+            refused(
+                    () -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
                     "names the backing file '" + disk.device() + "'");
         }
     }
@@ -132,24 +161,29 @@ class UntrustedImageTest {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
             AtomicInteger connections = new AtomicInteger();
-            Thread listener = new Thread(() -> {
-                while (server.isOpen()) {
-                    try {
-                        SocketChannel c = server.accept();
-                        connections.incrementAndGet();
-                        c.close(); // at once: qemu fails instead of waiting for a handshake
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "nbd-listener");
+            Thread listener = new Thread(
+                    () -> {
+                        while (server.isOpen()) {
+                            try {
+                                SocketChannel c = server.accept();
+                                connections.incrementAndGet();
+                                c.close(); // at once: qemu fails instead of waiting for a handshake
+                            } catch (IOException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "nbd-listener");
             listener.setDaemon(true);
             listener.start();
             Path image = qcow2Backed("nbd.qcow2", "nbd://127.0.0.1:" + port + "/export", "raw");
-            refused(() -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
+            refused(
+                    () -> vsm.run("import", "local", "101", image.toString(), "--format", "raw"),
                     "names the backing file 'nbd://127.0.0.1:" + port + "/export'");
             refused(() -> vsm.run("import", "local", "101", image.toString(), "--source-format", "qcow2"), "nbd://");
-            assertThat(connections.get()).as("connections to the nbd:// backing").isZero();
+            assertThat(connections.get())
+                    .as("connections to the nbd:// backing")
+                    .isZero();
         }
     }
 
@@ -166,11 +200,15 @@ class UntrustedImageTest {
             f.write(header);
         }
         byte[] guestBytes = Files.readAllBytes(disk);
-        vsm.run("import", "local", "101", disk.toString(), "--format", "raw", "-q").ok();
-        assertThat(java.util.Arrays.equals(Files.readAllBytes(storage.resolve("images/101/vm-101-disk-0.raw")), guestBytes))
-                .as("the new volume holds the guest's bytes, its qcow2 header included").isTrue();
+        vsm.run("import", "local", "101", disk.toString(), "--format", "raw", "-q")
+                .ok();
+        assertThat(java.util.Arrays.equals(
+                        Files.readAllBytes(storage.resolve("images/101/vm-101-disk-0.raw")), guestBytes))
+                .as("the new volume holds the guest's bytes, its qcow2 header included")
+                .isTrue();
         assertCanaryNowhere();
-        refused(() -> vsm.run("import", "local", "101", disk.toString(), "--source-format", "qcow2"),
+        refused(
+                () -> vsm.run("import", "local", "101", disk.toString(), "--source-format", "qcow2"),
                 "source 'local:100/vm-100-disk-0.raw' is a volume of format raw, read as raw");
     }
 
@@ -180,8 +218,11 @@ class UntrustedImageTest {
         Path parent = Images.convert(canary, "vmdk", sandbox.resolve("host/parent.vmdk"));
         Path child = Images.convert(Images.raw(sources, "small.raw", 1, 5), "vmdk", sources.resolve("disk1.vmdk"));
         embed(child, "parentFileNameHint=\"" + parent + "\"");
-        new OvaImportTest.Tar().file("disk1.vmdk", Files.readAllBytes(child)).writeTo(storage.resolve("import/hint.ova"));
-        refused(() -> vsm.run("import", "local", "101", "local:import/hint.ova/disk1.vmdk", "--format", "raw"),
+        new OvaImportTest.Tar()
+                .file("disk1.vmdk", Files.readAllBytes(child))
+                .writeTo(storage.resolve("import/hint.ova"));
+        refused(
+                () -> vsm.run("import", "local", "101", "local:import/hint.ova/disk1.vmdk", "--format", "raw"),
                 "its embedded vmdk descriptor names a parent image (parentFileNameHint)");
         refused(() -> vsm.run("import", "local", "101", child.toString(), "--format", "raw"), "(parentFileNameHint)");
 
@@ -195,10 +236,22 @@ class UntrustedImageTest {
     void aQcow2StreamNamingABackingFileLeavesNoVolume() throws IOException {
         byte[] image = Files.readAllBytes(qcow2Backed("stream.qcow2", canary.toString(), "raw"));
         Path stream = sources.resolve("q.stream");
-        Files.write(stream, java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1 << 20).array());
+        Files.write(
+                stream,
+                java.nio.ByteBuffer.allocate(8)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .putLong(1 << 20)
+                        .array());
         Files.write(stream, image, java.nio.file.StandardOpenOption.APPEND);
-        refused(() -> vsm.run("import-stream", "local:100/vm-100-disk-0.qcow2", "qcow2+size", stream.toString(), "--with-snapshots",
-                "1"), "its qcow2 header names the backing file '" + canary + "'");
+        refused(
+                () -> vsm.run(
+                        "import-stream",
+                        "local:100/vm-100-disk-0.qcow2",
+                        "qcow2+size",
+                        stream.toString(),
+                        "--with-snapshots",
+                        "1"),
+                "its qcow2 header names the backing file '" + canary + "'");
         assertThat(Images.files(storage.resolve("images/100"))).isEmpty();
     }
 
@@ -206,8 +259,15 @@ class UntrustedImageTest {
     void selfContainedImagesOfEveryFormatStillImport() {
         Path raw = Images.raw(sources, "disk.raw", 3, 11);
         int disk = 0;
-        for (String[] f : new String[][] {{"qcow2", ""}, {"vmdk", "subformat=monolithicSparse"}, {"vmdk", "subformat=streamOptimized"},
-                                          {"vdi", ""}, {"vhdx", ""}, {"vpc", "subformat=dynamic"}, {"qed", ""}}) {
+        for (String[] f : new String[][] {
+            {"qcow2", ""},
+            {"vmdk", "subformat=monolithicSparse"},
+            {"vmdk", "subformat=streamOptimized"},
+            {"vdi", ""},
+            {"vhdx", ""},
+            {"vpc", "subformat=dynamic"},
+            {"qed", ""}
+        }) {
             Path image = sources.resolve("disk-" + disk + "." + f[0]);
             List<String> argv = new ArrayList<>(List.of("qemu-img", "convert", "-f", "raw", "-O", f[0]));
             if (!f[1].isEmpty()) {
@@ -215,11 +275,22 @@ class UntrustedImageTest {
             }
             argv.addAll(List.of(raw.toString(), image.toString()));
             Images.run(argv.toArray(String[]::new));
-            Vsm.Result r = vsm.run("import", "local", "102", image.toString(), "--format", "qcow2", "--output-format", "json", "-q")
+            Vsm.Result r = vsm.run(
+                            "import",
+                            "local",
+                            "102",
+                            image.toString(),
+                            "--format",
+                            "qcow2",
+                            "--output-format",
+                            "json",
+                            "-q")
                     .ok();
             assertThat(r.json().get("source-format").asText()).isEqualTo(f[0]);
             Path volume = storage.resolve("images/102/vm-102-disk-" + disk + ".qcow2");
-            assertThat(Images.same(image, f[0], volume, "qcow2")).as("%s %s", f[0], f[1]).isTrue();
+            assertThat(Images.same(image, f[0], volume, "qcow2"))
+                    .as("%s %s", f[0], f[1])
+                    .isTrue();
             disk++;
         }
     }
@@ -240,18 +311,21 @@ class UntrustedImageTest {
         Path source = Files.createLink(sources.resolve("disk.qcow2"), clean);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger flips = new AtomicInteger();
-        Thread flipper = new Thread(() -> {
-            Path next = sources.resolve("next");
-            try {
-                while (!stop.get()) {
-                    Files.deleteIfExists(next);
-                    Files.createLink(next, flips.getAndIncrement() % 2 == 0 ? backed : clean);
-                    Files.move(next, source, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }, "flipper");
+        Thread flipper = new Thread(
+                () -> {
+                    Path next = sources.resolve("next");
+                    try {
+                        while (!stop.get()) {
+                            Files.deleteIfExists(next);
+                            Files.createLink(next, flips.getAndIncrement() % 2 == 0 ? backed : clean);
+                            Files.move(
+                                    next, source, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                },
+                "flipper");
         flipper.start();
         int imported = 0;
         try {
@@ -261,7 +335,9 @@ class UntrustedImageTest {
                     imported++;
                     continue;
                 }
-                assertThat(r.exit()).as("exit status of a refused import: %s", r.err()).isEqualTo(2);
+                assertThat(r.exit())
+                        .as("exit status of a refused import: %s", r.err())
+                        .isEqualTo(2);
                 assertThat(r.err().strip().lines()).hasSize(1);
                 assertThat(r.err()).containsAnyOf("changed while vsm read it", "names the backing file");
             }
@@ -272,7 +348,9 @@ class UntrustedImageTest {
         assertThat(flips.get()).as("the flips during the imports").isGreaterThan(100);
         assertCanaryNowhere();
         try (Stream<Path> volumes = Files.list(storage.resolve("images/101"))) {
-            assertThat(volumes.count()).as("volumes left by %d successful imports", imported).isEqualTo(imported);
+            assertThat(volumes.count())
+                    .as("volumes left by %d successful imports", imported)
+                    .isEqualTo(imported);
         } catch (java.nio.file.NoSuchFileException none) {
             assertThat(imported).isZero();
         }
@@ -319,14 +397,18 @@ class UntrustedImageTest {
     private void refused(java.util.function.Supplier<Vsm.Result> command, String message) {
         Map<String, String> before = Tree.snapshot(storage);
         command.get().badInput(message);
-        assertThat(Tree.snapshot(storage)).as("the storage after a refused import").isEqualTo(before);
+        assertThat(Tree.snapshot(storage))
+                .as("the storage after a refused import")
+                .isEqualTo(before);
         assertCanaryNowhere();
     }
 
     private void assertCanaryNowhere() {
         try (Stream<Path> files = Files.walk(storage)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
-                assertThat(indexOf(Files.readAllBytes(f), marker)).as("the canary's bytes in %s", f).isNegative();
+                assertThat(indexOf(Files.readAllBytes(f), marker))
+                        .as("the canary's bytes in %s", f)
+                        .isNegative();
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

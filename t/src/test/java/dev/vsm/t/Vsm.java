@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * directory under a temp dir, so tests never touch the machine's vsm configuration.
  */
 final class Vsm {
-    static final Path HOME = Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
+    static final Path HOME =
+            Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
     static final Path LAUNCHER = HOME.resolve("cli/vsm");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -37,13 +38,16 @@ final class Vsm {
         env.put("VSM_PLUGIN_DIR", sandbox.resolve("plugins").toString());
         env.put("HOME", sandbox.toString());
         try {
-            Files.createDirectories(sandbox.resolve("plugins")); // an empty plugin directory, as $VSM_PLUGIN_DIR names it
+            Files.createDirectories(
+                    sandbox.resolve("plugins")); // an empty plugin directory, as $VSM_PLUGIN_DIR names it
             // $VSM_CONFIG must name a file that exists (as --config); this one holds what vsm's
             // built-in default is, so tests run on a 'local' storage as on a fresh install
             Files.createDirectories(config().getParent());
             if (Files.notExists(config())) {
-                Files.writeString(config(), "storages:\n  local:\n    type: dir\n    path: " + defaultLocal()
-                        + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
+                Files.writeString(
+                        config(),
+                        "storages:\n  local:\n    type: dir\n    path: " + defaultLocal()
+                                + "\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n");
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -130,7 +134,9 @@ final class Vsm {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.redirectOutput(outFile.toFile())
+                .redirectError(errFile.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         try {
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
@@ -157,11 +163,14 @@ final class Vsm {
      * (LVM_SYSTEM_DIR, VSM_LOCK_DIR).
      */
     private Result runInProcess(String... args) {
-        List<String> argv = new ArrayList<>(List.of("--config", config().toString(), "--plugin-dir", env.get("VSM_PLUGIN_DIR")));
+        List<String> argv =
+                new ArrayList<>(List.of("--config", config().toString(), "--plugin-dir", env.get("VSM_PLUGIN_DIR")));
         argv.addAll(List.of(args));
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        int exit = dev.vsm.cli.Main.run(argv.toArray(String[]::new), new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = dev.vsm.cli.Main.run(
+                argv.toArray(String[]::new),
+                new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
                 new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
         System.clearProperty("VSM_LOG_LEVEL"); // set by --verbose for the one run
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -173,13 +182,19 @@ final class Vsm {
      */
     Result shell(String line) {
         ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", launcher + " "))
-                .directory(sandbox.toFile()).redirectOutput(sandbox.resolve("sh.out").toFile())
+                .directory(sandbox.toFile())
+                .redirectOutput(sandbox.resolve("sh.out").toFile())
                 .redirectError(sandbox.resolve("sh.err").toFile());
         pb.environment().putAll(env);
         try {
             Process p = pb.start();
-            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("%s ended within 120 s", line).isTrue();
-            return new Result(p.exitValue(), Files.readString(sandbox.resolve("sh.out")), Files.readString(sandbox.resolve("sh.err")));
+            assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                    .as("%s ended within 120 s", line)
+                    .isTrue();
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(sandbox.resolve("sh.out")),
+                    Files.readString(sandbox.resolve("sh.err")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -202,7 +217,8 @@ final class Vsm {
         try {
             Path outFile = Files.createTempFile(sandbox, ".vsm-bg-out", "");
             Path errFile = Files.createTempFile(sandbox, ".vsm-bg-err", "");
-            pb.redirectOutput(outFile.toFile()).redirectError(errFile.toFile())
+            pb.redirectOutput(outFile.toFile())
+                    .redirectError(errFile.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             return new Started(pb.start(), outFile, errFile);
         } catch (IOException e) {
@@ -224,7 +240,9 @@ final class Vsm {
                     process.destroyForcibly();
                     throw new AssertionError("vsm did not finish in " + seconds + " s");
                 }
-                Result r = new Result(process.exitValue(), Files.readString(outFile, StandardCharsets.UTF_8),
+                Result r = new Result(
+                        process.exitValue(),
+                        Files.readString(outFile, StandardCharsets.UTF_8),
                         Files.readString(errFile, StandardCharsets.UTF_8));
                 Files.deleteIfExists(outFile);
                 Files.deleteIfExists(errFile);
@@ -244,8 +262,11 @@ final class Vsm {
      */
     void releaseImmutable() {
         try {
-            new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+            new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor(60, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -33,7 +33,8 @@ class WipeInUseTest {
 
     @BeforeEach
     void needs() {
-        ScratchDisk.requireRootLoopAndTools("losetup", "blkdiscard", "wipefs", "sfdisk", "mkfs.ext4", "mount", "umount");
+        ScratchDisk.requireRootLoopAndTools(
+                "losetup", "blkdiscard", "wipefs", "sfdisk", "mkfs.ext4", "mount", "umount");
     }
 
     private ScratchDisk disk(long bytes) {
@@ -53,17 +54,22 @@ class WipeInUseTest {
         for (String[] args : new String[][] {{"--yes"}, {"--yes", "--force"}, {"--dry-run"}}) {
             List<String> argv = new ArrayList<>(List.of("wipe", "--device", vg.device()));
             argv.addAll(List.of(args));
-            vsm.run(argv.toArray(String[]::new)).badInput("'" + vg.device() + "' is physical volume " + vg.device()
-                    + " of volume group '" + vg.name() + "', which storage 'san' uses - remove the storage first (vsm remove san); "
-                    + "not zeroing it (--force does not override this)");
+            vsm.run(argv.toArray(String[]::new))
+                    .badInput("'" + vg.device() + "' is physical volume " + vg.device()
+                            + " of volume group '" + vg.name()
+                            + "', which storage 'san' uses - remove the storage first (vsm remove san); "
+                            + "not zeroing it (--force does not override this)");
         }
         assertThat(sha256(vg.backingFile())).isEqualTo(before);
         assertThat(vg.lvNames()).contains("vm-100-disk-0", "vm-101-disk-0");
         // the same group, not configured: its PV signature is what refuses it
         Vsm unconfigured = new Vsm(sandbox.resolve("other")).env(vg.environment());
-        unconfigured.run("wipe", "--device", vg.device(), "--yes").badInput("'" + vg.device()
-                + "' is not empty: it holds LVM2_member signature at offset 0x218 of " + Path.of(vg.device()).getFileName()
-                + " - not zeroing it; add --force to zero it anyway");
+        unconfigured
+                .run("wipe", "--device", vg.device(), "--yes")
+                .badInput("'" + vg.device()
+                        + "' is not empty: it holds LVM2_member signature at offset 0x218 of "
+                        + Path.of(vg.device()).getFileName()
+                        + " - not zeroing it; add --force to zero it anyway");
         assertThat(sha256(vg.backingFile())).isEqualTo(before);
     }
 
@@ -74,8 +80,9 @@ class WipeInUseTest {
         Vsm vsm = new Vsm(sandbox);
         String before = disk.sha256();
         String dev = disk.device().toString();
-        vsm.run("wipe", "--device", dev, "--yes").badInput("'" + dev + "' is not empty: it holds ext4 signature at offset 0x438 of "
-                + disk.device().getFileName() + " - not zeroing it; add --force to zero it anyway");
+        vsm.run("wipe", "--device", dev, "--yes")
+                .badInput("'" + dev + "' is not empty: it holds ext4 signature at offset 0x438 of "
+                        + disk.device().getFileName() + " - not zeroing it; add --force to zero it anyway");
         vsm.run("wipe", "--device", dev, "--dry-run").badInput("ext4 signature");
         assertThat(disk.sha256()).isEqualTo(before);
         vsm.run("wipe", "--device", dev, "--yes", "--force").ok();
@@ -89,7 +96,8 @@ class WipeInUseTest {
             sfdisk(disk.device(), "label: " + label + "\n,16M\n,\n");
             Vsm vsm = new Vsm(sandbox);
             String before = disk.sha256();
-            vsm.run("wipe", "--device", disk.device().toString(), "--yes").badInput("it holds " + label + " signature at offset ");
+            vsm.run("wipe", "--device", disk.device().toString(), "--yes")
+                    .badInput("it holds " + label + " signature at offset ");
             assertThat(disk.sha256()).as(label).isEqualTo(before);
         }
     }
@@ -97,7 +105,9 @@ class WipeInUseTest {
     @Test
     void aDeviceOfZerosIsZeroed() {
         ScratchDisk disk = disk(16 * MIB);
-        new Vsm(sandbox).run("wipe", "--device", disk.device().toString(), "--yes").ok();
+        new Vsm(sandbox)
+                .run("wipe", "--device", disk.device().toString(), "--yes")
+                .ok();
         assertThat(disk.allZero()).isTrue();
     }
 
@@ -109,14 +119,18 @@ class WipeInUseTest {
         ScratchDisk.run("mount", disk.device().toString(), mnt.toString());
         cleanup.add(() -> ScratchDisk.run("umount", mnt.toString()));
         Files.writeString(mnt.resolve("keep.txt"), "still here");
-        new Vsm(sandbox).run("wipe", "--device", disk.device().toString(), "--yes", "--force")
-                .badInput("'" + disk.device() + "' is mounted on " + mnt + " (" + disk.device().getFileName() + ") - unmount it first; "
+        new Vsm(sandbox)
+                .run("wipe", "--device", disk.device().toString(), "--yes", "--force")
+                .badInput("'" + disk.device() + "' is mounted on " + mnt + " ("
+                        + disk.device().getFileName() + ") - unmount it first; "
                         + "not zeroing it (--force does not override this: it would corrupt a running system)");
         assertThat(Files.readString(mnt.resolve("keep.txt"))).isEqualTo("still here");
     }
 
     private static void sfdisk(Path device, String script) throws Exception {
-        Process p = new ProcessBuilder("sfdisk", "-q", "--no-reread", device.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("sfdisk", "-q", "--no-reread", device.toString())
+                .redirectErrorStream(true)
+                .start();
         p.getOutputStream().write(script.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

@@ -12,15 +12,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
-import picocli.CommandLine;
 
 /** {@code vsm add <type> <storage> --<property> <value> ...}: add a storage to the configuration (pvesm add). */
-@Command(name = "add", description = "Add a storage. Each property is given as --<name> <value> (see 'vsm add <type> --help').",
-        footer = {"", "Booleans: 1|0|yes|no|on|off|true|false (a bare --flag means 1); lists: comma-separated.",
-            "Properties per type are listed by 'vsm plugins --properties'."})
+@Command(
+        name = "add",
+        description = "Add a storage. Each property is given as --<name> <value> (see 'vsm add <type> --help').",
+        footer = {
+            "",
+            "Booleans: 1|0|yes|no|on|off|true|false (a bare --flag means 1); lists: comma-separated.",
+            "Properties per type are listed by 'vsm plugins --properties'."
+        })
 public final class AddCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "TYPE", description = "storage type (dir, ...)")
     String type;
@@ -30,7 +35,6 @@ public final class AddCommand extends ChangingCommand {
 
     @Unmatched
     List<String> properties = new ArrayList<>();
-
 
     /**
      * {@code vsm add <type> --help}: the usage, then the properties of that type (its plugin's
@@ -45,7 +49,8 @@ public final class AddCommand extends ChangingCommand {
             }
             java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
             PrintStream o = new PrintStream(text, true, StandardCharsets.UTF_8);
-            Optional<StoragePlugin> plugin = new Session(command.vsm(), false).registry().plugin(command.type);
+            Optional<StoragePlugin> plugin =
+                    new Session(command.vsm(), false).registry().plugin(command.type);
             if (plugin.isEmpty()) {
                 o.printf("%nNo storage type '%s' is loaded (see 'vsm plugins').%n", VolumeId.printable(command.type));
             } else {
@@ -65,7 +70,9 @@ public final class AddCommand extends ChangingCommand {
         VolumeId.checkStorageId(storage);
         PluginSchema schema = session().registry().require(type).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, type);
-        EditResult r = session().configStore().apply(new ConfigEdit.Add(type, storage, values), session().hooks(), dryRun());
+        EditResult r = session()
+                .configStore()
+                .apply(new ConfigEdit.Add(type, storage, values), session().hooks(), dryRun());
         SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

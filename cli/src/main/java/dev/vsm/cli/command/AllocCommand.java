@@ -11,9 +11,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm alloc <storage> <vmid> <filename> <size>}: allocate a disk image (pvesm alloc). */
-@Command(name = "alloc", description = "Allocate a disk image.",
-        footer = {"", "FILENAME '' lets the storage pick the next free name (vm-<vmid>-disk-<n>).",
-            "A FILENAME ending in .raw, .qcow2 or .vmdk sets the format.", Args.SIZE_HELP})
+@Command(
+        name = "alloc",
+        description = "Allocate a disk image.",
+        footer = {
+            "",
+            "FILENAME '' lets the storage pick the next free name (vm-<vmid>-disk-<n>).",
+            "A FILENAME ending in .raw, .qcow2 or .vmdk sets the format.",
+            Args.SIZE_HELP
+        })
 public final class AllocCommand extends ChangingCommand {
     private static final Pattern EXT = Pattern.compile("\\.(raw|qcow2|vmdk)$");
 
@@ -29,13 +35,17 @@ public final class AllocCommand extends ChangingCommand {
     @Parameters(index = "3", paramLabel = "SIZE")
     String size;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "raw, qcow2, vmdk or subvol (default: the storage's)")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description = "raw, qcow2, vmdk or subvol (default: the storage's)")
     String format;
 
-    @Option(names = "--preallocation", paramLabel = "MODE",
+    @Option(
+            names = "--preallocation",
+            paramLabel = "MODE",
             description = "off, metadata, falloc or full, for this image only (default: the storage's)")
     String preallocation;
-
 
     @Override
     void execute() {
@@ -52,7 +62,9 @@ public final class AllocCommand extends ChangingCommand {
         long kib = Args.sizeKib(size, "subvol".equals(fmt));
         String name = filename.isEmpty() ? null : filename;
         VolumeId volid = session().manager().alloc(storage, owner, name, fmt, kib, preallocation);
-        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun()), o ->
-                o.println((dryRun() ? "would create '" : "successfully created '") + volid + "'"));
+        output.print(
+                out(),
+                Map.of("volid", volid.toString(), "dry-run", dryRun()),
+                o -> o.println((dryRun() ? "would create '" : "successfully created '") + volid + "'"));
     }
 }

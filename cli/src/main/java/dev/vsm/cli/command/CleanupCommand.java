@@ -12,7 +12,9 @@ import picocli.CommandLine.Parameters;
  * saferemove, the {@code del-*} volumes whose zero-out did not complete (they are zeroed and
  * removed now). {@code vsm free} on such a storage does this first as well.
  */
-@Command(name = "cleanup", description = "Finish removals an interrupted run left on a storage (LVM: pending del-* volumes).")
+@Command(
+        name = "cleanup",
+        description = "Finish removals an interrupted run left on a storage (LVM: pending del-* volumes).")
 public final class CleanupCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
@@ -30,7 +32,8 @@ public final class CleanupCommand extends ChangingCommand {
                 o.println("nothing to clean up on storage '" + storage + "'");
             } else {
                 o.println("cleanup of storage '" + storage + "' " + (dryRun() ? "would be " : "") + "done ("
-                        + done.size() + " pending removal" + (done.size() == 1 ? "" : "s") + ": " + String.join(", ", done) + ")");
+                        + done.size() + " pending removal" + (done.size() == 1 ? "" : "s") + ": "
+                        + String.join(", ", done) + ")");
             }
         });
     }

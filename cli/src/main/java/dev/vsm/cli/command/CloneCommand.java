@@ -19,7 +19,10 @@ public final class CloneCommand extends ChangingCommand {
     @Parameters(index = "1", paramLabel = "VMID")
     String vmid;
 
-    @Option(names = "--snapshot", paramLabel = "NAME", description = "clone this snapshot of the volume instead of a base volume")
+    @Option(
+            names = "--snapshot",
+            paramLabel = "NAME",
+            description = "clone this snapshot of the volume instead of a base volume")
     String snapshot;
 
     @Override
@@ -27,7 +30,10 @@ public final class CloneCommand extends ChangingCommand {
         VolumeId base = VolumeId.parse(volume);
         int owner = Args.vmid(vmid);
         VolumeId clone = session().manager().cloneVolume(base, owner, snapshot);
-        output.print(out(), Map.of("volid", clone.toString()), o ->
-                o.println((dryRun() ? "would create linked clone '" : "successfully created linked clone '") + clone + "'"));
+        output.print(
+                out(),
+                Map.of("volid", clone.toString()),
+                o -> o.println((dryRun() ? "would create linked clone '" : "successfully created linked clone '")
+                        + clone + "'"));
     }
 }

@@ -14,7 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm copy <volid> <target-storage>}: a full copy of a volume as a new volume on a storage. */
-@Command(name = "copy", description = "Copy a volume to a storage as a new volume (the storage half of moving a VM disk).",
+@Command(
+        name = "copy",
+        description = "Copy a volume to a storage as a new volume (the storage half of moving a VM disk).",
         footer = {"", "qemu-img convert when the target storage imports images, else a raw+size stream."})
 public final class CopyCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
@@ -26,12 +28,18 @@ public final class CopyCommand extends ChangingCommand {
     @Option(names = "--vmid", paramLabel = "VMID", description = "the copy's owner (default: the volume's)")
     String vmid;
 
-    @Option(names = "--format", paramLabel = "FORMAT",
-            description = "the copy's format (default: the volume's when the target takes it, else the target's default)")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description =
+                    "the copy's format (default: the volume's when the target takes it, else the target's default)")
     String format;
 
-    @Option(names = "--method", paramLabel = "METHOD", description = "convert or stream (default: convert when the target "
-            + "storage imports images, else a stream)")
+    @Option(
+            names = "--method",
+            paramLabel = "METHOD",
+            description =
+                    "convert or stream (default: convert when the target " + "storage imports images, else a stream)")
     String method;
 
     @Mixin
@@ -42,18 +50,25 @@ public final class CopyCommand extends ChangingCommand {
         VolumeId source = VolumeId.parse(volume);
         VolumeId.checkStorageId(targetStorage);
         Integer owner = vmid == null ? null : Args.vmid(vmid);
-        VolumeCopier.Method how = method == null ? null : switch (method) {
-            case "convert" -> VolumeCopier.Method.CONVERT;
-            case "stream" -> VolumeCopier.Method.STREAM;
-            default -> throw StorageException.badInput("method: '%s' is not convert or stream", VolumeId.printable(method));
-        };
+        VolumeCopier.Method how = method == null
+                ? null
+                : switch (method) {
+                    case "convert" -> VolumeCopier.Method.CONVERT;
+                    case "stream" -> VolumeCopier.Method.STREAM;
+                    default ->
+                        throw StorageException.badInput(
+                                "method: '%s' is not convert or stream", VolumeId.printable(method));
+                };
         VolumeCopier.Copy copy = session().transfers().copier().copy(source, targetStorage, owner, format, how);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("source", source.toString());
         result.put("volid", copy.volid().toString());
         result.put("method", copy.method().name().toLowerCase(Locale.ROOT));
         result.put("dry-run", dryRun());
-        output.print(out(), result, o -> o.println((dryRun() ? "would copy '" : "successfully copied '") + source + "' to '"
-                + copy.volid() + "'"));
+        output.print(
+                out(),
+                result,
+                o -> o.println((dryRun() ? "would copy '" : "successfully copied '") + source + "' to '" + copy.volid()
+                        + "'"));
     }
 }

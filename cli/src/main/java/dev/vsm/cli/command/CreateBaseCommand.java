@@ -11,11 +11,13 @@ public final class CreateBaseCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-
     @Override
     void execute() {
         VolumeId base = session().manager().createBase(VolumeId.parse(volume));
-        output.print(out(), Map.of("volid", base.toString()), o ->
-                o.println((dryRun() ? "would create base volume '" : "successfully created base volume '") + base + "'"));
+        output.print(
+                out(),
+                Map.of("volid", base.toString()),
+                o -> o.println(
+                        (dryRun() ? "would create base volume '" : "successfully created base volume '") + base + "'"));
     }
 }

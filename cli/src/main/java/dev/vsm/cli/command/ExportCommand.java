@@ -30,10 +30,16 @@ import picocli.CommandLine.Parameters;
  * {@code -} the stream goes to standard output and every message to standard error; a file must
  * not exist yet, is created with mode 0600 and is removed again when the export fails.
  */
-@Command(name = "export", description = "Write a volume as a stream: raw+size, qcow2+size or vmdk+size (pvesm export).",
-        footer = {"", "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
-            + "size, then the data.", "Example: vsm export local:100/vm-100-disk-0.raw raw+size - | vsm import-stream "
-            + "other:100/vm-100-disk-0.raw raw+size -"})
+@Command(
+        name = "export",
+        description = "Write a volume as a stream: raw+size, qcow2+size or vmdk+size (pvesm export).",
+        footer = {
+            "",
+            "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
+                    + "size, then the data.",
+            "Example: vsm export local:100/vm-100-disk-0.raw raw+size - | vsm import-stream "
+                    + "other:100/vm-100-disk-0.raw raw+size -"
+        })
 public final class ExportCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
@@ -47,9 +53,13 @@ public final class ExportCommand extends VsmCommand {
     @Mixin
     StreamOptions stream;
 
-    @Option(names = "--snapshot-list", paramLabel = "LIST", split = ",",
-            description = "the snapshots to transfer, in order (implies --with-snapshots 1, as in pve; a qcow2+size stream "
-                + "carries all of the image's snapshots, and each listed one must be among them)")
+    @Option(
+            names = "--snapshot-list",
+            paramLabel = "LIST",
+            split = ",",
+            description =
+                    "the snapshots to transfer, in order (implies --with-snapshots 1, as in pve; a qcow2+size stream "
+                            + "carries all of the image's snapshots, and each listed one must be among them)")
     List<String> snapshotList;
 
     @Mixin
@@ -64,13 +74,14 @@ public final class ExportCommand extends VsmCommand {
     void execute() {
         VolumeId volid = VolumeId.parse(volume);
         StreamFormat fmt = StreamFormat.parse(format);
-        VolumeExporter.Snapshots snapshots = new VolumeExporter.Snapshots(stream.withSnapshots(), stream.snapshot(),
-                stream.base(), snapshotList());
+        VolumeExporter.Snapshots snapshots =
+                new VolumeExporter.Snapshots(stream.withSnapshots(), stream.snapshot(), stream.base(), snapshotList());
         var limit = stream.limit();
         Path target = StreamOptions.file(file);
         if (target == null) {
             if (ProgressOutput.stdoutIsTerminal() && out() == System.out) {
-                throw StorageException.badInput("refusing to write a %s stream to a terminal: redirect it or name a file", fmt);
+                throw StorageException.badInput(
+                        "refusing to write a %s stream to a terminal: redirect it or name a file", fmt);
             }
             OutputStream stdout = new FileOutputStream(FileDescriptor.out);
             session().transfers().exporter().export(volid, fmt, snapshots, stdout, limit);
@@ -110,7 +121,8 @@ public final class ExportCommand extends VsmCommand {
         try {
             // 0600 (less the umask) from the start: a guest's disk in a file is no more readable by
             // other local users than the volume it came from
-            return Channels.newOutputStream(Files.newByteChannel(target,
+            return Channels.newOutputStream(Files.newByteChannel(
+                    target,
                     Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))));
         } catch (FileAlreadyExistsException e) {

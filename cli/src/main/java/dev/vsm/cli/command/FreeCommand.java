@@ -18,13 +18,14 @@ public final class FreeCommand extends ChangingCommand {
     @Option(names = "--storage", paramLabel = "ID", description = "the storage, when VOLUME is only a volume name")
     String storage;
 
-    @Option(names = "--delay", paramLabel = "SECONDS",
+    @Option(
+            names = "--delay",
+            paramLabel = "SECONDS",
             description = "pvesm's time to wait for the removal to finish, 1 to 30; vsm always waits until it has")
     Integer delay;
 
     @Mixin
     ProgressOption progress;
-
 
     @Override
     void execute() {
@@ -33,8 +34,10 @@ public final class FreeCommand extends ChangingCommand {
         }
         VolumeId volid = resolve(volume, storage);
         session().manager().free(volid);
-        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun()), o ->
-                o.println((dryRun() ? "would remove volume '" : "Removed volume '") + volid + "'"));
+        output.print(
+                out(),
+                Map.of("volid", volid.toString(), "dry-run", dryRun()),
+                o -> o.println((dryRun() ? "would remove volume '" : "Removed volume '") + volid + "'"));
     }
 
     /** pve's {@code real_volume_id}: a volume id, or a volume name plus {@code --storage}. */

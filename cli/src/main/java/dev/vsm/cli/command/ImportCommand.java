@@ -13,11 +13,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code vsm import <storage> <vmid> <source>}: a new volume from a disk image, with qemu-img convert. */
-@Command(name = "import", description = "Import a disk image (raw, qcow2, vmdk, vdi, vhdx, vpc, qed) as a new volume; an "
-        + "image that names data outside itself (a backing file, a data file, vmdk extents) is refused.",
-        footer = {"", "SOURCE is a file, a block device (with --yes) or a volume id.",
+@Command(
+        name = "import",
+        description = "Import a disk image (raw, qcow2, vmdk, vdi, vhdx, vpc, qed) as a new volume; an "
+                + "image that names data outside itself (a backing file, a data file, vmdk extents) is refused.",
+        footer = {
+            "",
+            "SOURCE is a file, a block device (with --yes) or a volume id.",
             "dir: qemu-img convert with the storage's image options; lvm: an LV sized for the image, written with convert -n",
-            "(every zero written, unless the storage's saferemove means a new LV reads zeros)."})
+            "(every zero written, unless the storage's saferemove means a new LV reads zeros)."
+        })
 public final class ImportCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
@@ -28,15 +33,24 @@ public final class ImportCommand extends ChangingCommand {
     @Parameters(index = "2", paramLabel = "SOURCE")
     String source;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "the new volume's format: raw or qcow2 (default: the storage's)")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description = "the new volume's format: raw or qcow2 (default: the storage's)")
     String format;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "the new volume's name (default: the next free vm-<vmid>-disk-<n>)")
+    @Option(
+            names = "--name",
+            paramLabel = "NAME",
+            description = "the new volume's name (default: the next free vm-<vmid>-disk-<n>)")
     String name;
 
-    @Option(names = "--source-format", paramLabel = "FORMAT",
-            description = "read SOURCE as this format instead of telling it from its first bytes (raw takes any data as a "
-                    + "raw disk)")
+    @Option(
+            names = "--source-format",
+            paramLabel = "FORMAT",
+            description =
+                    "read SOURCE as this format instead of telling it from its first bytes (raw takes any data as a "
+                            + "raw disk)")
     String sourceFormat;
 
     @Option(names = "--yes", description = "SOURCE may be a block device (nothing may write to it while it is read)")
@@ -64,6 +78,7 @@ public final class ImportCommand extends ChangingCommand {
         result.put("source-format", image.format());
         result.put("virtual-size", image.virtualSize());
         result.put("dry-run", dryRun());
-        output.print(out(), result, o -> o.println((dryRun() ? "would import '" : "successfully imported '") + volid + "'"));
+        output.print(
+                out(), result, o -> o.println((dryRun() ? "would import '" : "successfully imported '") + volid + "'"));
     }
 }

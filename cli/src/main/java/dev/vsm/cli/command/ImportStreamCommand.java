@@ -21,12 +21,17 @@ import picocli.CommandLine.Parameters;
  * {@code vsm import-stream <volid> <format> <file|->}: a new volume from a pve stream (pvesm
  * import). A truncated or corrupt stream, or one whose size header lies, leaves no volume behind.
  */
-@Command(name = "import-stream", description = "Make a new volume (or iso, vztmpl, snippets or import file) from a raw+size, "
-        + "qcow2+size or vmdk+size stream (pvesm import).",
-        footer = {"", "FILE - is standard input; tcp://<ip or cidr> listens on that address (or this host's one address in "
-            + "that network) at the first free port of 60000-60050, prints the address and the port, one a line, and takes one "
-            + "connection within 30 s; unix://<path> listens on a new socket there, prints 'ready' and takes one connection "
-            + "within 30 s; anything else is a file. VOLUME names the new volume; it must not exist (see --allow-rename)."})
+@Command(
+        name = "import-stream",
+        description = "Make a new volume (or iso, vztmpl, snippets or import file) from a raw+size, "
+                + "qcow2+size or vmdk+size stream (pvesm import).",
+        footer = {
+            "",
+            "FILE - is standard input; tcp://<ip or cidr> listens on that address (or this host's one address in "
+                    + "that network) at the first free port of 60000-60050, prints the address and the port, one a line, and takes one "
+                    + "connection within 30 s; unix://<path> listens on a new socket there, prints 'ready' and takes one connection "
+                    + "within 30 s; anything else is a file. VOLUME names the new volume; it must not exist (see --allow-rename)."
+        })
 public final class ImportStreamCommand extends ChangingCommand {
     /** pvesm's pattern for {@code --delete-snapshot}. */
     private static final Pattern DELETE_SNAPSHOT = Pattern.compile("[a-z0-9_\\-]{1,80}", Pattern.CASE_INSENSITIVE);
@@ -43,13 +48,19 @@ public final class ImportStreamCommand extends ChangingCommand {
     @Mixin
     StreamOptions stream;
 
-    @Option(names = "--delete-snapshot", paramLabel = "NAME",
+    @Option(
+            names = "--delete-snapshot",
+            paramLabel = "NAME",
             description = "delete this snapshot from the new volume once imported (needs --with-snapshots 1)")
     String deleteSnapshot;
 
-    @Option(names = "--allow-rename", paramLabel = "0|1", arity = "0..1", fallbackValue = "1",
+    @Option(
+            names = "--allow-rename",
+            paramLabel = "0|1",
+            arity = "0..1",
+            fallbackValue = "1",
             description = "when VOLUME exists, import under the next free name instead of failing (default: 0); "
-                + "the line 'successfully imported' names the volume made")
+                    + "the line 'successfully imported' names the volume made")
     String allowRename = "0";
 
     @Mixin
@@ -59,7 +70,10 @@ public final class ImportStreamCommand extends ChangingCommand {
     void execute() {
         VolumeId target = VolumeId.parse(volume);
         StreamFormat fmt = StreamFormat.parse(format);
-        StreamImporter.Options options = new StreamImporter.Options(stream.withSnapshots(), stream.snapshot(), stream.base(),
+        StreamImporter.Options options = new StreamImporter.Options(
+                stream.withSnapshots(),
+                stream.snapshot(),
+                stream.base(),
                 StreamOptions.snapshotName("delete-snapshot", deleteSnapshot, DELETE_SNAPSHOT, 80),
                 StreamOptions.bool("allow-rename", allowRename));
         var limit = stream.limit();
@@ -79,18 +93,21 @@ public final class ImportStreamCommand extends ChangingCommand {
                 importer.checkContent(target, fmt, options);
             }
             try (InputStream in = StreamSource.accept(file, out())) {
-                volid = image ? importer.importStream(to, fmt, options, in, file, dryRun())
+                volid = image
+                        ? importer.importStream(to, fmt, options, in, file, dryRun())
                         : importer.importContent(target, fmt, options, in, file, dryRun());
             } catch (IOException e) {
                 throw StorageException.failed(e, "closing the connection failed: %s", e.getMessage());
             }
         } else {
-            volid = image ? importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun())
+            volid = image
+                    ? importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun())
                     : importer.importContent(target, fmt, options, StreamOptions.file(file), limit, dryRun());
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
         result.put("dry-run", dryRun());
-        output.print(out(), result, o -> o.println((dryRun() ? "would import '" : "successfully imported '") + volid + "'"));
+        output.print(
+                out(), result, o -> o.println((dryRun() ? "would import '" : "successfully imported '") + volid + "'"));
     }
 }

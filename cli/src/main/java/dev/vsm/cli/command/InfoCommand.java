@@ -27,11 +27,14 @@ public final class InfoCommand extends VsmCommand {
     void execute() {
         VolumeDetails d = session().manager().info(VolumeId.parse(volume));
         Map<String, Object> m = describe(d);
-        output.print(out(), m, o -> m.forEach((k, v) -> {
-            if (v != null) {
-                o.println(k + ": " + v);
-            }
-        }));
+        output.print(
+                out(),
+                m,
+                o -> m.forEach((k, v) -> {
+                    if (v != null) {
+                        o.println(k + ": " + v);
+                    }
+                }));
     }
 
     static Map<String, Object> describe(VolumeDetails d) {
@@ -67,6 +70,7 @@ public final class InfoCommand extends VsmCommand {
 
     /** An LV's path: a block device, or (where device nodes are absent) a path under /dev. */
     private static boolean isBlockDevice(Path path) {
-        return path.startsWith("/dev/") || (Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path));
+        return path.startsWith("/dev/")
+                || (Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path));
     }
 }

@@ -32,8 +32,13 @@ public final class PluginsCommand extends VsmCommand {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"Type", "API", "Class", "Source", "Status"});
         for (Entry e : entries) {
-            rows.add(new String[] {dash(e.type()), dash(e.apiVersion()), dash(e.className()), e.source(),
-                e.loaded() ? "loaded" : "refused: " + e.problem()});
+            rows.add(new String[] {
+                dash(e.type()),
+                dash(e.apiVersion()),
+                dash(e.className()),
+                e.source(),
+                e.loaded() ? "loaded" : "refused: " + e.problem()
+            });
         }
         int[] widths = new int[4];
         for (String[] row : rows) {
@@ -55,7 +60,8 @@ public final class PluginsCommand extends VsmCommand {
     }
 
     private void printProperties() {
-        List<Map<String, Object>> rows = propertyRows(session().registry().plugins().values());
+        List<Map<String, Object>> rows =
+                propertyRows(session().registry().plugins().values());
         output.print(out(), rows, o -> printProperties(o, rows));
     }
 
@@ -87,11 +93,19 @@ public final class PluginsCommand extends VsmCommand {
                 type = (String) m.get("type");
                 o.println((rows.indexOf(m) == 0 ? "" : "\n") + type + ":");
             }
-            String flags = (Boolean.TRUE.equals(m.get("required")) ? " required" : "") + (Boolean.TRUE.equals(m.get("fixed")) ? " fixed" : "");
+            String flags = (Boolean.TRUE.equals(m.get("required")) ? " required" : "")
+                    + (Boolean.TRUE.equals(m.get("fixed")) ? " fixed" : "");
             List<?> allowed = (List<?>) m.get("allowed");
-            String values = allowed.isEmpty() ? (String) m.get("value") : String.join("|", allowed.stream().map(Object::toString).toList());
-            o.printf("  --%-24s %-32s %s%s%s%n", m.get("property"), values, m.get("description"),
-                    m.get("default") == null ? "" : " (default: " + m.get("default") + ")", flags.isEmpty() ? "" : " [" + flags.strip() + "]");
+            String values = allowed.isEmpty()
+                    ? (String) m.get("value")
+                    : String.join("|", allowed.stream().map(Object::toString).toList());
+            o.printf(
+                    "  --%-24s %-32s %s%s%s%n",
+                    m.get("property"),
+                    values,
+                    m.get("description"),
+                    m.get("default") == null ? "" : " (default: " + m.get("default") + ")",
+                    flags.isEmpty() ? "" : " [" + flags.strip() + "]");
         }
     }
 

@@ -26,13 +26,16 @@ final class PropertyArgs {
             return name;
         }
         String lower = name.toLowerCase(Locale.ROOT);
-        List<String> names = schema.properties().stream().map(PropertySpec::name).sorted().toList();
+        List<String> names =
+                schema.properties().stream().map(PropertySpec::name).sorted().toList();
         for (String n : names) {
             if (n.toLowerCase(Locale.ROOT).equals(lower)) {
                 return n;
             }
         }
-        List<String> matches = names.stream().filter(n -> !lower.isEmpty() && n.toLowerCase(Locale.ROOT).startsWith(lower)).toList();
+        List<String> matches = names.stream()
+                .filter(n -> !lower.isEmpty() && n.toLowerCase(Locale.ROOT).startsWith(lower))
+                .toList();
         if (matches.size() > 1) {
             throw StorageException.badInput("Option %s is ambiguous (%s)", name, String.join(", ", matches));
         }
@@ -55,8 +58,8 @@ final class PropertyArgs {
             }
             name = spelled(name, schema);
             String key = name;
-            PropertySpec spec = schema.property(key).orElseThrow(
-                    () -> StorageException.badInput("unexpected property '%s' for type '%s'", key, type));
+            PropertySpec spec = schema.property(key)
+                    .orElseThrow(() -> StorageException.badInput("unexpected property '%s' for type '%s'", key, type));
             if (value == null) {
                 boolean hasNext = i + 1 < args.size() && !args.get(i + 1).startsWith("--");
                 if (hasNext) {

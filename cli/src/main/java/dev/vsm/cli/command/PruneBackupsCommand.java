@@ -1,9 +1,9 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.engine.Backups;
 import dev.vsm.backup.PruneEntry;
-import dev.vsm.config.PruneOptions;
 import dev.vsm.cli.support.Args;
+import dev.vsm.config.PruneOptions;
+import dev.vsm.engine.Backups;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.io.PrintStream;
@@ -23,8 +23,10 @@ import picocli.CommandLine.Parameters;
  * property applies. {@code --dry-run} lists each backup with its mark (keep, remove, protected,
  * renamed) and removes nothing.
  */
-@Command(name = "prune-backups", description = "Prune backups: remove those the retention options do not keep "
-        + "(with --dry-run: show what would be kept and removed).")
+@Command(
+        name = "prune-backups",
+        description = "Prune backups: remove those the retention options do not keep "
+                + "(with --dry-run: show what would be kept and removed).")
 public final class PruneBackupsCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
@@ -33,25 +35,43 @@ public final class PruneBackupsCommand extends VsmCommand {
     @Option(names = "--dry-run", description = "only show what would be pruned, remove nothing")
     boolean preview;
 
-    @Option(names = "--keep-all", paramLabel = "BOOL", description = "keep all backups (conflicts with the other options when true)")
+    @Option(
+            names = "--keep-all",
+            paramLabel = "BOOL",
+            description = "keep all backups (conflicts with the other options when true)")
     String keepAll;
 
     @Option(names = "--keep-last", paramLabel = "N", description = "keep the last N backups")
     String keepLast;
 
-    @Option(names = "--keep-hourly", paramLabel = "N", description = "keep the newest backup of each of the last N hours with one")
+    @Option(
+            names = "--keep-hourly",
+            paramLabel = "N",
+            description = "keep the newest backup of each of the last N hours with one")
     String keepHourly;
 
-    @Option(names = "--keep-daily", paramLabel = "N", description = "keep the newest backup of each of the last N days with one")
+    @Option(
+            names = "--keep-daily",
+            paramLabel = "N",
+            description = "keep the newest backup of each of the last N days with one")
     String keepDaily;
 
-    @Option(names = "--keep-weekly", paramLabel = "N", description = "keep the newest backup of each of the last N weeks with one")
+    @Option(
+            names = "--keep-weekly",
+            paramLabel = "N",
+            description = "keep the newest backup of each of the last N weeks with one")
     String keepWeekly;
 
-    @Option(names = "--keep-monthly", paramLabel = "N", description = "keep the newest backup of each of the last N months with one")
+    @Option(
+            names = "--keep-monthly",
+            paramLabel = "N",
+            description = "keep the newest backup of each of the last N months with one")
     String keepMonthly;
 
-    @Option(names = "--keep-yearly", paramLabel = "N", description = "keep the newest backup of each of the last N years with one")
+    @Option(
+            names = "--keep-yearly",
+            paramLabel = "N",
+            description = "keep the newest backup of each of the last N years with one")
     String keepYearly;
 
     @Option(names = "--type", paramLabel = "TYPE", description = "only backups of guests of this type: qemu or lxc")
@@ -69,13 +89,15 @@ public final class PruneBackupsCommand extends VsmCommand {
     void execute() {
         VolumeId.checkStorageId(storage);
         if (type != null && !type.equals("qemu") && !type.equals("lxc")) {
-            throw StorageException.badInput("type: value '%s' does not have a value in the enumeration 'qemu, lxc'", VolumeId.printable(type));
+            throw StorageException.badInput(
+                    "type: value '%s' does not have a value in the enumeration 'qemu, lxc'", VolumeId.printable(type));
         }
         Integer owner = vmid == null ? null : Args.vmid(vmid);
         Map<String, Long> keep = keep();
-        List<PruneEntry> entries = new Backups(session().manager(), ZoneId.systemDefault()).prune(storage, keep, owner, type, preview);
+        List<PruneEntry> entries =
+                new Backups(session().manager(), ZoneId.systemDefault()).prune(storage, keep, owner, type, preview);
         if (!preview) {
-            output.print(out(), Map.of("dryrun", false, "list", List.of()), o -> { });
+            output.print(out(), Map.of("dryrun", false, "list", List.of()), o -> {});
             return;
         }
         Map<String, Object> json = new LinkedHashMap<>();

@@ -12,11 +12,12 @@ public final class RemoveCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
 
-
     @Override
     void execute() {
         VolumeId.checkStorageId(storage);
-        EditResult r = session().configStore().apply(new ConfigEdit.Remove(storage), session().hooks(), dryRun());
+        EditResult r = session()
+                .configStore()
+                .apply(new ConfigEdit.Remove(storage), session().hooks(), dryRun());
         SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

@@ -17,7 +17,10 @@ public final class RenameCommand extends ChangingCommand {
     @Parameters(index = "1", paramLabel = "TARGET-VMID")
     String targetVmid;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "the new name (default: the target's next free vm-<vmid>-disk-<n>)")
+    @Option(
+            names = "--name",
+            paramLabel = "NAME",
+            description = "the new name (default: the target's next free vm-<vmid>-disk-<n>)")
     String name;
 
     @Override
@@ -29,6 +32,9 @@ public final class RenameCommand extends ChangingCommand {
         m.put("volid", source.toString());
         m.put("new-volid", renamed.toString());
         m.put("dry-run", dryRun());
-        output.print(out(), m, o -> o.println((dryRun() ? "would rename '" : "renamed '") + source + "' to '" + renamed + "'"));
+        output.print(
+                out(),
+                m,
+                o -> o.println((dryRun() ? "would rename '" : "renamed '") + source + "' to '" + renamed + "'"));
     }
 }

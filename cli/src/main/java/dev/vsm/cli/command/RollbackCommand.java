@@ -17,7 +17,10 @@ public final class RollbackCommand extends ChangingCommand {
     void execute() {
         VolumeId volid = VolumeId.parse(volume);
         session().manager().rollback(volid, snapshot);
-        output.print(out(), SnapshotCommand.json(volid, snapshot, dryRun()), o -> o.println(
-                (dryRun() ? "would roll back '" : "rolled back '") + volid + "' to snapshot '" + snapshot + "'"));
+        output.print(
+                out(),
+                SnapshotCommand.json(volid, snapshot, dryRun()),
+                o -> o.println((dryRun() ? "would roll back '" : "rolled back '") + volid + "' to snapshot '" + snapshot
+                        + "'"));
     }
 }

@@ -24,6 +24,9 @@ public final class ScanLvmCommand extends VsmCommand {
 
     /** The rows as JSON, or their names (each row's first entry) one per line. */
     static void printRows(VsmCommand command, List<Map<String, Object>> rows) {
-        command.output.print(command.out(), rows, o -> rows.forEach(row -> o.println(row.values().iterator().next())));
+        command.output.print(
+                command.out(),
+                rows,
+                o -> rows.forEach(row -> o.println(row.values().iterator().next())));
     }
 }

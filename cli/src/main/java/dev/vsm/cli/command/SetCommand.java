@@ -18,22 +18,30 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
 
 /** {@code vsm set <storage> --<property> <value> ... [--delete a,b] [--digest sha1]}: change a storage (pvesm set). */
-@Command(name = "set", description = "Change a storage's properties. Each is given as --<name> <value>.",
+@Command(
+        name = "set",
+        description = "Change a storage's properties. Each is given as --<name> <value>.",
         footer = {"", "Booleans: 1|0|yes|no|on|off|true|false (a bare --flag means 1); lists: comma-separated."})
 public final class SetCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
 
-    @Option(names = "--delete", split = ",", paramLabel = "PROPERTY", description = "properties to remove (comma-separated)")
+    @Option(
+            names = "--delete",
+            split = ",",
+            paramLabel = "PROPERTY",
+            description = "properties to remove (comma-separated)")
     List<String> delete = new ArrayList<>();
 
-    @Option(names = "--digest", paramLabel = "SHA1",
-            description = "refuse the change if the configuration file's SHA-1 is no longer this (see 'vsm status --output-format json')")
+    @Option(
+            names = "--digest",
+            paramLabel = "SHA1",
+            description =
+                    "refuse the change if the configuration file's SHA-1 is no longer this (see 'vsm status --output-format json')")
     String digest;
 
     @Unmatched
     List<String> properties = new ArrayList<>();
-
 
     @Override
     void execute() {
@@ -41,8 +49,12 @@ public final class SetCommand extends ChangingCommand {
         StorageConfig current = session().config().require(storage);
         PluginSchema schema = session().registry().require(current.type()).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, current.type());
-        EditResult r = session().configStore().apply(new ConfigEdit.Update(storage, values, delete, digest),
-                session().hooks(), dryRun());
+        EditResult r = session()
+                .configStore()
+                .apply(
+                        new ConfigEdit.Update(storage, values, delete, digest),
+                        session().hooks(),
+                        dryRun());
         report(out(), output, r, storage, dryRun());
     }
 
@@ -64,7 +76,8 @@ public final class SetCommand extends ChangingCommand {
         }
         output.print(out, m, o -> {
             if (dryRun) {
-                diff.forEach((key, change) -> o.println("+ " + storage + ": " + key + " " + shown(change.get(0)) + " -> " + shown(change.get(1))));
+                diff.forEach((key, change) -> o.println(
+                        "+ " + storage + ": " + key + " " + shown(change.get(0)) + " -> " + shown(change.get(1))));
                 r.changes().forEach(o::println);
             }
         });
@@ -100,7 +113,9 @@ public final class SetCommand extends ChangingCommand {
         if (value == null) {
             return "(unset)";
         }
-        String text = value instanceof List<?> list ? String.join(",", list.stream().map(String::valueOf).toList()) : String.valueOf(value);
+        String text = value instanceof List<?> list
+                ? String.join(",", list.stream().map(String::valueOf).toList())
+                : String.valueOf(value);
         return VolumeId.printable(text);
     }
 }

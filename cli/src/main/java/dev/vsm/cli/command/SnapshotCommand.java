@@ -19,8 +19,11 @@ public final class SnapshotCommand extends ChangingCommand {
     void execute() {
         VolumeId volid = VolumeId.parse(volume);
         session().manager().snapshot(volid, snapshot);
-        output.print(out(), json(volid, snapshot, dryRun()), o -> o.println((dryRun() ? "would create snapshot '" : "successfully created snapshot '")
-                + snapshot + "' of '" + volid + "'"));
+        output.print(
+                out(),
+                json(volid, snapshot, dryRun()),
+                o -> o.println((dryRun() ? "would create snapshot '" : "successfully created snapshot '") + snapshot
+                        + "' of '" + volid + "'"));
     }
 
     /** What the snapshot commands print in JSON. */

@@ -17,7 +17,10 @@ public final class SnapshotDeleteCommand extends ChangingCommand {
     void execute() {
         VolumeId volid = VolumeId.parse(volume);
         session().manager().snapshotDelete(volid, snapshot);
-        output.print(out(), SnapshotCommand.json(volid, snapshot, dryRun()), o -> o.println(
-                (dryRun() ? "would remove snapshot '" : "Removed snapshot '") + snapshot + "' of '" + volid + "'"));
+        output.print(
+                out(),
+                SnapshotCommand.json(volid, snapshot, dryRun()),
+                o -> o.println((dryRun() ? "would remove snapshot '" : "Removed snapshot '") + snapshot + "' of '"
+                        + volid + "'"));
     }
 }

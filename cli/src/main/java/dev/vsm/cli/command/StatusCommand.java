@@ -21,49 +21,75 @@ public final class StatusCommand extends VsmCommand {
     @Option(names = "--storage", paramLabel = "ID", description = "only this storage")
     String storage;
 
-    @Option(names = "--content", paramLabel = "TYPES", description = "only enabled storages holding one of these content types (comma-separated)")
+    @Option(
+            names = "--content",
+            paramLabel = "TYPES",
+            description = "only enabled storages holding one of these content types (comma-separated)")
     String content;
 
     @Option(names = "--enabled", description = "only storages not disabled in the configuration")
     boolean enabled;
 
-    @Option(names = "--target", paramLabel = "NODE",
+    @Option(
+            names = "--target",
+            paramLabel = "NODE",
             description = "another node: only shared storages available on this node and on it")
     String target;
 
-    @Option(names = "--format", description = "give each enabled storage's supported and default formats (JSON/YAML output)")
+    @Option(
+            names = "--format",
+            description = "give each enabled storage's supported and default formats (JSON/YAML output)")
     boolean formats;
 
     @Override
     void execute() {
         Set<ContentType> ct = content == null ? null : contentList(content);
         if (target != null && !target.matches(CommonProperties.NODE_NAME_PATTERN)) {
-            throw StorageException.badInput("target: invalid format - value does not look like a valid node name: '%s'",
+            throw StorageException.badInput(
+                    "target: invalid format - value does not look like a valid node name: '%s'",
                     VolumeId.printable(target));
         }
         List<StatusRow> rows = session().manager().status(storage, ct, enabled, target);
-        rows.forEach(r -> r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
+        rows.forEach(r ->
+                r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
         String digest = session().config().digest();
-        output.print(out(), rows.stream().map(r -> withFormats(withDigest(json(r), digest), r)).toList(), o -> {
-            int w = rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0) + 1;
-            String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
-            o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
-            for (StatusRow r : rows) {
-                String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
-                String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("%8s", "N/A");
-                o.printf("%-" + w + "s %10s %10s %15d %15d %15d %s%n", r.storage(), r.type(), state,
-                        r.status().total() / 1024, r.status().used() / 1024, r.status().avail() / 1024, pct);
-            }
-        });
+        output.print(
+                out(),
+                rows.stream()
+                        .map(r -> withFormats(withDigest(json(r), digest), r))
+                        .toList(),
+                o -> {
+                    int w = rows.stream()
+                                    .mapToInt(r -> r.storage().length())
+                                    .max()
+                                    .orElse(0)
+                            + 1;
+                    String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
+                    o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
+                    for (StatusRow r : rows) {
+                        String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
+                        String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("%8s", "N/A");
+                        o.printf(
+                                "%-" + w + "s %10s %10s %15d %15d %15d %s%n",
+                                r.storage(),
+                                r.type(),
+                                state,
+                                r.status().total() / 1024,
+                                r.status().used() / 1024,
+                                r.status().avail() / 1024,
+                                pct);
+                    }
+                });
     }
 
     /** pve's {@code pve-storage-content-list}: content types, comma-separated. */
     static Set<ContentType> contentList(String text) {
         Set<ContentType> types = EnumSet.noneOf(ContentType.class);
         for (String id : text.strip().split("[,;\\s]+")) {
-            types.add(ContentType.fromId(id).orElseThrow(() -> StorageException.badInput(
-                    "content: invalid content type '%s' (use images, rootdir, iso, vztmpl, backup, snippets, import; comma-separated)",
-                    VolumeId.printable(id))));
+            types.add(ContentType.fromId(id)
+                    .orElseThrow(() -> StorageException.badInput(
+                            "content: invalid content type '%s' (use images, rootdir, iso, vztmpl, backup, snippets, import; comma-separated)",
+                            VolumeId.printable(id))));
         }
         if (types.isEmpty()) {
             throw StorageException.badInput("content: no content type given");
@@ -74,7 +100,9 @@ public final class StatusCommand extends VsmCommand {
     /** {@code --format}: pve's {@code formats} (and its deprecated {@code format} pair) for enabled storages. */
     private Map<String, Object> withFormats(Map<String, Object> row, StatusRow r) {
         if (formats && r.enabled()) {
-            List<String> supported = session().manager().schema(r.storage()).formats().stream().sorted().toList();
+            List<String> supported = session().manager().schema(r.storage()).formats().stream()
+                    .sorted()
+                    .toList();
             String dflt = session().manager().defaultFormat(r.storage());
             row.put("formats", Map.of("supported", supported, "default", dflt));
             Map<String, Integer> valid = new TreeMap<>();
@@ -85,7 +113,9 @@ public final class StatusCommand extends VsmCommand {
     }
 
     private static double percent(StatusRow r) {
-        return r.status().total() == 0 ? 0 : r.status().used() * 100.0 / r.status().total();
+        return r.status().total() == 0
+                ? 0
+                : r.status().used() * 100.0 / r.status().total();
     }
 
     /** pve's storage index gives every entry the configuration's digest, for a later {@code set --digest}. */
@@ -105,7 +135,11 @@ public final class StatusCommand extends VsmCommand {
         m.put("total", r.status().total());
         m.put("used", r.status().used());
         m.put("avail", r.status().avail());
-        m.put("used_fraction", r.status().total() == 0 ? 0.0 : (double) r.status().used() / r.status().total());
+        m.put(
+                "used_fraction",
+                r.status().total() == 0
+                        ? 0.0
+                        : (double) r.status().used() / r.status().total());
         if (r.status().metadata() != null) {
             m.put("metadata_used", r.status().metadata().used());
             m.put("metadata_size", r.status().metadata().size());

@@ -16,20 +16,33 @@ final class StreamOptions {
     /** pvesm's pattern for a snapshot name in export and import (anchored, as pve anchors schema patterns). */
     private static final Pattern SNAPSHOT = Pattern.compile("[a-z0-9_\\-]{1,40}", Pattern.CASE_INSENSITIVE);
 
-    @Option(names = "--with-snapshots", paramLabel = "0|1", arity = "0..1", fallbackValue = "1",
+    @Option(
+            names = "--with-snapshots",
+            paramLabel = "0|1",
+            arity = "0..1",
+            fallbackValue = "1",
             description = "whether the stream carries snapshots: raw+size needs 0, qcow2+size 1 (default: 0)")
     String withSnapshots = "0";
 
-    @Option(names = "--snapshot", paramLabel = "NAME",
-            description = "export: the snapshot to export (refused: dir, lvm and lvmthin export the current state only); "
-                + "import: the stream's current-state snapshot (accepted, not used, as in pve)")
+    @Option(
+            names = "--snapshot",
+            paramLabel = "NAME",
+            description =
+                    "export: the snapshot to export (refused: dir, lvm and lvmthin export the current state only); "
+                            + "import: the stream's current-state snapshot (accepted, not used, as in pve)")
     String snapshot;
 
-    @Option(names = "--base", paramLabel = "NAME",
-            description = "the base snapshot of an incremental stream (refused: dir, lvm and lvmthin send and take whole volumes)")
+    @Option(
+            names = "--base",
+            paramLabel = "NAME",
+            description =
+                    "the base snapshot of an incremental stream (refused: dir, lvm and lvmthin send and take whole volumes)")
     String base;
 
-    @Option(names = "--bwlimit", paramLabel = "KiB/s", description = "at most this many KiB per second (through cstream)")
+    @Option(
+            names = "--bwlimit",
+            paramLabel = "KiB/s",
+            description = "at most this many KiB per second (through cstream)")
     Long bwlimit;
 
     boolean withSnapshots() {
@@ -53,15 +66,18 @@ final class StreamOptions {
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "1", "yes", "on", "true" -> true;
             case "0", "no", "off", "false" -> false;
-            default -> throw StorageException.badInput("%s: '%s' is not 0 or 1 (or yes/no, on/off, true/false)", option, value);
+            default ->
+                throw StorageException.badInput(
+                        "%s: '%s' is not 0 or 1 (or yes/no, on/off, true/false)", option, value);
         };
     }
 
     /** A snapshot name as pvesm's schema takes it ({@code [a-z0-9_-]}, case-insensitive), or null. */
     static String snapshotName(String option, String value, Pattern pattern, int max) {
         if (value != null && !pattern.matcher(value).matches()) {
-            throw StorageException.badInput("%s: '%s' is not a snapshot name (1 to %d of a-z, 0-9, _ and -)", option,
-                    dev.vsm.spi.VolumeId.printable(value), max);
+            throw StorageException.badInput(
+                    "%s: '%s' is not a snapshot name (1 to %d of a-z, 0-9, _ and -)",
+                    option, dev.vsm.spi.VolumeId.printable(value), max);
         }
         return value;
     }

@@ -42,6 +42,7 @@ final class StreamSource {
     private static final String UNIX = "unix://";
     /** pve's {@code next_migrate_port} range. */
     static final int FIRST_PORT = 60000;
+
     static final int LAST_PORT = 60050;
     /** How long pvesm import waits for its one client. */
     private static final long ACCEPT_TIMEOUT_MS = 30_000;
@@ -66,11 +67,12 @@ final class StreamSource {
     }
 
     private static InputStream acceptTcp(String cidr, String host, String subnet, PrintStream out) {
-        InetAddress ip = subnet != null ? localAddressIn(cidr, host, Integer.parseInt(subnet.substring(1))) : address(host);
+        InetAddress ip =
+                subnet != null ? localAddressIn(cidr, host, Integer.parseInt(subnet.substring(1))) : address(host);
         ServerSocketChannel server = null;
         try {
-            server = ServerSocketChannel.open(ip instanceof Inet6Address ? StandardProtocolFamily.INET6
-                    : StandardProtocolFamily.INET);
+            server = ServerSocketChannel.open(
+                    ip instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             int port = bindFirstFree(server, ip);
             String shown = subnet != null ? ip.getHostAddress() : host;
@@ -90,7 +92,8 @@ final class StreamSource {
                 return port;
             } catch (java.net.BindException e) {
                 if (e.getMessage() != null && e.getMessage().contains("assign")) {
-                    throw StorageException.badInput("tcp://%s: not an address of this host (%s)", ip.getHostAddress(), e.getMessage());
+                    throw StorageException.badInput(
+                            "tcp://%s: not an address of this host (%s)", ip.getHostAddress(), e.getMessage());
                 }
                 last = e;
             }
@@ -103,7 +106,8 @@ final class StreamSource {
         try {
             return InetAddress.getByName(literal);
         } catch (UnknownHostException e) {
-            throw StorageException.badInput("tcp://%s: not an IP address, a network or a host name", VolumeId.printable(host));
+            throw StorageException.badInput(
+                    "tcp://%s: not an IP address, a network or a host name", VolumeId.printable(host));
         }
     }
 
@@ -112,14 +116,16 @@ final class StreamSource {
         InetAddress net = address(network);
         int bits = net.getAddress().length * 8;
         if (prefix > bits) {
-            throw StorageException.badInput("tcp://%s: prefix /%d is longer than %d bits", VolumeId.printable(cidr), prefix, bits);
+            throw StorageException.badInput(
+                    "tcp://%s: prefix /%d is longer than %d bits", VolumeId.printable(cidr), prefix, bits);
         }
         List<InetAddress> found = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
                     InetAddress a = ia.getAddress();
-                    if (a.getAddress().length == net.getAddress().length && samePrefix(a.getAddress(), net.getAddress(), prefix)
+                    if (a.getAddress().length == net.getAddress().length
+                            && samePrefix(a.getAddress(), net.getAddress(), prefix)
                             && !found.contains(a)) {
                         found.add(a);
                     }
@@ -129,7 +135,8 @@ final class StreamSource {
             throw StorageException.failed(e, "cannot list this host's addresses: %s", e.getMessage());
         }
         if (found.isEmpty()) {
-            throw StorageException.badInput("Unable to get any local IP address in network '%s'", VolumeId.printable(cidr));
+            throw StorageException.badInput(
+                    "Unable to get any local IP address in network '%s'", VolumeId.printable(cidr));
         }
         if (found.size() > 1) {
             throw StorageException.badInput("Got multiple local IP address in network '%s'", VolumeId.printable(cidr));

@@ -27,7 +27,10 @@ public final class UpdateAttributesCommand extends ChangingCommand {
     @Option(names = "--notes", paramLabel = "TEXT", description = "the new notes (empty: remove them)")
     String notes;
 
-    @Option(names = "--protected", paramLabel = "BOOL", description = "1: protect the backup from removal and pruning; 0: lift it")
+    @Option(
+            names = "--protected",
+            paramLabel = "BOOL",
+            description = "1: protect the backup from removal and pruning; 0: lift it")
     String protect;
 
     @Override
@@ -44,10 +47,12 @@ public final class UpdateAttributesCommand extends ChangingCommand {
             json.put("protected", value);
         }
         json.put("dry-run", dryRun());
-        output.print(out(), json, o -> { });
+        output.print(out(), json, o -> {});
     }
 
     private static boolean bool(String text) {
-        return PveBoolean.parse(text).orElseThrow(() -> StorageException.badInput("protected: type check ('boolean') failed - got '%s'", VolumeId.printable(text)));
+        return PveBoolean.parse(text)
+                .orElseThrow(() -> StorageException.badInput(
+                        "protected: type check ('boolean') failed - got '%s'", VolumeId.printable(text)));
     }
 }

@@ -7,8 +7,8 @@ import dev.vsm.cli.support.Vsm;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -23,7 +23,10 @@ abstract class VsmCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "show this help and exit")
     boolean help;
 
     private Session session;

@@ -1,12 +1,12 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.ProgressOption;
-import dev.vsm.spi.StorageException;
-import dev.vsm.spi.VolumeId;
-import dev.vsm.spi.ZeroOut;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.BlockDevice;
 import dev.vsm.zeroout.DeviceSignatures;
 import dev.vsm.zeroout.DeviceUse;
@@ -39,12 +39,15 @@ import picocli.CommandLine.Parameters;
  * <p>{@code vsm wipe <volid> --yes} zeroes a storage volume in place (the storage's plugin
  * activates it and zeroes it with its own step and throughput unless given).
  */
-@Command(name = "wipe", description = {"Zero a volume (VOLUME) or a whole block device (--device) with blkdiscard --zeroout "
-        + "(cstream where the device cannot write zeroes). Every byte on it is lost.",
-        "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."})
+@Command(
+        name = "wipe",
+        description = {
+            "Zero a volume (VOLUME) or a whole block device (--device) with blkdiscard --zeroout "
+                    + "(cstream where the device cannot write zeroes). Every byte on it is lost.",
+            "Ctrl-C stops it; the device is then partly zeroed and a later run finishes it."
+        })
 public final class WipeCommand extends ChangingCommand {
     /** The storage types whose {@code vgname} names a volume group on block devices. */
-
     @Parameters(index = "0", arity = "0..1", paramLabel = "VOLUME", description = "a volume id, e.g. san:vm-100-disk-0")
     String volume;
 
@@ -54,16 +57,24 @@ public final class WipeCommand extends ChangingCommand {
     @Option(names = "--yes", description = "really zero it (required, except with --dry-run)")
     boolean yes;
 
-    @Option(names = "--force", description = "zero a device that holds a file system, partitions or another signature "
-            + "(never one that is mounted, held or a configured storage's)")
+    @Option(
+            names = "--force",
+            description = "zero a device that holds a file system, partitions or another signature "
+                    + "(never one that is mounted, held or a configured storage's)")
     boolean force;
 
-    @Option(names = "--stepsize", paramLabel = "MiB", description = "blkdiscard step in MiB, reduced to what the device takes "
-            + "(default: the storage's, else " + ZeroOut.DEFAULT_STEP_MIB + ")")
+    @Option(
+            names = "--stepsize",
+            paramLabel = "MiB",
+            description = "blkdiscard step in MiB, reduced to what the device takes " + "(default: the storage's, else "
+                    + ZeroOut.DEFAULT_STEP_MIB + ")")
     Integer stepMiB;
 
-    @Option(names = "--throughput", paramLabel = "T", description = "cstream's -t for the fallback: bytes/s, k/m/g suffix, "
-            + "negative for a limit per write (default: " + ZeroOut.DEFAULT_THROUGHPUT + ")")
+    @Option(
+            names = "--throughput",
+            paramLabel = "T",
+            description = "cstream's -t for the fallback: bytes/s, k/m/g suffix, "
+                    + "negative for a limit per write (default: " + ZeroOut.DEFAULT_THROUGHPUT + ")")
     String throughput;
 
     @Mixin
@@ -83,40 +94,45 @@ public final class WipeCommand extends ChangingCommand {
 
     private void wipeVolume(VolumeId volid) {
         if (!yes && !dryRun()) {
-            throw StorageException.badInput("refusing to zero '%s' without --yes: every byte on it will be lost", volid);
+            throw StorageException.badInput(
+                    "refusing to zero '%s' without --yes: every byte on it will be lost", volid);
         }
         session().manager().wipe(volid, stepMiB, throughput);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
         result.put("dry-run", dryRun());
-        output.print(out(), result, o -> { });
+        output.print(out(), result, o -> {});
     }
 
     private void wipeDevice() {
         Sysfs sysfs = Sysfs.fromEnvironment(session().environment());
         BlockDevice target = BlockDevice.resolve(device, sysfs);
         DeviceUse.ofThisHost(sysfs).why(target).ifPresent(why -> {
-            throw StorageException.badInput("%s; not zeroing it (--force does not override this: it would corrupt "
-                    + "a running system)", why);
+            throw StorageException.badInput(
+                    "%s; not zeroing it (--force does not override this: it would corrupt " + "a running system)", why);
         });
         backedStorage(target, sysfs).ifPresent(why -> {
             throw StorageException.badInput("%s; not zeroing it (--force does not override this)", why);
         });
         if (!force) {
-            new DeviceSignatures(session().context().commands(), sysfs).held(target).ifPresent(held -> {
-                throw StorageException.badInput("'%s' is not empty: it holds %s - not zeroing it; add --force to zero it anyway",
-                        device, held);
-            });
+            new DeviceSignatures(session().context().commands(), sysfs)
+                    .held(target)
+                    .ifPresent(held -> {
+                        throw StorageException.badInput(
+                                "'%s' is not empty: it holds %s - not zeroing it; add --force to zero it anyway",
+                                device, held);
+                    });
         }
         if (!yes && !dryRun()) {
-            throw StorageException.badInput("refusing to zero '%s' without --yes: every byte on it will be lost", device);
+            throw StorageException.badInput(
+                    "refusing to zero '%s' without --yes: every byte on it will be lost", device);
         }
         session().context().zeroOut().zero(device, stepMiB != null ? stepMiB : ZeroOut.DEFAULT_STEP_MIB, throughput);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("device", device.toString());
         result.put("kernel-name", target.name());
         result.put("dry-run", dryRun());
-        output.print(out(), result, o -> { });
+        output.print(out(), result, o -> {});
     }
 
     /**
@@ -133,9 +149,11 @@ public final class WipeCommand extends ChangingCommand {
             if (plugin.isEmpty()) {
                 continue;
             }
-            for (Map.Entry<Path, String> used : plugin.get().devices(config, context).entrySet()) {
+            for (Map.Entry<Path, String> used :
+                    plugin.get().devices(config, context).entrySet()) {
                 if (names.contains(kernelName(used.getKey()))) {
-                    return Optional.of(String.format("'%s' is %s, which storage '%s' uses - remove the storage first (vsm remove %s)",
+                    return Optional.of(String.format(
+                            "'%s' is %s, which storage '%s' uses - remove the storage first (vsm remove %s)",
                             device, used.getValue(), config.id(), config.id()));
                 }
             }

@@ -9,16 +9,19 @@ import java.util.regex.Pattern;
 public final class Args {
     /** pve's {@code pve-vmid}: 100 .. 999999999. */
     private static final Pattern VMID = Pattern.compile("^[1-9][0-9]{2,8}$");
+
     private static final Pattern SIZE = Pattern.compile("^(\\d{1,19})([KkMmGgTtB]?)$");
 
     /** The help text for sizes, shared by alloc and resize. */
-    public static final String SIZE_HELP = "Sizes: N is KiB (as pvesm); NK, NM, NG, NT are binary units; NB is bytes (a whole number of KiB).";
+    public static final String SIZE_HELP =
+            "Sizes: N is KiB (as pvesm); NK, NM, NG, NT are binary units; NB is bytes (a whole number of KiB).";
 
     private Args() {}
 
     public static int vmid(String text) {
         if (text == null || !VMID.matcher(text).matches()) {
-            throw StorageException.badInput("vmid: value does not look like a valid VM ID: '%s' (expected 100 to 999999999)",
+            throw StorageException.badInput(
+                    "vmid: value does not look like a valid VM ID: '%s' (expected 100 to 999999999)",
                     VolumeId.printable(String.valueOf(text)));
         }
         return Integer.parseInt(text);
@@ -28,7 +31,8 @@ public final class Args {
     public static long sizeKib(String text, boolean allowZero) {
         Matcher m = SIZE.matcher(text == null ? "" : text);
         if (!m.matches()) {
-            throw StorageException.badInput("size: unable to parse size '%s' (use N for KiB, or NK, NM, NG, NT, or NB for bytes)",
+            throw StorageException.badInput(
+                    "size: unable to parse size '%s' (use N for KiB, or NK, NM, NG, NT, or NB for bytes)",
                     VolumeId.printable(String.valueOf(text)));
         }
         long n;

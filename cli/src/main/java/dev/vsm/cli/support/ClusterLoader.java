@@ -1,8 +1,8 @@
 package dev.vsm.cli.support;
 
+import dev.vsm.config.ClusterSettings;
 import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.engine.cluster.ClusterConnector;
-import dev.vsm.config.ClusterSettings;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -28,7 +28,8 @@ final class ClusterLoader implements ClusterConnector {
 
     /** Looks for the implementation only when a connection is opened (a {@code cluster:} block was seen). */
     @Override
-    public Cluster open(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
+    public Cluster open(
+            ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn) {
         return connector().open(settings, cacheFile, lockTimeout, changing, warn);
     }
 
@@ -41,22 +42,31 @@ final class ClusterLoader implements ClusterConnector {
         Path dir = directory();
         List<URL> jars = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path jar : files.filter(f -> f.toString().endsWith(".jar")).sorted().toList()) {
+            for (Path jar :
+                    files.filter(f -> f.toString().endsWith(".jar")).sorted().toList()) {
                 jars.add(jar.toUri().toURL());
             }
         } catch (IOException e) {
-            throw StorageException.failed("cluster mode needs the ZooKeeper client jars in %s: %s (rebuild vsm)", dir, e.getMessage());
+            throw StorageException.failed(
+                    "cluster mode needs the ZooKeeper client jars in %s: %s (rebuild vsm)", dir, e.getMessage());
         }
         @SuppressWarnings("resource") // lives as long as the process: its classes run the cluster connection
         URLClassLoader loader = new URLClassLoader("vsm-cluster", jars.toArray(URL[]::new), parent);
-        return ServiceLoader.load(ClusterConnector.class, loader).findFirst().orElseThrow(() ->
-                StorageException.failed("cluster mode needs the ZooKeeper client jars in %s: no cluster implementation there (rebuild vsm)", dir));
+        return ServiceLoader.load(ClusterConnector.class, loader)
+                .findFirst()
+                .orElseThrow(() -> StorageException.failed(
+                        "cluster mode needs the ZooKeeper client jars in %s: no cluster implementation there (rebuild vsm)",
+                        dir));
     }
 
     /** {@code lib/cluster} beside the jar this class came from. */
     private static Path directory() {
         try {
-            Path jar = Path.of(ClusterLoader.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path jar = Path.of(ClusterLoader.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             return jar.resolveSibling(DIRECTORY);
         } catch (URISyntaxException | RuntimeException e) {
             throw StorageException.failed("cluster mode: cannot tell where vsm's jars are: %s", e.getMessage());

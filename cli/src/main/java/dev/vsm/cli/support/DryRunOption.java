@@ -4,7 +4,8 @@ import picocli.CommandLine.Option;
 
 /** The {@code --dry-run} mixin of every changing command. */
 public final class DryRunOption {
-    @Option(names = "--dry-run",
+    @Option(
+            names = "--dry-run",
             description = "print each change and each external command ('+ ' lines) and change nothing")
     boolean dryRun;
 

@@ -13,9 +13,17 @@ import picocli.CommandLine.Option;
 
 /** The {@code --output-format} mixin every command takes: text (pvesm's columns), json, json-pretty or yaml. */
 public final class OutputOptions {
-    public enum Format { text, json, json_pretty, yaml }
+    public enum Format {
+        text,
+        json,
+        json_pretty,
+        yaml
+    }
 
-    @Option(names = "--output-format", paramLabel = "FORMAT", converter = FormatConverter.class,
+    @Option(
+            names = "--output-format",
+            paramLabel = "FORMAT",
+            converter = FormatConverter.class,
             description = "text, json, json-pretty or yaml (default: text)")
     Format format = Format.text;
 
@@ -27,7 +35,10 @@ public final class OutputOptions {
             case json_pretty -> out.println(json(data, true));
             case yaml -> {
                 Object plain = new ObjectMapper().convertValue(data, Object.class);
-                out.print(new Dump(DumpSettings.builder().setDefaultFlowStyle(FlowStyle.BLOCK).build()).dumpToString(plain));
+                out.print(new Dump(DumpSettings.builder()
+                                .setDefaultFlowStyle(FlowStyle.BLOCK)
+                                .build())
+                        .dumpToString(plain));
             }
         }
         out.flush();

@@ -8,7 +8,9 @@ public final class VersionProvider implements IVersionProvider {
     @Override
     public String[] getVersion() {
         String v = Vsm.class.getPackage().getImplementationVersion();
-        return new String[] {"vsm " + (v == null ? "(development build)" : v),
-            "storage API " + StorageApi.VERSION + " (accepts plugins for " + StorageApi.acceptedRange() + ")"};
+        return new String[] {
+            "vsm " + (v == null ? "(development build)" : v),
+            "storage API " + StorageApi.VERSION + " (accepts plugins for " + StorageApi.acceptedRange() + ")"
+        };
     }
 }

@@ -7,19 +7,34 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /** The top-level {@code vsm} command: global options, and one class per subcommand ({@link Subcommands}). */
-@Command(name = "vsm", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Volume storage manager: allocate, list, resize, clone and free VM disk volumes (a pvesm-like CLI).",
+@Command(
+        name = "vsm",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description =
+                "Volume storage manager: allocate, list, resize, clone and free VM disk volumes (a pvesm-like CLI).",
         footer = {"", "Exit status: 0 success, 2 bad input (nothing changed), 1 the operation failed."})
 public final class Vsm {
-    @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "FILE",
-            description = "configuration file (default: $VSM_CONFIG, else /etc/vsm/storage.yaml, else a built-in default)")
+    @Option(
+            names = "--config",
+            scope = ScopeType.INHERIT,
+            paramLabel = "FILE",
+            description =
+                    "configuration file (default: $VSM_CONFIG, else /etc/vsm/storage.yaml, else a built-in default)")
     Path config;
 
-    @Option(names = "--plugin-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else plugin-dir in the config, else /usr/share/vsm/plugins)")
+    @Option(
+            names = "--plugin-dir",
+            scope = ScopeType.INHERIT,
+            paramLabel = "DIR",
+            description =
+                    "directory of drop-in plugin jars (default: $VSM_PLUGIN_DIR, else plugin-dir in the config, else /usr/share/vsm/plugins)")
     Path pluginDir;
 
-    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "debug logging and stack traces")
+    @Option(
+            names = {"-v", "--verbose"},
+            scope = ScopeType.INHERIT,
+            description = "debug logging and stack traces")
     boolean verbose;
 
     private final PrintStream out;

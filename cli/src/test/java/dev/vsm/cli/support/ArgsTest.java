@@ -21,13 +21,15 @@ class ArgsTest {
         assertThatThrownBy(() -> Args.sizeKib(text, false))
                 .isInstanceOf(StorageException.class)
                 .hasMessageStartingWith("size: ")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"0", "abc", "99", "0100", "1000000000", "-5", "1e3"})
     void vmidsArePvesOwn(String text) {
-        assertThatThrownBy(() -> Args.vmid(text)).hasMessageStartingWith("vmid: value does not look like a valid VM ID");
+        assertThatThrownBy(() -> Args.vmid(text))
+                .hasMessageStartingWith("vmid: value does not look like a valid VM ID");
     }
 
     @ParameterizedTest

@@ -14,5 +14,6 @@ public interface ClusterConnector {
      * @param changing  whether the command changes something: then it needs quorum for every step
      * @param warn      receives warnings (without the {@code warning: } prefix)
      */
-    Cluster open(ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn);
+    Cluster open(
+            ClusterSettings settings, Path cacheFile, Duration lockTimeout, boolean changing, Consumer<String> warn);
 }

@@ -13,8 +13,14 @@ import java.util.List;
  * @param nodes         the nodes that ever connected
  * @param locks         the cluster locks held now
  */
-public record ClusterStatus(String ensemble, String session, String node, Integer configVersion, String configDigest,
-                            List<NodeSeen> nodes, List<LockHeld> locks) {
+public record ClusterStatus(
+        String ensemble,
+        String session,
+        String node,
+        Integer configVersion,
+        String configDigest,
+        List<NodeSeen> nodes,
+        List<LockHeld> locks) {
     public ClusterStatus {
         nodes = List.copyOf(nodes);
         locks = List.copyOf(locks);

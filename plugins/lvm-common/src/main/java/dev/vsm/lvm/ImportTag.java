@@ -50,7 +50,10 @@ public record ImportTag(String token, String node) {
 
     /** The import tag an LV carries, if any. */
     public static Optional<ImportTag> of(LogicalVolume lv) {
-        return lv.tags().stream().map(ImportTag::parse).flatMap(Optional::stream).findFirst();
+        return lv.tags().stream()
+                .map(ImportTag::parse)
+                .flatMap(Optional::stream)
+                .findFirst();
     }
 
     /** Whether an LV is (or was, until a crash) being written by an import: not a volume to list. */

@@ -20,9 +20,19 @@ import java.util.List;
  * @param metadataSize    for a thin pool, its metadata size in bytes (0 otherwise)
  * @param ctime           creation time, seconds since the epoch, or null when not reported
  */
-public record LogicalVolume(String vg, String name, long size, String attr, String poolLv, double dataPercent,
-                            double metadataPercent, double snapPercent, String uuid, List<String> tags,
-                            long metadataSize, Long ctime) {
+public record LogicalVolume(
+        String vg,
+        String name,
+        long size,
+        String attr,
+        String poolLv,
+        double dataPercent,
+        double metadataPercent,
+        double snapPercent,
+        String uuid,
+        List<String> tags,
+        long metadataSize,
+        Long ctime) {
     public LogicalVolume {
         requireNonNull(vg, "vg");
         requireNonNull(name, "name");

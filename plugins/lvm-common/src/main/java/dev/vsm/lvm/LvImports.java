@@ -61,9 +61,16 @@ public final class LvImports {
         AllocRequest allocation = AllocRequest.of(request.vmid(), request.name(), request.format(), kib);
         return allocWritten(allocation, device -> {
             TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
-            context.qemuImg().convert(ImageConversion.builder(request.source().path(), request.source().format(), device,
-                            request.format().id())
-                    .sizeBytes(request.source().virtualSize()).targetState(state).options(storage.imageOptions()).build());
+            context.qemuImg()
+                    .convert(ImageConversion.builder(
+                                    request.source().path(),
+                                    request.source().format(),
+                                    device,
+                                    request.format().id())
+                            .sizeBytes(request.source().virtualSize())
+                            .targetState(state)
+                            .options(storage.imageOptions())
+                            .build());
         });
     }
 
@@ -75,10 +82,12 @@ public final class LvImports {
         removeAbandoned();
         ImportTag tag = ImportTag.fresh(context.nodeName());
         AtomicReference<String> name = new AtomicReference<>();
-        boolean claimed = context.locks().tryExclusive(tag.claimName(), () -> name.set(writeClaimed(request, tag, writer)));
+        boolean claimed =
+                context.locks().tryExclusive(tag.claimName(), () -> name.set(writeClaimed(request, tag, writer)));
         if (!claimed) {
-            throw StorageException.failed("storage '%s': the import claim '%s' is taken by another process - try again", id(),
-                    tag.claimName());
+            throw StorageException.failed(
+                    "storage '%s': the import claim '%s' is taken by another process - try again",
+                    id(), tag.claimName());
         }
         return name.get();
     }
@@ -105,11 +114,16 @@ public final class LvImports {
         try {
             Optional<Runnable> wipe = context.locks().withStorageLock(id(), () -> storage.freeImage(volume));
             wipe.ifPresent(Runnable::run);
-            return new StorageException(kind, cause.getMessage() + " (removed '" + id() + ":" + name + "' again)", cause);
-        } catch (StorageException e) { // an InterruptedCommandException too: vsm is being stopped, no lvremove may start
-            return new StorageException(kind, cause.getMessage() + "; the partly written volume '" + id() + ":" + name
-                    + "' could not be removed (" + e.getMessage() + "): it is not listed, 'vsm cleanup " + id()
-                    + "' removes it", cause);
+            return new StorageException(
+                    kind, cause.getMessage() + " (removed '" + id() + ":" + name + "' again)", cause);
+        } catch (
+                StorageException e) { // an InterruptedCommandException too: vsm is being stopped, no lvremove may start
+            return new StorageException(
+                    kind,
+                    cause.getMessage() + "; the partly written volume '" + id() + ":" + name
+                            + "' could not be removed (" + e.getMessage() + "): it is not listed, 'vsm cleanup " + id()
+                            + "' removes it",
+                    cause);
         }
     }
 
@@ -122,7 +136,9 @@ public final class LvImports {
         List<LogicalVolume> found = new ArrayList<>();
         for (LogicalVolume lv : lvs.inGroup(vg)) {
             Optional<ImportTag> tag = ImportTag.of(lv);
-            if (tag.isPresent() && tag.get().node().equals(node) && isVolume(lv.name())
+            if (tag.isPresent()
+                    && tag.get().node().equals(node)
+                    && isVolume(lv.name())
                     && context.locks().tryExclusive(tag.get().claimName(), () -> {})) {
                 found.add(lv);
             }
@@ -159,15 +175,20 @@ public final class LvImports {
                 }
             }
             if (!failures.isEmpty()) {
-                throw StorageException.failed("%s%s", failures.get(0),
-                        failures.size() > 1 ? " (and " + (failures.size() - 1) + " more)" : "");
+                throw StorageException.failed(
+                        "%s%s",
+                        failures.get(0), failures.size() > 1 ? " (and " + (failures.size() - 1) + " more)" : "");
             }
         };
     }
 
     private void removeClaimed(String lvName, ImportTag tag) {
         Optional<Runnable> after = context.locks().withStorageLock(id(), () -> {
-            boolean stillPartial = context.dryRun() || lvm.lvs(vg).find(vg, lvName).filter(lv -> lv.hasTag(tag.tag())).isPresent();
+            boolean stillPartial = context.dryRun()
+                    || lvm.lvs(vg)
+                            .find(vg, lvName)
+                            .filter(lv -> lv.hasTag(tag.tag()))
+                            .isPresent();
             if (!stillPartial) {
                 return Optional.<Runnable>empty();
             }

@@ -136,7 +136,8 @@ public final class Lvm {
         try {
             vgscan();
         } catch (StorageException e) {
-            console.warn("storage '" + storageId + "': volume group '" + vg + "' not found, and vgscan failed: " + e.getMessage());
+            console.warn("storage '" + storageId + "': volume group '" + vg + "' not found, and vgscan failed: "
+                    + e.getMessage());
         }
     }
 

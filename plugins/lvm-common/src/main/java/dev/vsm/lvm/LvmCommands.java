@@ -28,8 +28,19 @@ public final class LvmCommands {
     /** The extra columns of {@link #vgsWithPvs()}. */
     public static final List<String> VGS_PV_COLUMNS = List.of("pv_name", "pv_size", "pv_free");
     /** The columns of {@link #lvs(String)}, in order; {@link LvsReport} reads them. */
-    public static final List<String> LVS_COLUMNS = List.of("vg_name", "lv_name", "lv_size", "lv_attr", "pool_lv",
-            "data_percent", "metadata_percent", "snap_percent", "uuid", "tags", "metadata_size", "time");
+    public static final List<String> LVS_COLUMNS = List.of(
+            "vg_name",
+            "lv_name",
+            "lv_size",
+            "lv_attr",
+            "pool_lv",
+            "data_percent",
+            "metadata_percent",
+            "snap_percent",
+            "uuid",
+            "tags",
+            "metadata_size",
+            "time");
 
     private static final List<String> REPORT_OPTIONS =
             List.of("--separator", ":", "--noheadings", "--units", "b", "--unbuffered", "--nosuffix");
@@ -82,8 +93,8 @@ public final class LvmCommands {
     public static Command lvcreate(String vg, String name, long sizeKib, List<String> tags) {
         requireNonNull(vg, "vg");
         requireNonNull(name, "name");
-        List<String> argv = new ArrayList<>(List.of(LVCREATE, "-aly", "-Wy", "--yes", "--size", sizeKib + "k",
-                "--name", name, "--setautoactivation", "n"));
+        List<String> argv = new ArrayList<>(List.of(
+                LVCREATE, "-aly", "-Wy", "--yes", "--size", sizeKib + "k", "--name", name, "--setautoactivation", "n"));
         for (String tag : tags) {
             argv.add("--addtag");
             argv.add(tag);
@@ -99,7 +110,8 @@ public final class LvmCommands {
 
     /** {@code lvrename <vg> <old> <new>}, worded as saferemove's rename ({@code lvrename '<vg>/<old>' error}). */
     public static Command lvrenameForRemoval(String vg, String oldName, String newName) {
-        return Command.of(LVRENAME, vg, oldName, newName).withErrorPrefix("lvrename '" + vg + "/" + oldName + "' error");
+        return Command.of(LVRENAME, vg, oldName, newName)
+                .withErrorPrefix("lvrename '" + vg + "/" + oldName + "' error");
     }
 
     /** {@code lvrename <vg> <old> <new>}, worded as a volume rename ({@code lvrename '<vg>/<old>' to '<new>' error}). */
@@ -121,7 +133,8 @@ public final class LvmCommands {
 
     /** {@code lvchange --deltag <tag> <vg>/<lv>}: drop a tag (an import's, once its convert succeeded). */
     public static Command deltag(String vg, String lv, String tag) {
-        return Command.of(LVCHANGE, "--deltag", tag, vg + "/" + lv).withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
+        return Command.of(LVCHANGE, "--deltag", tag, vg + "/" + lv)
+                .withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
     }
 
     /** {@code lvchange -aey <target>}: activate exclusively on this node (pve's {@code activate_volume}). */
@@ -131,7 +144,8 @@ public final class LvmCommands {
 
     /** {@code lvchange --refresh <target>}, after {@link #activate}. */
     public static Command refresh(ActivationTarget target) {
-        return lvchange("--refresh", target).withErrorPrefix("can't refresh " + target.description() + " for activation");
+        return lvchange("--refresh", target)
+                .withErrorPrefix("can't refresh " + target.description() + " for activation");
     }
 
     /** {@code lvchange -aln <target>} (pve's {@code deactivate_volume}). */
@@ -177,7 +191,8 @@ public final class LvmCommands {
      */
     public static Command thinLvcreate(String vg, String pool, String name, long sizeKib, List<String> tags) {
         requireNonNull(pool, "pool");
-        List<String> argv = new ArrayList<>(List.of(LVCREATE, "-aly", "-V", sizeKib + "k", "--name", name, "--thinpool", vg + "/" + pool));
+        List<String> argv = new ArrayList<>(
+                List.of(LVCREATE, "-aly", "-V", sizeKib + "k", "--name", name, "--thinpool", vg + "/" + pool));
         for (String tag : tags) {
             argv.add("--addtag");
             argv.add(tag);
@@ -195,12 +210,14 @@ public final class LvmCommands {
      * skip activation (base volumes and snapshots are).
      */
     public static Command activateThin(String vg, String lv) {
-        return Command.of(LVCHANGE, "-ay", "-K", vg + "/" + lv).withErrorPrefix("activating LV '" + vg + "/" + lv + "' failed");
+        return Command.of(LVCHANGE, "-ay", "-K", vg + "/" + lv)
+                .withErrorPrefix("activating LV '" + vg + "/" + lv + "' failed");
     }
 
     /** {@code lvchange -an <vg>/<lv>}: deactivate a thin snapshot or base volume (pve's thin {@code deactivate_volume}). */
     public static Command deactivateThin(String vg, String lv) {
-        return Command.of(LVCHANGE, "-an", vg + "/" + lv).withErrorPrefix("deactivate_volume '" + vg + "/" + lv + "' error");
+        return Command.of(LVCHANGE, "-an", vg + "/" + lv)
+                .withErrorPrefix("deactivate_volume '" + vg + "/" + lv + "' error");
     }
 
     /** {@code lvcreate -n <snapshot> -pr -s <vg>/<volume>}: a read-only thin snapshot (snapshots skip activation by default). */
@@ -211,7 +228,8 @@ public final class LvmCommands {
 
     /** {@code lvremove -f <vg>/<snapshot>}, worded as a snapshot's removal. */
     public static Command lvremoveSnapshot(String vg, String snapshotLv) {
-        return Command.of(LVREMOVE, "-f", vg + "/" + snapshotLv).withErrorPrefix("lvremove snapshot '" + vg + "/" + snapshotLv + "' error");
+        return Command.of(LVREMOVE, "-f", vg + "/" + snapshotLv)
+                .withErrorPrefix("lvremove snapshot '" + vg + "/" + snapshotLv + "' error");
     }
 
     /**
@@ -234,7 +252,8 @@ public final class LvmCommands {
 
     /** {@code lvrename <vg> <vm-name> <base-name>}, worded as create-base's rename. */
     public static Command renameToBase(String vg, String volume, String base) {
-        return Command.of(LVRENAME, vg, volume, base).withErrorPrefix("lvrename '" + vg + "/" + volume + "' => '" + vg + "/" + base + "' error");
+        return Command.of(LVRENAME, vg, volume, base)
+                .withErrorPrefix("lvrename '" + vg + "/" + volume + "' => '" + vg + "/" + base + "' error");
     }
 
     /** {@code lvchange -pr -ky <vg>/<base>}: make a base volume read-only and skip it at activation. */

@@ -38,7 +38,8 @@ public final class LvmNames {
             throw StorageException.badInput("lvm name '%s' contains illegal characters", VolumeId.printable(name));
         }
         if (name.length() > MAX_LENGTH) {
-            throw StorageException.badInput("lvm name '%s' is too long (%d characters, lvm2 takes at most %d)",
+            throw StorageException.badInput(
+                    "lvm name '%s' is too long (%d characters, lvm2 takes at most %d)",
                     VolumeId.printable(name), name.length(), MAX_LENGTH);
         }
     }
@@ -47,8 +48,10 @@ public final class LvmNames {
     public static void checkInGroup(String vg, String lv) {
         check(lv);
         if (vg.length() + lv.length() > MAX_GROUP_AND_LV_LENGTH) {
-            throw StorageException.badInput("lvm name '%s' is too long for volume group '%s' (%d + %d characters, "
-                    + "lvm2 takes at most %d together)", VolumeId.printable(lv), vg, vg.length(), lv.length(), MAX_GROUP_AND_LV_LENGTH);
+            throw StorageException.badInput(
+                    "lvm name '%s' is too long for volume group '%s' (%d + %d characters, "
+                            + "lvm2 takes at most %d together)",
+                    VolumeId.printable(lv), vg, vg.length(), lv.length(), MAX_GROUP_AND_LV_LENGTH);
         }
     }
 

@@ -14,13 +14,16 @@ public final class LvmScans {
 
     /** pvesm scan lvm: the volume groups, sorted by name, with size and free bytes as pve's API gives them. */
     public static List<Map<String, Object>> volumeGroups(StorageContext context) {
-        return lvm(context).vgs().groups().stream().sorted(Comparator.comparing(VolumeGroup::name)).map(g -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("vg", g.name());
-            m.put("size", g.size());
-            m.put("free", g.free());
-            return m;
-        }).toList();
+        return lvm(context).vgs().groups().stream()
+                .sorted(Comparator.comparing(VolumeGroup::name))
+                .map(g -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("vg", g.name());
+                    m.put("size", g.size());
+                    m.put("free", g.free());
+                    return m;
+                })
+                .toList();
     }
 
     /** pvesm scan lvmthin: the thin pools of {@code vg}, sorted by name, with their sizes and use in bytes. */
@@ -30,16 +33,19 @@ public final class LvmScans {
         if (lvm.vgs().group(vg).isEmpty()) {
             throw StorageException.badInput("no such volume group '%s'", vg);
         }
-        return lvm.lvs(vg).thinPools(vg).stream().sorted(Comparator.comparing(LogicalVolume::name)).map(pool -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("lv", pool.name());
-            m.put("vg", pool.vg());
-            m.put("lv_size", pool.size());
-            m.put("used", pool.used());
-            m.put("metadata_size", pool.metadataSize());
-            m.put("metadata_used", pool.metadataUsed());
-            return m;
-        }).toList();
+        return lvm.lvs(vg).thinPools(vg).stream()
+                .sorted(Comparator.comparing(LogicalVolume::name))
+                .map(pool -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("lv", pool.name());
+                    m.put("vg", pool.vg());
+                    m.put("lv_size", pool.size());
+                    m.put("used", pool.used());
+                    m.put("metadata_size", pool.metadataSize());
+                    m.put("metadata_used", pool.metadataUsed());
+                    return m;
+                })
+                .toList();
     }
 
     /** The physical volumes of volume group {@code vg}, each as {@code physical volume <pv> of volume group '<vg>'}. */
@@ -48,7 +54,9 @@ public final class LvmScans {
         for (VolumeGroup g : lvm(context).vgsWithPvs().groups()) {
             if (g.name().equals(vg)) {
                 for (VolumeGroup.PhysicalVolume pv : g.pvs()) {
-                    devices.put(Path.of(pv.name()), String.format("physical volume %s of volume group '%s'", pv.name(), vg));
+                    devices.put(
+                            Path.of(pv.name()),
+                            String.format("physical volume %s of volume group '%s'", pv.name(), vg));
                 }
             }
         }

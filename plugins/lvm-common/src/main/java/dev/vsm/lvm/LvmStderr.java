@@ -15,7 +15,10 @@ public final class LvmStderr {
 
     /** The lines of {@code stderr} worth showing: non-blank, trimmed, noise removed. */
     public static List<String> meaningful(String stderr) {
-        return Arrays.stream(stderr.split("\n")).map(String::strip).filter(l -> !l.isEmpty() && !isNoise(l)).toList();
+        return Arrays.stream(stderr.split("\n"))
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !isNoise(l))
+                .toList();
     }
 
     /** Whether a stderr line is noise. */

@@ -42,8 +42,19 @@ public final class LvsReport {
             Long metadataSize = line.number(10);
             String time = line.text(11);
             Long ctime = time.isEmpty() ? null : line.number(11);
-            volumes.add(new LogicalVolume(vg, name, size, line.text(3), line.text(4), line.percent(5), line.percent(6),
-                    line.percent(7), line.text(8), tags(line.text(TAGS)), metadataSize == null ? 0 : metadataSize, ctime));
+            volumes.add(new LogicalVolume(
+                    vg,
+                    name,
+                    size,
+                    line.text(3),
+                    line.text(4),
+                    line.percent(5),
+                    line.percent(6),
+                    line.percent(7),
+                    line.text(8),
+                    tags(line.text(TAGS)),
+                    metadataSize == null ? 0 : metadataSize,
+                    ctime));
         }
         return new LvsReport(volumes);
     }
@@ -65,7 +76,10 @@ public final class LvsReport {
         if (text.isEmpty()) {
             return List.of();
         }
-        return Arrays.stream(text.split(",")).map(String::strip).filter(t -> !t.isEmpty()).toList();
+        return Arrays.stream(text.split(","))
+                .map(String::strip)
+                .filter(t -> !t.isEmpty())
+                .toList();
     }
 
     /** Every LV of the report. */
@@ -80,7 +94,9 @@ public final class LvsReport {
 
     /** One LV by group and name. */
     public Optional<LogicalVolume> find(String vg, String name) {
-        return volumes.stream().filter(v -> v.vg().equals(vg) && v.name().equals(name)).findFirst();
+        return volumes.stream()
+                .filter(v -> v.vg().equals(vg) && v.name().equals(name))
+                .findFirst();
     }
 
     /** The thin pools of one group (pve's {@code list_thinpools}), in report order. */

@@ -22,7 +22,8 @@ final class ReportLine {
 
     /** Splits a line on {@code :}, keeping empty fields. */
     static ReportLine parse(String line) {
-        return new ReportLine(Arrays.stream(line.strip().split(":", -1)).map(String::strip).toList());
+        return new ReportLine(
+                Arrays.stream(line.strip().split(":", -1)).map(String::strip).toList());
     }
 
     /** A line of the given (already trimmed) fields. */

@@ -12,7 +12,8 @@ class ImportTagTest {
         assertThat(tag.tag()).matches("vsm-importing\\.[0-9a-f]{16}\\.node-1_example_org");
         assertThat(ImportTag.parse(tag.tag())).contains(tag);
         assertThat(tag.claimName()).isEqualTo("lvm-import-" + tag.token());
-        assertThat(ImportTag.fresh("n").token()).isNotEqualTo(ImportTag.fresh("n").token());
+        assertThat(ImportTag.fresh("n").token())
+                .isNotEqualTo(ImportTag.fresh("n").token());
     }
 
     @Test

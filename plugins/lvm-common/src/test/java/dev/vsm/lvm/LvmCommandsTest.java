@@ -13,34 +13,82 @@ class LvmCommandsTest {
 
     @Test
     void vgsAsLvmVgs() {
-        assertThat(LvmCommands.vgs().argv()).containsExactly("/sbin/vgs", "--separator", ":", "--noheadings", "--units", "b",
-                "--unbuffered", "--nosuffix", "--options", "vg_name,vg_size,vg_free,lv_count");
-        assertThat(LvmCommands.vgsWithPvs().argv()).endsWith("--options", "vg_name,vg_size,vg_free,lv_count,pv_name,pv_size,pv_free");
+        assertThat(LvmCommands.vgs().argv())
+                .containsExactly(
+                        "/sbin/vgs",
+                        "--separator",
+                        ":",
+                        "--noheadings",
+                        "--units",
+                        "b",
+                        "--unbuffered",
+                        "--nosuffix",
+                        "--options",
+                        "vg_name,vg_size,vg_free,lv_count");
+        assertThat(LvmCommands.vgsWithPvs().argv())
+                .endsWith("--options", "vg_name,vg_size,vg_free,lv_count,pv_name,pv_size,pv_free");
     }
 
     @Test
     void lvsAsLvmListVolumesWithTheTimeFormatAsOneArgument() {
-        assertThat(LvmCommands.lvs("vg0").argv()).containsExactly("/sbin/lvs", "--separator", ":", "--noheadings", "--units", "b",
-                "--unbuffered", "--nosuffix", "--config", "report/time_format=\"%s\"", "--options",
-                "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time",
-                "vg0");
-        assertThat(LvmCommands.lvs(null).argv()).last().isEqualTo(
-                "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time");
+        assertThat(LvmCommands.lvs("vg0").argv())
+                .containsExactly(
+                        "/sbin/lvs",
+                        "--separator",
+                        ":",
+                        "--noheadings",
+                        "--units",
+                        "b",
+                        "--unbuffered",
+                        "--nosuffix",
+                        "--config",
+                        "report/time_format=\"%s\"",
+                        "--options",
+                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time",
+                        "vg0");
+        assertThat(LvmCommands.lvs(null).argv())
+                .last()
+                .isEqualTo(
+                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time");
     }
 
     @Test
     void lvSize() {
         Command c = LvmCommands.lvSize(LV);
-        assertThat(c.argv()).containsExactly("/sbin/lvs", "--separator", ":", "--noheadings", "--units", "b", "--unbuffered",
-                "--nosuffix", "--options", "lv_size", "/dev/vg0/vm-100-disk-0");
+        assertThat(c.argv())
+                .containsExactly(
+                        "/sbin/lvs",
+                        "--separator",
+                        ":",
+                        "--noheadings",
+                        "--units",
+                        "b",
+                        "--unbuffered",
+                        "--nosuffix",
+                        "--options",
+                        "lv_size",
+                        "/dev/vg0/vm-100-disk-0");
         assertThat(c.errorPrefix()).isEqualTo("can't get size of '/dev/vg0/vm-100-disk-0'");
     }
 
     @Test
     void lvcreateAsPve() {
         Command c = LvmCommands.lvcreate("vg0", "vm-100-disk-0", 4194304, List.of("pve-vm-100"));
-        assertThat(c.argv()).containsExactly("/sbin/lvcreate", "-aly", "-Wy", "--yes", "--size", "4194304k", "--name",
-                "vm-100-disk-0", "--setautoactivation", "n", "--addtag", "pve-vm-100", "vg0");
+        assertThat(c.argv())
+                .containsExactly(
+                        "/sbin/lvcreate",
+                        "-aly",
+                        "-Wy",
+                        "--yes",
+                        "--size",
+                        "4194304k",
+                        "--name",
+                        "vm-100-disk-0",
+                        "--setautoactivation",
+                        "n",
+                        "--addtag",
+                        "pve-vm-100",
+                        "vg0");
         assertThat(c.errorPrefix()).isEqualTo("lvcreate 'vg0/vm-100-disk-0' error");
         assertThat(LvmCommands.lvcreate("vg0", "x", 1, List.of()).argv()).doesNotContain("--addtag");
     }
@@ -49,7 +97,8 @@ class LvmCommandsTest {
     void removalAndRenames() {
         assertThat(LvmCommands.lvremove("vg0", "del-vm-100-disk-0").argv())
                 .containsExactly("/sbin/lvremove", "-f", "vg0/del-vm-100-disk-0");
-        assertThat(LvmCommands.lvremove("vg0", "vm-1-disk-0").errorPrefix()).isEqualTo("lvremove 'vg0/vm-1-disk-0' error");
+        assertThat(LvmCommands.lvremove("vg0", "vm-1-disk-0").errorPrefix())
+                .isEqualTo("lvremove 'vg0/vm-1-disk-0' error");
         Command forRemoval = LvmCommands.lvrenameForRemoval("vg0", "vm-100-disk-0", "del-vm-100-disk-0");
         assertThat(forRemoval.argv()).containsExactly("/sbin/lvrename", "vg0", "vm-100-disk-0", "del-vm-100-disk-0");
         assertThat(forRemoval.errorPrefix()).isEqualTo("lvrename 'vg0/vm-100-disk-0' error");
@@ -58,16 +107,22 @@ class LvmCommandsTest {
 
     @Test
     void resizeAndActivation() {
-        assertThat(LvmCommands.lvextend(LV, 8192).argv()).containsExactly("/sbin/lvextend", "-L", "8192k", "/dev/vg0/vm-100-disk-0");
-        assertThat(LvmCommands.lvextend(LV, 8192).errorPrefix()).isEqualTo("error resizing volume '/dev/vg0/vm-100-disk-0'");
+        assertThat(LvmCommands.lvextend(LV, 8192).argv())
+                .containsExactly("/sbin/lvextend", "-L", "8192k", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.lvextend(LV, 8192).errorPrefix())
+                .isEqualTo("error resizing volume '/dev/vg0/vm-100-disk-0'");
         ActivationTarget lv = ActivationTarget.lv(LV);
         assertThat(LvmCommands.activate(lv).argv()).containsExactly("/sbin/lvchange", "-aey", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.activate(lv).errorPrefix()).isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0'");
-        assertThat(LvmCommands.refresh(lv).argv()).containsExactly("/sbin/lvchange", "--refresh", "/dev/vg0/vm-100-disk-0");
-        assertThat(LvmCommands.refresh(lv).errorPrefix()).isEqualTo("can't refresh LV '/dev/vg0/vm-100-disk-0' for activation");
-        assertThat(LvmCommands.deactivate(lv).argv()).containsExactly("/sbin/lvchange", "-aln", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.refresh(lv).argv())
+                .containsExactly("/sbin/lvchange", "--refresh", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.refresh(lv).errorPrefix())
+                .isEqualTo("can't refresh LV '/dev/vg0/vm-100-disk-0' for activation");
+        assertThat(LvmCommands.deactivate(lv).argv())
+                .containsExactly("/sbin/lvchange", "-aln", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.deactivate(lv).errorPrefix()).isEqualTo("can't deactivate LV '/dev/vg0/vm-100-disk-0'");
-        assertThat(LvmCommands.activateForZeroing(LV).argv()).containsExactly("/sbin/lvchange", "-aly", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.activateForZeroing(LV).argv())
+                .containsExactly("/sbin/lvchange", "-aly", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.activateForZeroing(LV).errorPrefix())
                 .isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0' to zero-out its data");
         assertThat(LvmCommands.refreshForZeroing(LV).errorPrefix())
@@ -78,11 +133,17 @@ class LvmCommandsTest {
     void aQcow2VolumeIsActivatedWithItsChainSelectedByName() {
         Path path = Path.of("/dev/vg0/vm-100-disk-0.qcow2");
         ActivationTarget chain = ActivationTarget.volumeChain("vg0", "vm-100-disk-0.qcow2", path);
-        assertThat(LvmCommands.activate(chain).argv()).containsExactly("/sbin/lvchange", "-aey", "--select",
-                "vg_name = \"vg0\" && lv_name =~ '^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'");
+        assertThat(LvmCommands.activate(chain).argv())
+                .containsExactly(
+                        "/sbin/lvchange",
+                        "-aey",
+                        "--select",
+                        "vg_name = \"vg0\" && lv_name =~ '^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'");
         assertThat(LvmCommands.activate(chain).errorPrefix())
                 .isEqualTo("can't activate volume chain for LV '/dev/vg0/vm-100-disk-0.qcow2'");
-        assertThat(ActivationTarget.volumeChain("vg0", "vm-1-a.b.qcow2", path).args().get(1))
+        assertThat(ActivationTarget.volumeChain("vg0", "vm-1-a.b.qcow2", path)
+                        .args()
+                        .get(1))
                 .isEqualTo("vg_name = \"vg0\" && lv_name =~ '^(vm-1-a\\.b|snap_vm-1-a\\.b_.+)\\.qcow2$'");
     }
 
@@ -96,8 +157,16 @@ class LvmCommandsTest {
     @Test
     void thinAllocationAsPveWithoutTagsAndAutoactivationApart() {
         Command c = LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4194304, List.of());
-        assertThat(c.argv()).containsExactly("/sbin/lvcreate", "-aly", "-V", "4194304k", "--name", "vm-100-disk-0",
-                "--thinpool", "pve/data");
+        assertThat(c.argv())
+                .containsExactly(
+                        "/sbin/lvcreate",
+                        "-aly",
+                        "-V",
+                        "4194304k",
+                        "--name",
+                        "vm-100-disk-0",
+                        "--thinpool",
+                        "pve/data");
         assertThat(c.errorPrefix()).isEqualTo("lvcreate 'pve/vm-100-disk-0' error");
         assertThat(LvmCommands.disableAutoactivation("pve", "vm-100-disk-0").argv())
                 .containsExactly("/sbin/lvchange", "--setautoactivation", "n", "pve/vm-100-disk-0");
@@ -105,9 +174,19 @@ class LvmCommandsTest {
 
     @Test
     void anImportTagsItsLvAndDropsTheTagWhenWritten() {
-        assertThat(LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4096, List.of("vsm-importing.x")).argv())
-                .containsExactly("/sbin/lvcreate", "-aly", "-V", "4096k", "--name", "vm-100-disk-0", "--thinpool", "pve/data",
-                        "--addtag", "vsm-importing.x");
+        assertThat(LvmCommands.thinLvcreate("pve", "data", "vm-100-disk-0", 4096, List.of("vsm-importing.x"))
+                        .argv())
+                .containsExactly(
+                        "/sbin/lvcreate",
+                        "-aly",
+                        "-V",
+                        "4096k",
+                        "--name",
+                        "vm-100-disk-0",
+                        "--thinpool",
+                        "pve/data",
+                        "--addtag",
+                        "vsm-importing.x");
         Command c = LvmCommands.deltag("pve", "vm-100-disk-0", "vsm-importing.x");
         assertThat(c.argv()).containsExactly("/sbin/lvchange", "--deltag", "vsm-importing.x", "pve/vm-100-disk-0");
         assertThat(c.errorPrefix()).isEqualTo("lvchange 'pve/vm-100-disk-0' error");
@@ -126,10 +205,12 @@ class LvmCommandsTest {
     @Test
     void thinSnapshotsRollbackAndDeletion() {
         Command snap = LvmCommands.thinSnapshot("pve", "vm-100-disk-0", "snap_vm-100-disk-0_s1");
-        assertThat(snap.argv()).containsExactly("/sbin/lvcreate", "-n", "snap_vm-100-disk-0_s1", "-pr", "-s", "pve/vm-100-disk-0");
+        assertThat(snap.argv())
+                .containsExactly("/sbin/lvcreate", "-n", "snap_vm-100-disk-0_s1", "-pr", "-s", "pve/vm-100-disk-0");
         assertThat(snap.errorPrefix()).isEqualTo("lvcreate snapshot 'pve/snap_vm-100-disk-0_s1' error");
         Command rollback = LvmCommands.thinRollback("pve", "vm-100-disk-0", "snap_vm-100-disk-0_s1");
-        assertThat(rollback.argv()).containsExactly("/sbin/lvcreate", "-kn", "-n", "vm-100-disk-0", "-s", "pve/snap_vm-100-disk-0_s1");
+        assertThat(rollback.argv())
+                .containsExactly("/sbin/lvcreate", "-kn", "-n", "vm-100-disk-0", "-s", "pve/snap_vm-100-disk-0_s1");
         assertThat(rollback.errorPrefix()).isEqualTo("lvm rollback 'pve/snap_vm-100-disk-0_s1' error");
         Command delete = LvmCommands.lvremoveSnapshot("pve", "snap_vm-100-disk-0_s1");
         assertThat(delete.argv()).containsExactly("/sbin/lvremove", "-f", "pve/snap_vm-100-disk-0_s1");
@@ -144,7 +225,8 @@ class LvmCommandsTest {
         assertThat(LvmCommands.protectBase("pve", "base-100-disk-0").argv())
                 .containsExactly("/sbin/lvchange", "-pr", "-ky", "pve/base-100-disk-0");
         Command clone = LvmCommands.thinClone("pve", "base-100-disk-0", "vm-101-disk-0");
-        assertThat(clone.argv()).containsExactly("/sbin/lvcreate", "-n", "vm-101-disk-0", "-prw", "-kn", "-s", "pve/base-100-disk-0");
+        assertThat(clone.argv())
+                .containsExactly("/sbin/lvcreate", "-n", "vm-101-disk-0", "-prw", "-kn", "-s", "pve/base-100-disk-0");
         assertThat(clone.errorPrefix()).isEqualTo("clone image 'pve/base-100-disk-0' error");
     }
 }

@@ -10,10 +10,15 @@ import org.junit.jupiter.api.Test;
 class LvmDependenciesTest {
     @Test
     void lvmDependsOnTheSpiOnly() {
-        classes().that().resideInAPackage("dev.vsm.lvm..")
-                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.vsm.spi..", "dev.vsm.lvm..", "org.slf4j..")
+        classes()
+                .that()
+                .resideInAPackage("dev.vsm.lvm..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "dev.vsm.spi..", "dev.vsm.lvm..", "org.slf4j..")
                 .because("plugin class loaders expose the SPI and the logging API only")
-                .check(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .check(new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                         .importPackages("dev.vsm.lvm"));
     }
 }

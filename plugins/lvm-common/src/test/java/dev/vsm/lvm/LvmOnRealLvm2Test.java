@@ -79,8 +79,9 @@ class LvmOnRealLvm2Test {
         Lvm lvm = lvm(true);
         lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of("pve-vm-100"));
         assertThat(lvm.vgs().group(vg.name())).isPresent();
-        assertThat(infos).containsExactly("+ /sbin/lvcreate -aly -Wy --yes --size 4096k --name vm-100-disk-0 "
-                + "--setautoactivation n --addtag pve-vm-100 " + vg.name());
+        assertThat(infos)
+                .containsExactly("+ /sbin/lvcreate -aly -Wy --yes --size 4096k --name vm-100-disk-0 "
+                        + "--setautoactivation n --addtag pve-vm-100 " + vg.name());
         assertThat(vg.lvNames()).isEmpty();
     }
 

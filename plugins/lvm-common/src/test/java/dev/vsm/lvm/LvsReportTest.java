@@ -55,7 +55,8 @@ class LvsReportTest {
 
     @Test
     void extraSpacesAndSeveralTags() {
-        LvsReport r = LvsReport.parse("   vg0 : vm-100-disk-0 : 1048576 : -wi-a----- ::::: u : pve-vm-100, other ,x : : 42  \n");
+        LvsReport r = LvsReport.parse(
+                "   vg0 : vm-100-disk-0 : 1048576 : -wi-a----- ::::: u : pve-vm-100, other ,x : : 42  \n");
         LogicalVolume lv = r.find("vg0", "vm-100-disk-0").orElseThrow();
         assertThat(lv.size()).isEqualTo(1048576);
         assertThat(lv.active()).isTrue();
@@ -94,13 +95,16 @@ class LvsReportTest {
                   vg0:vm-2-disk-0:lots:-wi-------
                   vg0:vm-3-disk-0:3:-wi-------
                 """;
-        assertThat(LvsReport.parse(out).volumes()).extracting(LogicalVolume::name).containsExactly("vm-3-disk-0");
+        assertThat(LvsReport.parse(out).volumes())
+                .extracting(LogicalVolume::name)
+                .containsExactly("vm-3-disk-0");
         assertThat(LvsReport.parse("").volumes()).isEmpty();
     }
 
     @Test
     void sizesWithAFractionAreRead() {
-        assertThat(LvsReport.parse("vg0:a:4194304.00:-wi-------").volumes()).extracting(LogicalVolume::size)
+        assertThat(LvsReport.parse("vg0:a:4194304.00:-wi-------").volumes())
+                .extracting(LogicalVolume::size)
                 .isEqualTo(List.of(4194304L));
     }
 }

@@ -26,13 +26,22 @@ class VgsReportTest {
     @Test
     void extraSpacesAroundFields() {
         VgsReport r = VgsReport.parse("\t  vg0 : 1048576 :  524288:3   \n");
-        assertThat(r.group("vg0").orElseThrow()).isEqualTo(new VolumeGroup("vg0", 1048576, 524288, 3, java.util.List.of()));
+        assertThat(r.group("vg0").orElseThrow())
+                .isEqualTo(new VolumeGroup("vg0", 1048576, 524288, 3, java.util.List.of()));
     }
 
     @Test
     void missingTrailingColumnsReadAsZero() {
-        assertThat(VgsReport.parse("  vg0:1048576:524288\n").group("vg0").orElseThrow().lvCount()).isZero();
-        assertThat(VgsReport.parse("  vg0:1048576:524288:\n").group("vg0").orElseThrow().lvCount()).isZero();
+        assertThat(VgsReport.parse("  vg0:1048576:524288\n")
+                        .group("vg0")
+                        .orElseThrow()
+                        .lvCount())
+                .isZero();
+        assertThat(VgsReport.parse("  vg0:1048576:524288:\n")
+                        .group("vg0")
+                        .orElseThrow()
+                        .lvCount())
+                .isZero();
     }
 
     @Test
@@ -42,7 +51,7 @@ class VgsReportTest {
                   vg0:1048576:524288:3
                   : : :
                   bad:size:free:count
-                
+
                 """;
         assertThat(VgsReport.parse(out).groups()).extracting(VolumeGroup::name).containsExactly("vg0");
         assertThat(VgsReport.parse("").groups()).isEmpty();
@@ -50,12 +59,17 @@ class VgsReportTest {
 
     @Test
     void physicalVolumesAreGathered() {
-        String out = "  vg0:2097152:1048576:2:/dev/sdb:1048576:524288\n  vg0:2097152:1048576:2:/dev/sdc:1048576:524288\n"
-                + "  vg1:1048576:1048576:0:/dev/loop3:1048576:1048576\n";
+        String out =
+                "  vg0:2097152:1048576:2:/dev/sdb:1048576:524288\n  vg0:2097152:1048576:2:/dev/sdc:1048576:524288\n"
+                        + "  vg1:1048576:1048576:0:/dev/loop3:1048576:1048576\n";
         VgsReport r = VgsReport.parse(out);
         assertThat(r.groups()).hasSize(2);
-        assertThat(r.group("vg0").orElseThrow().pvs()).containsExactly(
-                new PhysicalVolume("/dev/sdb", 1048576, 524288), new PhysicalVolume("/dev/sdc", 1048576, 524288));
-        assertThat(r.group("vg1").orElseThrow().pvs()).extracting(PhysicalVolume::name).containsExactly("/dev/loop3");
+        assertThat(r.group("vg0").orElseThrow().pvs())
+                .containsExactly(
+                        new PhysicalVolume("/dev/sdb", 1048576, 524288),
+                        new PhysicalVolume("/dev/sdc", 1048576, 524288));
+        assertThat(r.group("vg1").orElseThrow().pvs())
+                .extracting(PhysicalVolume::name)
+                .containsExactly("/dev/loop3");
     }
 }

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
 public record BackupArchiveName(String type, Integer vmid, Long ctime) {
     private static final Pattern VZDUMP = Pattern.compile("vzdump-(lxc|openvz|qemu)-.+" + ContentFileNames.BACKUP_EXT);
     private static final Pattern STANDARD = Pattern.compile(
-            "vzdump-(lxc|openvz|qemu)-([1-9][0-9]{2,8})-(\\d{4})_(\\d{2})_(\\d{2})-(\\d{2})_(\\d{2})_(\\d{2})" + ContentFileNames.BACKUP_EXT);
+            "vzdump-(lxc|openvz|qemu)-([1-9][0-9]{2,8})-(\\d{4})_(\\d{2})_(\\d{2})-(\\d{2})_(\\d{2})_(\\d{2})"
+                    + ContentFileNames.BACKUP_EXT);
 
     public BackupArchiveName {
         requireNonNull(type, "type");
@@ -41,7 +42,8 @@ public record BackupArchiveName(String type, Integer vmid, Long ctime) {
         Long ctime;
         try {
             ctime = LocalDateTime.of(num(std, 3), num(std, 4), num(std, 5), num(std, 6), num(std, 7), num(std, 8))
-                    .atZone(zone).toEpochSecond();
+                    .atZone(zone)
+                    .toEpochSecond();
         } catch (DateTimeException e) {
             ctime = null;
         }

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 public final class ContentFileNames {
     /** A file name: no slash. */
     static final String FILE = "[^/]+";
+
     static final String ISO_EXT = "\\.(?i:iso|img)";
     /** Groups: 1 = {@code tar} for a plain tarball, 2 = the compression of a compressed one. */
     static final String VZTMPL_EXT = "\\.(?i:(tar)(?!\\.)|tar\\.(gz|xz|zst|bz2))";
@@ -21,6 +22,7 @@ public final class ContentFileNames {
     static final String BACKUP_EXT = "\\.(tgz|(?:tar|vma)(?:\\.(gz|lzo|zst|bz2))?)";
     /** Group 1 = the format. */
     static final String IMPORT_EXT = "\\.(ova|ovf|qcow2|raw|vmdk)";
+
     static final String SAFE_CHAR = "[a-zA-Z0-9\\-.+=_]";
     static final String SAFE_CHAR_WITH_SPACE = "[ a-zA-Z0-9\\-.+=_]";
 

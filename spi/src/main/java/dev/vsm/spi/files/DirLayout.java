@@ -37,10 +37,16 @@ public final class DirLayout {
 
     /** pve's {@code pve-dir-override}: content type, '=', a path without ".." that does not end in '.'. */
     private static final Pattern OVERRIDE = Pattern.compile("([a-z]+)=(.+)", Pattern.DOTALL);
+
     private static final Pattern IMAGE_PATH = Pattern.compile("(\\d+)/([^/\\s]+)");
     /** Content types in the order pve's {@code path_to_volume_id} tries them. */
-    private static final List<ContentType> PATH_ORDER = List.of(ContentType.IMAGES, ContentType.ISO, ContentType.VZTMPL,
-            ContentType.BACKUP, ContentType.SNIPPETS, ContentType.IMPORT);
+    private static final List<ContentType> PATH_ORDER = List.of(
+            ContentType.IMAGES,
+            ContentType.ISO,
+            ContentType.VZTMPL,
+            ContentType.BACKUP,
+            ContentType.SNIPPETS,
+            ContentType.IMPORT);
 
     private final Path path;
     private final Map<ContentType, String> contentDirs;
@@ -61,7 +67,8 @@ public final class DirLayout {
      * pve's {@code storage definition has no path} when the path is missing.
      */
     public static DirLayout of(StorageConfig config) {
-        String path = config.string(PATH).filter(p -> !p.isEmpty())
+        String path = config.string(PATH)
+                .filter(p -> !p.isEmpty())
                 .orElseThrow(() -> StorageException.badInput("storage definition has no path"));
         return new DirLayout(Path.of(path), parseContentDirs(config.list(CONTENT_DIRS)));
     }
@@ -143,7 +150,9 @@ public final class DirLayout {
      * the image itself; other formats fail with pve's {@code can't snapshot this image format}.
      */
     public Path path(VolumeName volume, String snapshot) {
-        if (snapshot != null && !volume.format().equals("qcow2") && !volume.format().equals("qed")) {
+        if (snapshot != null
+                && !volume.format().equals("qcow2")
+                && !volume.format().equals("qed")) {
             throw StorageException.badInput("can't snapshot this image format");
         }
         return path(volume);
@@ -185,7 +194,8 @@ public final class DirLayout {
             try {
                 Path resolved = at.toRealPath();
                 if (!resolved.startsWith(real)) {
-                    return Optional.of(String.format("'%s' is a symbolic link to '%s', outside the storage's directory '%s'",
+                    return Optional.of(String.format(
+                            "'%s' is a symbolic link to '%s', outside the storage's directory '%s'",
                             at, resolved, real));
                 }
             } catch (IOException e) {
@@ -201,8 +211,10 @@ public final class DirLayout {
      */
     public Path inside(String storageId, String volname, Path file) {
         linkOut(file).ifPresent(why -> {
-            throw StorageException.badInput("volume '%s:%s': %s - vsm does not follow symbolic links inside a storage "
-                    + "(remove the link, or move the file into the storage)", storageId, VolumeId.printable(volname), why);
+            throw StorageException.badInput(
+                    "volume '%s:%s': %s - vsm does not follow symbolic links inside a storage "
+                            + "(remove the link, or move the file into the storage)",
+                    storageId, VolumeId.printable(volname), why);
         });
         return file;
     }

@@ -46,6 +46,7 @@ public final class DirVolumeNames {
     private static final Pattern IMPORT = Pattern.compile("import/(" + SAFE_CHAR_WITH_SPACE + "+" + IMPORT_EXT + ")");
     /** The longest file name Linux file systems take (NAME_MAX). */
     private static final int MAX_NAME_BYTES = 255;
+
     private static final Pattern CANONICAL_NUMBER = Pattern.compile("0|[1-9][0-9]{0,9}");
 
     private DirVolumeNames() {}
@@ -67,14 +68,19 @@ public final class DirVolumeNames {
             ImageFileName image = ImageFileName.parse(m.group(4));
             Integer baseVmid = vmid(m.group(1), volname);
             Integer vmid = vmid(m.group(3), volname);
-            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format()).vmid(vmid)
-                    .base(baseName, baseVmid).isBase(image.isBase()).build();
+            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format())
+                    .vmid(vmid)
+                    .base(baseName, baseVmid)
+                    .isBase(image.isBase())
+                    .build();
         }
         m = IMAGE.matcher(volname);
         if (m.matches()) {
             ImageFileName image = ImageFileName.parse(m.group(2));
             Integer vmid = vmid(m.group(1), volname);
-            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format()).vmid(vmid).isBase(image.isBase())
+            return VolumeName.builder(volname, ContentType.IMAGES, image.name(), image.format())
+                    .vmid(vmid)
+                    .isBase(image.isBase())
                     .build();
         }
         m = ISO.matcher(volname);
@@ -122,7 +128,8 @@ public final class DirVolumeNames {
             }
         }
         for (String component : volname.split("/", -1)) {
-            if (component.equals(".") || component.equals("..")
+            if (component.equals(".")
+                    || component.equals("..")
                     || component.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
                 return false;
             }

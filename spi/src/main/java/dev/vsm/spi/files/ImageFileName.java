@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * @param isBase whether the name starts with {@code base-} (a template's image)
  */
 public record ImageFileName(String name, String format, boolean isBase) {
-    private static final Pattern STANDARD = Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
+    private static final Pattern STANDARD =
+            Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-.*\\.qcow2");
     private static final String[] FORMATS = {"raw", "qcow2", "vmdk", "subvol"};
     private static final int NAME_MAX = 255;
@@ -36,7 +37,9 @@ public record ImageFileName(String name, String format, boolean isBase) {
      */
     public static ImageFileName parse(String name) {
         requireNonNull(name, "name");
-        if (hasControlCharacter(name) || (name.length() > NAME_MAX / 3 && name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX)) {
+        if (hasControlCharacter(name)
+                || (name.length() > NAME_MAX / 3
+                        && name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX)) {
             // beyond pve: no control characters, and no longer than a file name may be (NAME_MAX)
             throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
         }
@@ -75,7 +78,9 @@ public record ImageFileName(String name, String format, boolean isBase) {
      * extension (the digits cannot end earlier: a '-' must follow them).
      */
     private static ImageFileName standardOrNull(String name) {
-        String prefix = name.startsWith("vm-") ? "vm-" : name.startsWith("base-") ? "base-" : name.startsWith("subvol-") ? "subvol-" : null;
+        String prefix = name.startsWith("vm-")
+                ? "vm-"
+                : name.startsWith("base-") ? "base-" : name.startsWith("subvol-") ? "subvol-" : null;
         if (prefix == null) {
             return null;
         }
@@ -94,7 +99,9 @@ public record ImageFileName(String name, String format, boolean isBase) {
             }
         }
         for (String format : FORMATS) {
-            if (name.length() - rest > format.length() + 1 && name.endsWith(format) && name.charAt(name.length() - format.length() - 1) == '.') {
+            if (name.length() - rest > format.length() + 1
+                    && name.endsWith(format)
+                    && name.charAt(name.length() - format.length() - 1) == '.') {
                 return new ImageFileName(name, format, prefix.equals("base-"));
             }
         }

@@ -18,7 +18,9 @@ class BackupArchiveNameTest {
 
     @Test
     void timesAreLocalTimeOfTheGivenZone() {
-        assertThat(BackupArchiveName.parse("vzdump-qemu-100-2020_03_30-21_11_40.vma", ZoneId.of("Europe/Vienna")).orElseThrow().ctime())
+        assertThat(BackupArchiveName.parse("vzdump-qemu-100-2020_03_30-21_11_40.vma", ZoneId.of("Europe/Vienna"))
+                        .orElseThrow()
+                        .ctime())
                 .isEqualTo(1585602700L - 2 * 3600);
     }
 
@@ -27,13 +29,16 @@ class BackupArchiveNameTest {
         assertThat(BackupArchiveName.parse("vzdump-openvz-my-backup.tar.bz2", ZoneOffset.UTC))
                 .contains(new BackupArchiveName("openvz", null, null));
         assertThat(BackupArchiveName.parse("vzdump-qemu-100-2020_13_45-21_11_40.vma", ZoneOffset.UTC))
-                .as("an impossible date").contains(new BackupArchiveName("qemu", 100, null));
+                .as("an impossible date")
+                .contains(new BackupArchiveName("qemu", 100, null));
     }
 
     @Test
     void foreignNamesAreNoVzdumpArchives() {
-        assertThat(BackupArchiveName.parse("vzdump-none-100-2020_03_30-21_11_40.vma", ZoneOffset.UTC)).isEmpty();
+        assertThat(BackupArchiveName.parse("vzdump-none-100-2020_03_30-21_11_40.vma", ZoneOffset.UTC))
+                .isEmpty();
         assertThat(BackupArchiveName.parse("backup-100.vma", ZoneOffset.UTC)).isEmpty();
-        assertThat(BackupArchiveName.parse("vzdump-qemu-100-2020_03_30-21_11_40.vma.xz", ZoneOffset.UTC)).isEmpty();
+        assertThat(BackupArchiveName.parse("vzdump-qemu-100-2020_03_30-21_11_40.vma.xz", ZoneOffset.UTC))
+                .isEmpty();
     }
 }

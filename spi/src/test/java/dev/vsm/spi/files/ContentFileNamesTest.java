@@ -8,13 +8,27 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class ContentFileNamesTest {
     @ParameterizedTest
-    @CsvSource({"ct.tar, tar", "ct.tar.gz, tgz", "ct.tar.xz, txz", "ct.tar.zst, tzst", "ct.tar.bz2, tbz2", "CT.TAR.GZ, tgz"})
+    @CsvSource({
+        "ct.tar, tar",
+        "ct.tar.gz, tgz",
+        "ct.tar.xz, txz",
+        "ct.tar.zst, tzst",
+        "ct.tar.bz2, tbz2",
+        "CT.TAR.GZ, tgz"
+    })
     void templateFormats(String file, String format) {
         assertThat(ContentFileNames.templateFormat(file)).contains(format);
     }
 
     @ParameterizedTest
-    @CsvSource({"a.vma, vma", "a.vma.zst, vma.zst", "a.tar.gz, tar.gz", "a.tgz, tgz", "a.tar.lzo, tar.lzo", "x.vma.gz.tar, tar"})
+    @CsvSource({
+        "a.vma, vma",
+        "a.vma.zst, vma.zst",
+        "a.tar.gz, tar.gz",
+        "a.tgz, tgz",
+        "a.tar.lzo, tar.lzo",
+        "x.vma.gz.tar, tar"
+    })
     void backupFormats(String file, String format) {
         assertThat(ContentFileNames.backupFormat(file)).contains(format);
     }

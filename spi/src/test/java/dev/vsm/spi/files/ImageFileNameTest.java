@@ -14,22 +14,30 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ImageFileName#parse}: pve's {@code parse_name_dir} patterns, whose common case is matched without a regex. */
 class ImageFileNameTest {
-    private static final Pattern STANDARD = Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
+    private static final Pattern STANDARD =
+            Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-.*\\.qcow2");
     private static final Pattern CUSTOM = Pattern.compile("(base-)?[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
 
     @Test
     void standardCustomAndRefusedNames() {
-        assertThat(ImageFileName.parse("vm-100-disk-0.qcow2")).isEqualTo(new ImageFileName("vm-100-disk-0.qcow2", "qcow2", false));
-        assertThat(ImageFileName.parse("base-100-disk-1.raw")).isEqualTo(new ImageFileName("base-100-disk-1.raw", "raw", true));
+        assertThat(ImageFileName.parse("vm-100-disk-0.qcow2"))
+                .isEqualTo(new ImageFileName("vm-100-disk-0.qcow2", "qcow2", false));
+        assertThat(ImageFileName.parse("base-100-disk-1.raw"))
+                .isEqualTo(new ImageFileName("base-100-disk-1.raw", "raw", true));
         assertThat(ImageFileName.parse("subvol-101-disk-0.subvol").format()).isEqualTo("subvol");
         assertThat(ImageFileName.parse("vm-1-.qcow2.raw").format()).isEqualTo("raw");
-        assertThat(ImageFileName.parse("vm-100-.raw")).isEqualTo(new ImageFileName("vm-100-.raw", "raw", false)); // custom
+        assertThat(ImageFileName.parse("vm-100-.raw"))
+                .isEqualTo(new ImageFileName("vm-100-.raw", "raw", false)); // custom
         assertThat(ImageFileName.parse("base-x.vmdk").isBase()).isTrue();
-        assertThatThrownBy(() -> ImageFileName.parse("snap-x.qcow2")).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> ImageFileName.parse("snap-x.qcow2"))
+                .isInstanceOf(StorageException.class)
                 .hasMessage("'snap-x.qcow2' is a snapshot filename, not a volume!");
-        for (String bad : List.of("vm-100-disk 0.qcow2", "vm-100-disk-0.img", ".raw", "a\tb.raw", "x".repeat(252) + ".raw")) {
-            assertThatThrownBy(() -> ImageFileName.parse(bad)).as(bad).isInstanceOf(StorageException.class)
+        for (String bad :
+                List.of("vm-100-disk 0.qcow2", "vm-100-disk-0.img", ".raw", "a\tb.raw", "x".repeat(252) + ".raw")) {
+            assertThatThrownBy(() -> ImageFileName.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(StorageException.class)
                     .hasMessageStartingWith("unable to parse volume filename");
         }
         assertThat(ImageFileName.parse("x".repeat(251) + ".raw").format()).isEqualTo("raw");
@@ -40,8 +48,10 @@ class ImageFileNameTest {
     /** Names made of the patterns' pieces: parse answers as the three patterns do. */
     @Test
     void asThePatternsAnswer() {
-        String[] pieces = {"vm-", "base-", "subvol-", "snap-", "1", "23", "-", "disk", ".", "raw", "qcow2", "vmdk", "subvol",
-                "/", " ", "\u000b", "\t", "\u00a0", "x", "٣"};
+        String[] pieces = {
+            "vm-", "base-", "subvol-", "snap-", "1", "23", "-", "disk", ".", "raw", "qcow2", "vmdk", "subvol", "/", " ",
+            "\u000b", "\t", "\u00a0", "x", "٣"
+        };
         Random random = new Random(11);
         List<String> names = new ArrayList<>();
         for (int i = 0; i < 20000; i++) {

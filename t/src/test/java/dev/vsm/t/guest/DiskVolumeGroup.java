@@ -27,7 +27,8 @@ public final class DiskVolumeGroup implements AutoCloseable {
         if (!InGuest.inside()) {
             throw new IllegalStateException("a DiskVolumeGroup needs the guest's kernel (run the test InGuest)");
         }
-        DiskVolumeGroup vg = new DiskVolumeGroup(device, "vsmg" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36));
+        DiskVolumeGroup vg = new DiskVolumeGroup(
+                device, "vsmg" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36));
         vg.lvm("pvcreate", "-q", "-ff", "-y", device);
         vg.lvm("vgcreate", "-q", vg.name, device);
         return vg;
@@ -52,7 +53,8 @@ public final class DiskVolumeGroup implements AutoCloseable {
 
     /** One {@code lvs} column of one LV, in bytes where it is a size. */
     public String field(String lv, String column) {
-        return lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "-o", column, name + "/" + lv).strip();
+        return lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "-o", column, name + "/" + lv)
+                .strip();
     }
 
     /**
@@ -61,9 +63,19 @@ public final class DiskVolumeGroup implements AutoCloseable {
      */
     public Map<String, List<String>> rows(String... columns) {
         Map<String, List<String>> rows = new java.util.TreeMap<>();
-        String out = lvm("lvs", "--noheadings", "--units", "b", "--nosuffix", "--separator", "|", "-o",
-                "lv_name," + String.join(",", columns), name);
-        for (String line : out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+        String out = lvm(
+                "lvs",
+                "--noheadings",
+                "--units",
+                "b",
+                "--nosuffix",
+                "--separator",
+                "|",
+                "-o",
+                "lv_name," + String.join(",", columns),
+                name);
+        for (String line :
+                out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
             List<String> fields = List.of(line.split("\\|", -1));
             rows.put(fields.get(0), fields.subList(1, fields.size()));
         }
@@ -72,8 +84,12 @@ public final class DiskVolumeGroup implements AutoCloseable {
 
     /** The names of every LV in the group, sorted (hidden ones, e.g. the pool's tdata, not included). */
     public List<String> lvNames() {
-        return lvm("lvs", "--noheadings", "-o", "lv_name", name).lines().map(String::strip).filter(s -> !s.isEmpty())
-                .sorted().toList();
+        return lvm("lvs", "--noheadings", "-o", "lv_name", name)
+                .lines()
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .sorted()
+                .toList();
     }
 
     /**
@@ -82,11 +98,16 @@ public final class DiskVolumeGroup implements AutoCloseable {
      * ({@code dmsetup status}), and lvm2 counts as many thin volumes as it lists in the pool.
      */
     public void checkThinPool(String pool, String where) {
-        String[] fields = lvm("lvs", "--noheadings", "-o", "transaction_id,thin_count", name + "/" + pool).strip().split("\\s+");
+        String[] fields = lvm("lvs", "--noheadings", "-o", "transaction_id,thin_count", name + "/" + pool)
+                .strip()
+                .split("\\s+");
         String dm = name.replace("-", "--") + "-" + pool.replace("-", "--");
         String status = kernelPoolStatus(dm);
         if (status == null) {
-            lvm("lvchange", "-ay", name + "/" + pool); // an inactive pool: lvm2 activates it only if its metadata agrees
+            lvm(
+                    "lvchange",
+                    "-ay",
+                    name + "/" + pool); // an inactive pool: lvm2 activates it only if its metadata agrees
             status = kernelPoolStatus(dm);
         }
         if (status == null) {
@@ -100,9 +121,14 @@ public final class DiskVolumeGroup implements AutoCloseable {
             throw new AssertionError(where + ": thin pool " + name + "/" + pool + ": lvm2's transaction id " + fields[0]
                     + ", the kernel's " + kernel[3] + " (" + status + ")");
         }
-        long inPool = lvm("lvs", "--noheadings", "-o", "pool_lv", name).lines().map(String::strip).filter(pool::equals).count();
+        long inPool = lvm("lvs", "--noheadings", "-o", "pool_lv", name)
+                .lines()
+                .map(String::strip)
+                .filter(pool::equals)
+                .count();
         if (Long.parseLong(fields[1]) != inPool) {
-            throw new AssertionError(where + ": thin pool " + name + "/" + pool + ": thin_count " + fields[1] + ", " + inPool + " listed");
+            throw new AssertionError(where + ": thin pool " + name + "/" + pool + ": thin_count " + fields[1] + ", "
+                    + inPool + " listed");
         }
     }
 
@@ -135,7 +161,9 @@ public final class DiskVolumeGroup implements AutoCloseable {
     @Override
     public void close() {
         List<String> problems = new ArrayList<>();
-        for (String[] argv : List.of(new String[] {LVM, "vgremove", "-f", "-y", name}, new String[] {LVM, "pvremove", "-ff", "-y", device})) {
+        for (String[] argv : List.of(
+                new String[] {LVM, "vgremove", "-f", "-y", name},
+                new String[] {LVM, "pvremove", "-ff", "-y", device})) {
             HostTools.Result r = HostTools.run(Map.of(), argv);
             if (!r.ok()) {
                 problems.add(String.join(" ", argv) + ": " + (r.out() + r.err()).strip());

@@ -50,9 +50,10 @@ public final class FlakeyDevice implements AutoCloseable {
         if (!InGuest.inside()) {
             throw new IllegalStateException("a FlakeyDevice needs the guest's kernel (run the test InGuest)");
         }
-        long sectors = Long.parseLong(HostTools.mustRun(Map.of(), "blockdev", "--getsz", disk).strip());
-        FlakeyDevice d = new FlakeyDevice(disk, "vsmflakey" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36), sectors,
-                mount);
+        long sectors = Long.parseLong(
+                HostTools.mustRun(Map.of(), "blockdev", "--getsz", disk).strip());
+        FlakeyDevice d = new FlakeyDevice(
+                disk, "vsmflakey" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36), sectors, mount);
         d.create();
         HostTools.mustRun(Map.of(), "mkfs.ext4", "-q", "-F", d.device());
         d.mountIt();
@@ -78,7 +79,13 @@ public final class FlakeyDevice implements AutoCloseable {
     public void cut(Cut how) {
         HostTools.mustRun(Map.of(), "dmsetup", "suspend", "--nolockfs", "--noflush", name);
         // up 0 s, down 3600 s: down from the start; the feature says what a write does while down
-        HostTools.mustRun(Map.of(), "dmsetup", "load", name, "--table", "0 " + sectors + " flakey " + disk + " 0 0 3600 1 " + how.feature);
+        HostTools.mustRun(
+                Map.of(),
+                "dmsetup",
+                "load",
+                name,
+                "--table",
+                "0 " + sectors + " flakey " + disk + " 0 0 3600 1 " + how.feature);
         HostTools.mustRun(Map.of(), "dmsetup", "resume", name);
     }
 

@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * also when the scenario fails or the guest hangs past the timeout.
  */
 public final class Guest {
-    static final Path HOME = Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
+    static final Path HOME =
+            Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
     private static final Path BUILD = HOME.resolve("t/guest/build-guest.sh");
     private static final String QEMU = "/usr/bin/qemu-system-x86_64";
     private static final long MIB = 1024 * 1024;
@@ -37,7 +38,8 @@ public final class Guest {
     public record Outcome(int status, String output, String console, Duration took) {
         /** The last lines of the output and the console, for a failure message. */
         public String tail() {
-            return "guest output (last lines):\n" + last(output, 60) + "\nguest console (last lines):\n" + last(console, 20);
+            return "guest output (last lines):\n" + last(output, 60) + "\nguest console (last lines):\n"
+                    + last(console, 20);
         }
 
         private static String last(String text, int lines) {
@@ -94,25 +96,52 @@ public final class Guest {
             try {
                 Files.writeString(io().resolve("scenario"), scenario);
                 Files.writeString(io().resolve("init"), INIT);
-                List<String> argv = new ArrayList<>(List.of(QEMU, "-accel", "tcg", "-smp", "2", "-m", "2048",
-                        "-nodefaults", "-nographic", "-no-reboot",
-                        "-kernel", cache.resolve("vmlinuz").toString(), "-initrd", cache.resolve("initramfs.cpio.gz").toString(),
-                        // no_timer_check: on a loaded host TCG can fail the kernel's IO-APIC timer check, a panic at boot
-                        "-append", "console=ttyS0 panic=-1 quiet no_timer_check",
-                        "-serial", "file:" + dir.resolve("console.log"),
-                        "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
-                        "-virtfs", "local,path=" + io() + ",mount_tag=vsmio,security_model=none,multidevs=remap"));
+                List<String> argv = new ArrayList<>(List.of(
+                        QEMU,
+                        "-accel",
+                        "tcg",
+                        "-smp",
+                        "2",
+                        "-m",
+                        "2048",
+                        "-nodefaults",
+                        "-nographic",
+                        "-no-reboot",
+                        "-kernel",
+                        cache.resolve("vmlinuz").toString(),
+                        "-initrd",
+                        cache.resolve("initramfs.cpio.gz").toString(),
+                        // no_timer_check: on a loaded host TCG can fail the kernel's IO-APIC timer check, a panic at
+                        // boot
+                        "-append",
+                        "console=ttyS0 panic=-1 quiet no_timer_check",
+                        "-serial",
+                        "file:" + dir.resolve("console.log"),
+                        "-virtfs",
+                        "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+                        "-virtfs",
+                        "local,path=" + io() + ",mount_tag=vsmio,security_model=none,multidevs=remap"));
                 for (int i = 0; i < disks.size(); i++) {
                     Path disk = dir.resolve("disk" + i + ".raw");
                     try (var f = new java.io.RandomAccessFile(disk.toFile(), "rw")) {
                         f.setLength(disks.get(i).mib() * MIB); // sparse
                     }
-                    argv.addAll(List.of("-drive", "file=" + disk + ",if=none,id=d" + i + ",format=raw,discard=unmap,detect-zeroes=unmap,cache=none",
-                            "-device", "virtio-blk-pci,drive=d" + i + (disks.get(i).maxWriteZeroesSectors() > 0
-                                    ? ",max-write-zeroes-sectors=" + disks.get(i).maxWriteZeroesSectors() : "")));
+                    argv.addAll(List.of(
+                            "-drive",
+                            "file=" + disk + ",if=none,id=d" + i
+                                    + ",format=raw,discard=unmap,detect-zeroes=unmap,cache=none",
+                            "-device",
+                            "virtio-blk-pci,drive=d" + i
+                                    + (disks.get(i).maxWriteZeroesSectors() > 0
+                                            ? ",max-write-zeroes-sectors="
+                                                    + disks.get(i).maxWriteZeroesSectors()
+                                            : "")));
                 }
-                qemu = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                qemu = new ProcessBuilder(argv)
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("qemu.log").toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
                 boolean ended = qemu.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 if (!ended) {
                     kill();
@@ -123,8 +152,10 @@ public final class Guest {
                 Path status = io().resolve("status");
                 if (!Files.exists(status) || Files.readString(status).isBlank()) {
                     Outcome o = new Outcome(-1, output, console, took);
-                    throw new GuestFailure((ended ? "the guest powered off without a status (qemu exit " + qemu.exitValue() + ")"
-                            : "the guest did not finish in " + timeout.toSeconds() + " s (qemu killed)") + "\n" + o.tail());
+                    throw new GuestFailure((ended
+                                    ? "the guest powered off without a status (qemu exit " + qemu.exitValue() + ")"
+                                    : "the guest did not finish in " + timeout.toSeconds() + " s (qemu killed)")
+                            + "\n" + o.tail());
                 }
                 return new Outcome(Integer.parseInt(Files.readString(status).strip()), output, console, took);
             } catch (IOException e) {
@@ -200,12 +231,15 @@ public final class Guest {
 
     private static Path kernel() throws GuestFailure {
         try {
-            Process p = new ProcessBuilder(BUILD.toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Process p = new ProcessBuilder(BUILD.toString())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new GuestFailure(BUILD + " failed (exit " + (p.isAlive() ? "none" : p.exitValue()) + "): see its stderr above");
+                throw new GuestFailure(
+                        BUILD + " failed (exit " + (p.isAlive() ? "none" : p.exitValue()) + "): see its stderr above");
             }
             return Path.of(out.lines().reduce((a, b) -> b).orElseThrow());
         } catch (IOException e) {

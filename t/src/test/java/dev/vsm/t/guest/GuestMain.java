@@ -48,8 +48,8 @@ public final class GuestMain {
         } else {
             selectors.add(DiscoverySelectors.selectClass(args[0]));
         }
-        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectors).build(),
-                new TestExecutionListener() {
+        launcher.execute(
+                LauncherDiscoveryRequestBuilder.request().selectors(selectors).build(), new TestExecutionListener() {
                     @Override
                     public void executionStarted(TestIdentifier id) {
                         started.put(id.getUniqueId(), System.nanoTime());
@@ -65,12 +65,16 @@ public final class GuestMain {
 
                     @Override
                     public void executionFinished(TestIdentifier id, TestExecutionResult r) {
-                        long millis = (System.nanoTime() - started.getOrDefault(id.getUniqueId(), System.nanoTime())) / 1_000_000;
-                        String message = r.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse("");
+                        long millis = (System.nanoTime() - started.getOrDefault(id.getUniqueId(), System.nanoTime()))
+                                / 1_000_000;
+                        String message = r.getThrowable()
+                                .map(t -> String.valueOf(t.getMessage()))
+                                .orElse("");
                         String trace = r.getThrowable().map(GuestMain::trace).orElse("");
-                        System.out.println("guest: " + id.getDisplayName() + " " + r.getStatus() + " in " + millis + " ms"
-                                + (trace.isEmpty() ? "" : "\n" + trace));
-                        // a class-level failure (@BeforeAll, @AfterAll) is recorded too: the host fails every test with it
+                        System.out.println("guest: " + id.getDisplayName() + " " + r.getStatus() + " in " + millis
+                                + " ms" + (trace.isEmpty() ? "" : "\n" + trace));
+                        // a class-level failure (@BeforeAll, @AfterAll) is recorded too: the host fails every test with
+                        // it
                         record(id, new Result(r.getStatus().name(), message, trace, millis));
                     }
 

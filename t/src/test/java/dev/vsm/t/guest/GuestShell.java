@@ -23,7 +23,8 @@ public final class GuestShell {
         for (int i = 1; i < args.length; i++) {
             disks.add(Guest.Disk.mib(Long.parseLong(args[i])));
         }
-        System.out.println("host load average before: " + Files.readString(Path.of("/proc/loadavg")).strip());
+        System.out.println("host load average before: "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         int status;
         try (Guest.Boot boot = Guest.withDisks(disks)) {
             Guest.Outcome o = boot.run(script, Duration.ofMinutes(60));
@@ -31,7 +32,8 @@ public final class GuestShell {
             System.out.println("guest: exit " + o.status() + " in " + o.took().toSeconds() + " s");
             status = o.status();
         }
-        System.out.println("host load average after: " + Files.readString(Path.of("/proc/loadavg")).strip());
+        System.out.println("host load average after: "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         System.exit(status);
     }
 }

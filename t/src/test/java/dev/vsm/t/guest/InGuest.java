@@ -51,7 +51,8 @@ public final class InGuest implements InvocationInterceptor {
 
     /** Virtio disks of these sizes ({@code /dev/vda}, ...); the whole class gets 30 minutes. */
     public static InGuest withDisksMiB(long... sizes) {
-        return withDisks(java.util.Arrays.stream(sizes).mapToObj(Guest.Disk::mib).toArray(Guest.Disk[]::new));
+        return withDisks(
+                java.util.Arrays.stream(sizes).mapToObj(Guest.Disk::mib).toArray(Guest.Disk[]::new));
     }
 
     /**
@@ -73,26 +74,30 @@ public final class InGuest implements InvocationInterceptor {
     }
 
     @Override
-    public void interceptBeforeAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptBeforeAllMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         proceedOnlyInside(invocation);
     }
 
     @Override
-    public void interceptBeforeEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptBeforeEachMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         proceedOnlyInside(invocation);
     }
 
     @Override
-    public void interceptAfterEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptAfterEachMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         proceedOnlyInside(invocation);
     }
 
     @Override
-    public void interceptAfterAllMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptAfterAllMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         proceedOnlyInside(invocation);
     }
 
@@ -105,8 +110,9 @@ public final class InGuest implements InvocationInterceptor {
     }
 
     @Override
-    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptTestMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         if (inside()) {
             invocation.proceed();
             return;
@@ -116,8 +122,9 @@ public final class InGuest implements InvocationInterceptor {
     }
 
     @Override
-    public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> method,
-            ExtensionContext context) throws Throwable {
+    public void interceptTestTemplateMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> method, ExtensionContext context)
+            throws Throwable {
         interceptTestMethod(invocation, method, context);
     }
 
@@ -130,7 +137,9 @@ public final class InGuest implements InvocationInterceptor {
             throw new TestAbortedException("skipped: the guest tier is off (-Dvsm.guest=skip or VSM_GUEST=skip)");
         }
         if (results == null && unavailable == null) {
-            boot(context.getRequiredTestClass(), context.getParent().orElseThrow().getUniqueId());
+            boot(
+                    context.getRequiredTestClass(),
+                    context.getParent().orElseThrow().getUniqueId());
         }
         if (unavailable != null) {
             HostTools.unavailable(unavailable);
@@ -143,9 +152,13 @@ public final class InGuest implements InvocationInterceptor {
             throw new AssertionError("the guest reported nothing for " + context.getDisplayName() + "\n" + outputTail);
         }
         switch (r.get("status").asText()) {
-            case "SUCCESSFUL" -> { }
-            case "ABORTED", "SKIPPED" -> throw new TestAbortedException("in the guest: " + r.get("message").asText());
-            default -> throw new AssertionError("in the guest (" + r.get("millis").asLong() + " ms): " + r.get("trace").asText());
+            case "SUCCESSFUL" -> {}
+            case "ABORTED", "SKIPPED" ->
+                throw new TestAbortedException(
+                        "in the guest: " + r.get("message").asText());
+            default ->
+                throw new AssertionError("in the guest (" + r.get("millis").asLong() + " ms): "
+                        + r.get("trace").asText());
         }
     }
 
@@ -157,8 +170,10 @@ public final class InGuest implements InvocationInterceptor {
         StringBuilder options = new StringBuilder();
         for (String name : new java.util.TreeSet<>(System.getProperties().stringPropertyNames())) {
             String value = System.getProperty(name);
-            if (name.startsWith("vsm.") && !List.of("vsm.home", "vsm.in-guest", "vsm.guest").contains(name)
-                    && name.matches("[A-Za-z0-9._-]+") && !value.contains("'")) {
+            if (name.startsWith("vsm.")
+                    && !List.of("vsm.home", "vsm.in-guest", "vsm.guest").contains(name)
+                    && name.matches("[A-Za-z0-9._-]+")
+                    && !value.contains("'")) {
                 options.append("'-D").append(name).append('=').append(value).append("' ");
             }
         }
@@ -181,9 +196,14 @@ public final class InGuest implements InvocationInterceptor {
                 export CI=%s
                 exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData -Xshare:auto -Dvsm.in-guest=true \\
                   -Dvsm.home=%s %s-cp '%s' %s %s /vsmio/results.json /vsmio/selected
-                """.formatted(Guest.HOME, "true".equalsIgnoreCase(System.getenv("CI")) ? "true" : "false", Guest.HOME,
-                forwardedProperties(), classPath,
-                GuestMain.class.getName(), testClass.getName());
+                """.formatted(
+                        Guest.HOME,
+                        "true".equalsIgnoreCase(System.getenv("CI")) ? "true" : "false",
+                        Guest.HOME,
+                        forwardedProperties(),
+                        classPath,
+                        GuestMain.class.getName(),
+                        testClass.getName());
         try (Guest.Boot boot = Guest.withDisks(disks)) {
             Optional<List<String>> selected = SelectedTests.of(classUniqueId);
             if (selected.isPresent()) {
@@ -196,9 +216,12 @@ public final class InGuest implements InvocationInterceptor {
             Path file = boot.io().resolve("results.json");
             results = new LinkedHashMap<>();
             if (Files.exists(file)) {
-                for (Map.Entry<String, JsonNode> e : JSON.readTree(file.toFile()).properties()) {
+                for (Map.Entry<String, JsonNode> e :
+                        JSON.readTree(file.toFile()).properties()) {
                     results.put(e.getKey(), e.getValue());
-                    if (e.getKey().endsWith("]") && !e.getKey().contains("/[method:") && !e.getKey().contains("/[test-template")
+                    if (e.getKey().endsWith("]")
+                            && !e.getKey().contains("/[method:")
+                            && !e.getKey().contains("/[test-template")
                             && "FAILED".equals(e.getValue().get("status").asText())) {
                         classFailure = e.getValue().get("trace").asText();
                     }

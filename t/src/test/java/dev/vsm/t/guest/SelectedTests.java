@@ -33,8 +33,12 @@ public final class SelectedTests implements TestExecutionListener {
         if (p == null) {
             return Optional.empty();
         }
-        return p.getRoots().stream().flatMap(root -> p.getDescendants(root).stream())
-                .filter(id -> id.getUniqueId().equals(classUniqueId)).findFirst()
-                .map(cls -> p.getChildren(cls).stream().map(TestIdentifier::getUniqueId).toList());
+        return p.getRoots().stream()
+                .flatMap(root -> p.getDescendants(root).stream())
+                .filter(id -> id.getUniqueId().equals(classUniqueId))
+                .findFirst()
+                .map(cls -> p.getChildren(cls).stream()
+                        .map(TestIdentifier::getUniqueId)
+                        .toList());
     }
 }

@@ -19,17 +19,23 @@ import java.util.function.Consumer;
  */
 public final class EmbeddingExample {
     /** What {@link #run} made, before it freed it. */
-    public record Result(VolumeId base, Path basePath, VolumeId linkedClone, Path clonePath, List<VolumeInfo> listed,
-                         List<VolumeInfo> listedAfterFree) {}
+    public record Result(
+            VolumeId base,
+            Path basePath,
+            VolumeId linkedClone,
+            Path clonePath,
+            List<VolumeInfo> listed,
+            List<VolumeInfo> listedAfterFree) {}
 
     private EmbeddingExample() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length != 1) {
-            System.err.println("usage: EmbeddingExample DIR (a directory for the storage, its configuration and locks)");
+            System.err.println(
+                    "usage: EmbeddingExample DIR (a directory for the storage, its configuration and locks)");
             System.exit(2);
         }
-        run(Path.of(args[0]), System.out, path -> { });
+        run(Path.of(args[0]), System.out, path -> {});
     }
 
     /**
@@ -38,7 +44,8 @@ public final class EmbeddingExample {
     public static Result run(Path workDir, PrintStream out, Consumer<Path> inspect) throws IOException {
         // the configuration: one dir storage (a file, as vsm's own /etc/vsm/storage.yaml)
         Path config = workDir.resolve("storage.yaml");
-        Files.writeString(config, """
+        Files.writeString(
+                config, """
                 storages:
                   images:
                     type: dir
@@ -54,18 +61,19 @@ public final class EmbeddingExample {
                 .build()) {
             StorageManager storage = vsm.manager();
 
-            VolumeId disk = storage.alloc("images", 100, null, "qcow2", 1024 * 1024, null);  // 1 GiB, in KiB
+            VolumeId disk = storage.alloc("images", 100, null, "qcow2", 1024 * 1024, null); // 1 GiB, in KiB
             List<VolumeInfo> listed = storage.list("images", ContentType.IMAGES, 100);
 
-            VolumeId base = storage.createBase(disk);          // images:100/base-100-disk-0.qcow2
-            VolumeId clone = storage.cloneVolume(base, 101);   // a qcow2 backed by the base
+            VolumeId base = storage.createBase(disk); // images:100/base-100-disk-0.qcow2
+            VolumeId clone = storage.cloneVolume(base, 101); // a qcow2 backed by the base
             Path basePath = storage.path(base);
             Path clonePath = storage.path(clone);
             inspect.accept(clonePath);
 
-            storage.free(clone);                               // the clone first: a base in use is not freed
+            storage.free(clone); // the clone first: a base in use is not freed
             storage.free(base);
-            return new Result(base, basePath, clone, clonePath, listed, storage.list("images", ContentType.IMAGES, null));
+            return new Result(
+                    base, basePath, clone, clonePath, listed, storage.list("images", ContentType.IMAGES, null));
         }
         // [runtime]
     }

@@ -29,7 +29,9 @@ class EmbeddingExampleTest {
     void allocatesListsClonesAndFreesRealVolumes() throws Exception {
         ByteArrayOutputStream messages = new ByteArrayOutputStream();
         AtomicReference<String> cloneInfo = new AtomicReference<>();
-        EmbeddingExample.Result r = EmbeddingExample.run(dir, new PrintStream(messages, true, StandardCharsets.UTF_8),
+        EmbeddingExample.Result r = EmbeddingExample.run(
+                dir,
+                new PrintStream(messages, true, StandardCharsets.UTF_8),
                 clone -> cloneInfo.set(qemuImg("info", "--output=json", clone.toString())));
 
         assertThat(r.listed()).singleElement().satisfies(v -> {
@@ -45,8 +47,10 @@ class EmbeddingExampleTest {
         assertThat(cloneInfo.get())
                 .contains("\"format\": \"qcow2\"")
                 .contains("\"backing-filename\": \"../100/base-100-disk-0.qcow2\"")
-                .contains("\"full-backing-filename\": \"" + r.clonePath().getParent().resolve("../100/base-100-disk-0.qcow2") + "\"");
-        assertThat(messages.toString(StandardCharsets.UTF_8)).contains("clone 100/base-100-disk-0.qcow2: images, vm-101-disk-0.qcow2, 101");
+                .contains("\"full-backing-filename\": \""
+                        + r.clonePath().getParent().resolve("../100/base-100-disk-0.qcow2") + "\"");
+        assertThat(messages.toString(StandardCharsets.UTF_8))
+                .contains("clone 100/base-100-disk-0.qcow2: images, vm-101-disk-0.qcow2, 101");
 
         assertThat(r.listedAfterFree()).isEmpty();
         assertThat(r.basePath()).doesNotExist();
@@ -65,7 +69,9 @@ class EmbeddingExampleTest {
             assertThat(vsm.config().storages()).containsOnlyKeys("mem");
             assertThat(vsm.context().nodeName()).isEqualTo("embedded");
             VolumeId raw = vsm.manager().alloc("mem", 7, null, "raw", 4096, null);
-            assertThat(vsm.manager().path(raw)).isEqualTo(store.resolve("images/7/vm-7-disk-0.raw")).hasSize(4 << 20);
+            assertThat(vsm.manager().path(raw))
+                    .isEqualTo(store.resolve("images/7/vm-7-disk-0.raw"))
+                    .hasSize(4 << 20);
             vsm.manager().free(raw);
             assertThat(store.resolve("images/7/vm-7-disk-0.raw")).doesNotExist();
             assertThat(vsm.location().file()).doesNotExist();
@@ -98,7 +104,10 @@ class EmbeddingExampleTest {
         int to = source.indexOf(marker, from + marker.length());
         assertThat(from).as("the example's first %s marker", marker).isPositive();
         assertThat(to).as("the example's second %s marker", marker).isGreaterThan(from);
-        String excerpt = source.substring(source.indexOf('\n', from) + 1, source.lastIndexOf('\n', to)).stripIndent();
-        assertThat(doc).as("docs/embedding.md quotes EmbeddingExample.java between its %s markers", marker).contains(excerpt);
+        String excerpt = source.substring(source.indexOf('\n', from) + 1, source.lastIndexOf('\n', to))
+                .stripIndent();
+        assertThat(doc)
+                .as("docs/embedding.md quotes EmbeddingExample.java between its %s markers", marker)
+                .contains(excerpt);
     }
 }

@@ -55,7 +55,8 @@ final class ContentFileLister {
         for (Path file : FileStat.entries(layout.subdir(type))) {
             Optional<String> linkOut = layout.linkOut(file);
             if (linkOut.isPresent()) {
-                console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
+                console.warn("skipping '" + file + "': " + linkOut.get()
+                        + " (vsm does not follow symbolic links inside a storage)");
                 continue;
             }
             Optional<BasicFileAttributes> stat = FileStat.stat(file);
@@ -88,10 +89,14 @@ final class ContentFileLister {
             return Optional.empty();
         }
         if (type != ContentType.BACKUP) {
-            return Optional.of(VolumeInfo.builder(volid, format.get(), type).size(size).ctime(ctime).build());
+            return Optional.of(VolumeInfo.builder(volid, format.get(), type)
+                    .size(size)
+                    .ctime(ctime)
+                    .build());
         }
         // only match the VMID in the file name, not in a parent directory
-        if (vmid != null && !Pattern.compile("\\S+-" + vmid + "-\\S+").matcher(name).find()) {
+        if (vmid != null
+                && !Pattern.compile("\\S+-" + vmid + "-\\S+").matcher(name).find()) {
             return Optional.empty();
         }
         Optional<BackupArchiveName> archive = BackupArchiveName.parse(name, zone);
@@ -99,14 +104,21 @@ final class ContentFileLister {
             ctime = archive.get().ctime();
         }
         Integer owner = vmid != null ? vmid : ownerFromName(name, format.get());
-        BackupDetails details = BackupDetails.of(archive.map(BackupArchiveName::type).orElse("unknown"),
-                notes(file), Files.exists(Path.of(file + DirStorage.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
-        return Optional.of(VolumeInfo.builder(volid, format.get(), type).size(size).vmid(owner).ctime(ctime).backup(details)
+        BackupDetails details = BackupDetails.of(
+                archive.map(BackupArchiveName::type).orElse("unknown"),
+                notes(file),
+                Files.exists(Path.of(file + DirStorage.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        return Optional.of(VolumeInfo.builder(volid, format.get(), type)
+                .size(size)
+                .vmid(owner)
+                .ctime(ctime)
+                .backup(details)
                 .build());
     }
 
     private static Integer ownerFromName(String name, String format) {
-        Matcher m = Pattern.compile("-([1-9][0-9]{2,8})-[^/]+\\." + Pattern.quote(format) + "$").matcher(name);
+        Matcher m = Pattern.compile("-([1-9][0-9]{2,8})-[^/]+\\." + Pattern.quote(format) + "$")
+                .matcher(name);
         return m.find() ? Integer.valueOf(m.group(1)) : null;
     }
 
@@ -140,8 +152,12 @@ final class ContentFileLister {
         }
         ByteBuffer text = ByteBuffer.wrap(bytes, 0, end);
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(text).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(text)
+                    .toString();
         } catch (CharacterCodingException e) {
             return new String(bytes, 0, end, StandardCharsets.ISO_8859_1);
         }

@@ -11,7 +11,11 @@ import java.util.Set;
  * (template) volume, else {@code current}.
  */
 final class DirFeatures {
-    private enum Key { CURRENT, BASE, SNAP }
+    private enum Key {
+        CURRENT,
+        BASE,
+        SNAP
+    }
 
     private static final Set<String> FILE_FORMATS = Set.of("qcow2", "raw", "vmdk");
 

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageConversion;
-import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
@@ -43,7 +42,8 @@ final class DirImageImporter {
         List<String> volnames(int vmid);
     }
 
-    DirImageImporter(String storageId, DirLayout layout, StorageContext context, ImageOptions options, NameSource names) {
+    DirImageImporter(
+            String storageId, DirLayout layout, StorageContext context, ImageOptions options, NameSource names) {
         this.storageId = requireNonNull(storageId, "storageId");
         this.layout = requireNonNull(layout, "layout");
         this.context = requireNonNull(context, "context");
@@ -57,9 +57,19 @@ final class DirImageImporter {
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
-        return make(request.vmid(), request.name(), format, temp -> context.qemuImg().convert(ImageConversion.builder(
-                request.source().path(), request.source().format(), temp, format).sizeBytes(request.source().virtualSize())
-                .options(options).build()));
+        return make(
+                request.vmid(),
+                request.name(),
+                format,
+                temp -> context.qemuImg()
+                        .convert(ImageConversion.builder(
+                                        request.source().path(),
+                                        request.source().format(),
+                                        temp,
+                                        format)
+                                .sizeBytes(request.source().virtualSize())
+                                .options(options)
+                                .build()));
     }
 
     /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */
@@ -100,7 +110,8 @@ final class DirImageImporter {
         }
         String name = context.locks().withStorageLock(storageId, () -> {
             try {
-                String chosen = wantedName != null ? wantedName
+                String chosen = wantedName != null
+                        ? wantedName
                         : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
                 checkName(chosen, format, imageDir);
                 context.files().move(temp, imageDir.resolve(chosen));
@@ -124,7 +135,8 @@ final class DirImageImporter {
     private static void checkName(String name, String format, Path imageDir) {
         String extension = ImageFileName.parse(name).format();
         if (!extension.equals(format)) {
-            throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
+            throw StorageException.badInput(
+                    "illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }
         Path path = imageDir.resolve(name);
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {

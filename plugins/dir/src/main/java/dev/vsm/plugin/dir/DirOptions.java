@@ -17,7 +17,8 @@ record DirOptions(Optional<Path> mountPoint, boolean createBasePath, boolean cre
 
     static DirOptions of(StorageConfig config) {
         boolean mkdir = config.bool(DirPlugin.MKDIR, true);
-        return new DirOptions(mountPoint(config),
+        return new DirOptions(
+                mountPoint(config),
                 config.bool(DirPlugin.CREATE_BASE_PATH, mkdir),
                 config.bool(DirPlugin.CREATE_SUBDIRS, true) && mkdir);
     }

@@ -40,7 +40,8 @@ public final class DirPlugin implements StoragePlugin {
      * {@code /run} (read as the file system reads it: {@code //} and {@code /./} are one slash),
      * the kernel's and the running system's file systems, where guests' disks have no place.
      */
-    static final String PATH_PATTERN = "^/(?![/.]*$)(?!(?:.*/)?\\.\\.(?:/.*)?$)(?!(?:\\.?/)*(?:proc|sys|dev|run)(?:/|$))[^;()]+$";
+    static final String PATH_PATTERN =
+            "^/(?![/.]*$)(?!(?:.*/)?\\.\\.(?:/.*)?$)(?!(?:\\.?/)*(?:proc|sys|dev|run)(?:/|$))[^;()]+$";
 
     /** The system directories no storage path may be in or under (see {@link #PATH_PATTERN}). */
     static final List<String> SYSTEM_DIRS = List.of("/proc", "/sys", "/dev", "/run");
@@ -50,30 +51,45 @@ public final class DirPlugin implements StoragePlugin {
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string(DirLayout.PATH, "the directory holding the storage").asRequired().asFixed()
-                    .withPattern(PATH_PATTERN),
-            PropertySpec.list(DirLayout.CONTENT_DIRS, "sub-directory per content type, as <content>=<relative path>")
-                    .withPattern("^(?:images|rootdir|vztmpl|iso|backup|snippets|import)=(?=.{1,1022}$)(?!.*[^/]{255})"
-                            + "(?!.*\\.\\.).*[^.]$"),
-            CommonProperties.nodes(),
-            CommonProperties.shared(),
-            CommonProperties.disable(),
-            CommonProperties.content(EnumSet.allOf(ContentType.class)),
-            CommonProperties.format(FORMATS).withDefault("raw"),
-            CommonProperties.preallocation(),
-            CommonProperties.qcow2Subclusters(),
-            CommonProperties.qcow2ClusterSize(),
-            PropertySpec.bool(MKDIR, "deprecated: create the path and the content sub-directories (use create-base-path and create-subdirs)")
-                    .withDefault(true),
-            PropertySpec.bool(CREATE_BASE_PATH, "create the path if it does not exist").withDefault(true),
-            PropertySpec.bool(CREATE_SUBDIRS, "create the content sub-directories").withDefault(true),
-            PropertySpec.string(IS_MOUNTPOINT, "yes: the path must be a mount point; no: no check; else the mount point to check")
-                    .withDefault("no"),
-            PropertySpec.bool(SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 snapshots as backing chains (not supported by vsm yet)")
-                    .withDefault(false).asFixed(),
-            PropertySpec.string("prune-backups", "backup retention, as keep-last=N,keep-daily=N,..."),
-            PropertySpec.integer("max-protected-backups", "how many protected backups a guest may have (-1: unlimited)"),
-            CommonProperties.bwlimit()))
+                    PropertySpec.string(DirLayout.PATH, "the directory holding the storage")
+                            .asRequired()
+                            .asFixed()
+                            .withPattern(PATH_PATTERN),
+                    PropertySpec.list(
+                                    DirLayout.CONTENT_DIRS,
+                                    "sub-directory per content type, as <content>=<relative path>")
+                            .withPattern(
+                                    "^(?:images|rootdir|vztmpl|iso|backup|snippets|import)=(?=.{1,1022}$)(?!.*[^/]{255})"
+                                            + "(?!.*\\.\\.).*[^.]$"),
+                    CommonProperties.nodes(),
+                    CommonProperties.shared(),
+                    CommonProperties.disable(),
+                    CommonProperties.content(EnumSet.allOf(ContentType.class)),
+                    CommonProperties.format(FORMATS).withDefault("raw"),
+                    CommonProperties.preallocation(),
+                    CommonProperties.qcow2Subclusters(),
+                    CommonProperties.qcow2ClusterSize(),
+                    PropertySpec.bool(
+                                    MKDIR,
+                                    "deprecated: create the path and the content sub-directories (use create-base-path and create-subdirs)")
+                            .withDefault(true),
+                    PropertySpec.bool(CREATE_BASE_PATH, "create the path if it does not exist")
+                            .withDefault(true),
+                    PropertySpec.bool(CREATE_SUBDIRS, "create the content sub-directories")
+                            .withDefault(true),
+                    PropertySpec.string(
+                                    IS_MOUNTPOINT,
+                                    "yes: the path must be a mount point; no: no check; else the mount point to check")
+                            .withDefault("no"),
+                    PropertySpec.bool(
+                                    SNAPSHOT_AS_VOLUME_CHAIN,
+                                    "qcow2 snapshots as backing chains (not supported by vsm yet)")
+                            .withDefault(false)
+                            .asFixed(),
+                    PropertySpec.string("prune-backups", "backup retention, as keep-last=N,keep-daily=N,..."),
+                    PropertySpec.integer(
+                            "max-protected-backups", "how many protected backups a guest may have (-1: unlimited)"),
+                    CommonProperties.bwlimit()))
             .content(EnumSet.allOf(ContentType.class), EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR))
             .formats(FORMATS, "raw")
             .build();
@@ -125,15 +141,17 @@ public final class DirPlugin implements StoragePlugin {
     }
 
     private static void noteMkdirDeprecated(StorageConfig config, StorageContext context) {
-        context.console().warn("NOTE: The 'mkdir' option set for '" + config.id()
-                + "' is deprecated. Use 'create-base-path' or 'create-subdirs' instead.");
+        context.console()
+                .warn("NOTE: The 'mkdir' option set for '" + config.id()
+                        + "' is deprecated. Use 'create-base-path' or 'create-subdirs' instead.");
     }
 
     /** Refuses what this port does not do yet, and bad content-dirs, before anything is written or run. */
     private static void checkSupported(StorageConfig config) {
         DirLayout.of(config);
         if (config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false)) {
-            throw StorageException.badInput("storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's dir plugin", config.id());
+            throw StorageException.badInput(
+                    "storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's dir plugin", config.id());
         }
     }
 }

@@ -54,7 +54,13 @@ final class DirStorage implements Storage {
     static final String NOTES_EXT = ".notes";
     /** A backup is protected while {@code <archive>.protected} exists. */
     static final String PROTECTED_EXT = ".protected";
-    private static final Set<Operation> OPERATIONS = Set.of(Operation.SNAPSHOT, Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME,
+
+    private static final Set<Operation> OPERATIONS = Set.of(
+            Operation.SNAPSHOT,
+            Operation.RESIZE,
+            Operation.CREATE_BASE,
+            Operation.CLONE,
+            Operation.RENAME,
             Operation.IMPORT_IMAGE);
 
     private final StorageConfig config;
@@ -109,15 +115,18 @@ final class DirStorage implements Storage {
         Path base = layout.basePath();
         Optional<Path> mountPoint = options.mountPoint();
         if (mountPoint.isPresent() && !mounts.isMounted(mountPoint.get())) {
-            throw StorageException.failed("unable to activate storage '%s' - directory is expected to be a mount point but is not mounted: '%s'",
+            throw StorageException.failed(
+                    "unable to activate storage '%s' - directory is expected to be a mount point but is not mounted: '%s'",
                     config.id(), mountPoint.get());
         }
         if (options.createBasePath()) {
             context.files().createDirectories(base);
         }
-        boolean isDirectory = Probes.within(Probes.LIMIT, () -> Files.isDirectory(base)).orElse(false);
+        boolean isDirectory =
+                Probes.within(Probes.LIMIT, () -> Files.isDirectory(base)).orElse(false);
         if (!isDirectory && !(context.dryRun() && options.createBasePath())) {
-            throw StorageException.failed("unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
+            throw StorageException.failed(
+                    "unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
                     config.id(), base);
         }
         checkNotRoot(base);
@@ -137,13 +146,17 @@ final class DirStorage implements Storage {
     private void checkNotRoot(Path base) {
         Optional<Path> real = Probes.within(Probes.LIMIT, () -> base.toRealPath());
         if (real.isPresent() && real.get().getNameCount() == 0) {
-            throw StorageException.badInput("storage '%s': path '%s' resolves to the root directory '/' - "
-                    + "refusing to keep a storage there (point 'path' at a directory of its own)", config.id(), base);
+            throw StorageException.badInput(
+                    "storage '%s': path '%s' resolves to the root directory '/' - "
+                            + "refusing to keep a storage there (point 'path' at a directory of its own)",
+                    config.id(), base);
         }
         for (String system : DirPlugin.SYSTEM_DIRS) {
             if (real.isPresent() && real.get().startsWith(system)) {
-                throw StorageException.badInput("storage '%s': path '%s' resolves to '%s', in %s - refusing to keep a storage "
-                        + "there (point 'path' at a directory of its own)", config.id(), base, real.get(), system);
+                throw StorageException.badInput(
+                        "storage '%s': path '%s' resolves to '%s', in %s - refusing to keep a storage "
+                                + "there (point 'path' at a directory of its own)",
+                        config.id(), base, real.get(), system);
             }
         }
     }
@@ -156,9 +169,15 @@ final class DirStorage implements Storage {
             } catch (StorageException e) {
                 String reason = e.getMessage();
                 String hint = reason.matches("(?is).*(permission\\s+denied|read-?\\s?only\\s+file\\s?system).*")
-                        ? " - ensure that you have read and write access to your storage!" : "";
-                throw StorageException.failed(e, "failed to create content directory '%s' for content '%s' - %s%s",
-                        subdir, type.id(), reason, hint);
+                        ? " - ensure that you have read and write access to your storage!"
+                        : "";
+                throw StorageException.failed(
+                        e,
+                        "failed to create content directory '%s' for content '%s' - %s%s",
+                        subdir,
+                        type.id(),
+                        reason,
+                        hint);
             }
         }
     }
@@ -167,7 +186,8 @@ final class DirStorage implements Storage {
     private static List<ContentType> sortedById(Set<ContentType> content, boolean forDirectories) {
         List<ContentType> types = new ArrayList<>();
         for (ContentType t : ContentType.values()) {
-            boolean wanted = content.contains(t) || (forDirectories && t == ContentType.BACKUP && content.contains(ContentType.ROOTDIR));
+            boolean wanted = content.contains(t)
+                    || (forDirectories && t == ContentType.BACKUP && content.contains(ContentType.ROOTDIR));
             if (wanted && t != ContentType.NONE) {
                 types.add(t);
             }
@@ -186,7 +206,8 @@ final class DirStorage implements Storage {
                 continue;
             }
             if (seen.putIfAbsent(real, type) != null) {
-                throw StorageException.failed("storage '%s' uses directory %s for multiple content types", config.id(), real);
+                throw StorageException.failed(
+                        "storage '%s' uses directory %s for multiple content types", config.id(), real);
             }
         }
     }
@@ -199,16 +220,17 @@ final class DirStorage implements Storage {
         }
         Path base = layout.basePath();
         return Probes.within(Probes.LIMIT, () -> {
-            if (!Files.isDirectory(base)) {
-                return StorageStatus.INACTIVE;
-            }
-            FileStore store = Files.getFileStore(base);
-            long total = store.getTotalSpace();
-            if (total <= 0) {
-                return StorageStatus.INACTIVE;
-            }
-            return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
-        }).orElse(StorageStatus.INACTIVE);
+                    if (!Files.isDirectory(base)) {
+                        return StorageStatus.INACTIVE;
+                    }
+                    FileStore store = Files.getFileStore(base);
+                    long total = store.getTotalSpace();
+                    if (total <= 0) {
+                        return StorageStatus.INACTIVE;
+                    }
+                    return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+                })
+                .orElse(StorageStatus.INACTIVE);
     }
 
     // --- allocation and removal (pve Plugin alloc_image, free_image)
@@ -221,11 +243,17 @@ final class DirStorage implements Storage {
         Path imageDir = layout.imageDir(vmid);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
-                : DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
-                        config.id(), vmid, format, true, true);
+                : DiskNames.nextFree(
+                        new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
+                        config.id(),
+                        vmid,
+                        format,
+                        true,
+                        true);
         String extension = ImageFileName.parse(name).format();
         if (!extension.equals(format)) {
-            throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
+            throw StorageException.badInput(
+                    "illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }
         Path path = inside(vmid + "/" + name, imageDir.resolve(name));
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -235,7 +263,8 @@ final class DirStorage implements Storage {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
-        checkFreeSpace(context.qemuImg().preallocation(format, imageOptions(), false),
+        checkFreeSpace(
+                context.qemuImg().preallocation(format, imageOptions(), false),
                 () -> Math.multiplyExact(request.sizeKib(), 1024L));
 
         context.files().createDirectories(imageDir);
@@ -248,7 +277,8 @@ final class DirStorage implements Storage {
                 throw e;
             }
         } else {
-            createThenRename(path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), imageOptions()));
+            createThenRename(
+                    path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), imageOptions()));
         }
         return vmid + "/" + name;
     }
@@ -308,10 +338,13 @@ final class DirStorage implements Storage {
             return;
         }
         long requested = bytes.getAsLong();
-        Optional<Long> free = Probes.within(Probes.LIMIT, () -> Files.getFileStore(layout.basePath()).getUsableSpace());
+        Optional<Long> free = Probes.within(
+                Probes.LIMIT, () -> Files.getFileStore(layout.basePath()).getUsableSpace());
         if (free.isPresent() && free.get() < requested) {
-            throw StorageException.failed("storage '%s': not enough free space for a preallocated image (%d bytes requested "
-                    + "with preallocation=%s, %d bytes free in '%s')", config.id(), requested, mode, free.get(), layout.basePath());
+            throw StorageException.failed(
+                    "storage '%s': not enough free space for a preallocated image (%d bytes requested "
+                            + "with preallocation=%s, %d bytes free in '%s')",
+                    config.id(), requested, mode, free.get(), layout.basePath());
         }
     }
 
@@ -323,7 +356,8 @@ final class DirStorage implements Storage {
     public Optional<dev.vsm.spi.PendingCleanup> pendingCleanup() {
         PartialImages partials = partials();
         List<Path> abandoned = new ArrayList<>(partials.abandonedUnder(layout.subdir(ContentType.IMAGES)));
-        abandoned.addAll(partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
+        abandoned.addAll(
+                partials.abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
         for (ContentType streamed : List.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS)) {
             abandoned.addAll(partials.abandoned(layout.subdir(streamed))); // files imported from a stream
         }
@@ -331,16 +365,20 @@ final class DirStorage implements Storage {
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
-        List<String> items = abandoned.stream().map(p -> layout.basePath().relativize(p).toString()).toList();
-        return Optional.of(dev.vsm.spi.PendingCleanup.of(items, () -> abandoned.forEach(p -> {
-            try {
-                context.files().delete(p);
-            } catch (StorageException e) {
-                if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-                    throw e;
-                }
-            }
-        })));
+        List<String> items = abandoned.stream()
+                .map(p -> layout.basePath().relativize(p).toString())
+                .toList();
+        return Optional.of(dev.vsm.spi.PendingCleanup.of(
+                items,
+                () -> abandoned.forEach(p -> {
+                    try {
+                        context.files().delete(p);
+                    } catch (StorageException e) {
+                        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                            throw e;
+                        }
+                    }
+                })));
     }
 
     private void createSubvol(Path path) {
@@ -370,10 +408,12 @@ final class DirStorage implements Storage {
         Path path = volumePath(volume);
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             // pve warns "disk image '<path>' does not exist" and reports success; nothing was removed
-            throw StorageException.badInput("volume '%s:%s' does not exist (no file '%s')", config.id(), volume.volname(), path);
+            throw StorageException.badInput(
+                    "volume '%s:%s' does not exist (no file '%s')", config.id(), volume.volname(), path);
         }
         if (volumeProtected(volume)) {
-            throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
+            throw StorageException.badInput(
+                    "cannot remove protected volume '%s' on '%s'", volume.volname(), config.id());
         }
         if (volume.isBase()) {
             runWarned(Command.of(CHATTR, "-i", path.toString()));
@@ -395,7 +435,8 @@ final class DirStorage implements Storage {
     public void volumeSnapshot(VolumeName volume, String snapshot) {
         Path path = snapshotImage(volume, "can't snapshot this image format");
         if (volumeSnapshots(volume).contains(snapshot)) {
-            throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
+            throw StorageException.badInput(
+                    "snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
         }
         context.qemuImg().snapshot(path, volume.format(), QemuImg.SnapshotAction.CREATE, snapshot);
     }
@@ -477,7 +518,8 @@ final class DirStorage implements Storage {
 
     @Override
     public boolean volumeProtected(VolumeName volume) {
-        return volume.type() == ContentType.BACKUP && Files.exists(Path.of(layout.path(volume) + PROTECTED_EXT), LinkOption.NOFOLLOW_LINKS);
+        return volume.type() == ContentType.BACKUP
+                && Files.exists(Path.of(layout.path(volume) + PROTECTED_EXT), LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override
@@ -524,7 +566,10 @@ final class DirStorage implements Storage {
         }
         ContentFileLister files = new ContentFileLister(config.id(), layout, zone, context.console());
         for (ContentType type : ContentType.values()) {
-            if (types.contains(type) && type != ContentType.IMAGES && type != ContentType.ROOTDIR && type != ContentType.NONE) {
+            if (types.contains(type)
+                    && type != ContentType.IMAGES
+                    && type != ContentType.ROOTDIR
+                    && type != ContentType.NONE) {
                 volumes.addAll(files.list(type, vmid));
             }
         }
@@ -538,7 +583,8 @@ final class DirStorage implements Storage {
             return ImageInfo.builder("subvol").ctime(FileStat.ctime(path)).build();
         }
         if (!Files.exists(path)) {
-            throw StorageException.failed("failed to stat '%s'%s", path, Files.isSymbolicLink(path) ? " - dangling symlink?" : "");
+            throw StorageException.failed(
+                    "failed to stat '%s'%s", path, Files.isSymbolicLink(path) ? " - dangling symlink?" : "");
         }
         ImageInfo info = context.qemuImg().info(path, volume.format());
         if (info.ctime() == null) {
@@ -565,7 +611,8 @@ final class DirStorage implements Storage {
     @Override
     public String createBase(VolumeName volume) {
         if (volume.type() != ContentType.IMAGES) {
-            throw StorageException.badInput("create_base on wrong vtype '%s'", volume.type().id());
+            throw StorageException.badInput(
+                    "create_base on wrong vtype '%s'", volume.type().id());
         }
         if (volume.isBase()) {
             throw StorageException.badInput("create_base not possible with base image");
@@ -580,7 +627,8 @@ final class DirStorage implements Storage {
         if (volume.isLinkedClone()) {
             String expected = "../" + volume.baseVmid() + "/" + volume.baseName();
             if (!expected.equals(info.backingFile())) {
-                throw StorageException.badInput("volname '%s' contains wrong information about parent", volume.volname());
+                throw StorageException.badInput(
+                        "volname '%s' contains wrong information about parent", volume.volname());
             }
         }
         String newName = volume.name().replaceFirst("^vm-", "base-");
@@ -600,7 +648,8 @@ final class DirStorage implements Storage {
     @Override
     public String cloneImage(VolumeName base, int vmid) {
         if (base.type() != ContentType.IMAGES) {
-            throw StorageException.badInput("clone_image on wrong vtype '%s'", base.type().id());
+            throw StorageException.badInput(
+                    "clone_image on wrong vtype '%s'", base.type().id());
         }
         if (base.format().equals("subvol")) {
             throw StorageException.badInput("this storage type does not support clone_image on subvolumes");
@@ -609,18 +658,27 @@ final class DirStorage implements Storage {
             throw StorageException.badInput("clone_image only works on base images");
         }
         Path imageDir = layout.imageDir(vmid);
-        String name = DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
-                config.id(), vmid, "qcow2", true, true);
+        String name = DiskNames.nextFree(
+                new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
+                config.id(),
+                vmid,
+                "qcow2",
+                true,
+                true);
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         Path path = inside(newVolname, imageDir.resolve(name));
-        checkFreeSpace(context.qemuImg().preallocation(base.format(), imageOptions(), true),
+        checkFreeSpace(
+                context.qemuImg().preallocation(base.format(), imageOptions(), true),
                 () -> volumeSizeInfo(base).virtualSize());
-        context.console().info(String.format("clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
+        context.console()
+                .info(String.format(
+                        "clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
-        createThenRename(path, imageDir, temp -> context.qemuImg().createBacked(temp, backing, base.format(), imageOptions()));
+        createThenRename(
+                path, imageDir, temp -> context.qemuImg().createBacked(temp, backing, base.format(), imageOptions()));
         return newVolname;
     }
 
@@ -637,13 +695,18 @@ final class DirStorage implements Storage {
         if (request.format() == VolumeFormat.SUBVOL) {
             return Optional.empty();
         }
-        checkFreeSpace(context.qemuImg().preallocation(request.format().id(), imageOptions(), false),
+        checkFreeSpace(
+                context.qemuImg().preallocation(request.format().id(), imageOptions(), false),
                 () -> Math.multiplyExact(request.sizeKib(), 1024L));
         return Optional.of(importer().allocWritten(request, writer));
     }
 
     private DirImageImporter importer() {
-        return new DirImageImporter(config.id(), layout, context, imageOptions(),
+        return new DirImageImporter(
+                config.id(),
+                layout,
+                context,
+                imageOptions(),
                 vmid -> new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid));
     }
 
@@ -685,8 +748,8 @@ final class DirStorage implements Storage {
     }
 
     /** The content other than images that pve's path-based plugins stream as {@code raw+size}: the file as it is. */
-    private static final Set<ContentType> STREAMED_CONTENT = Set.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS,
-            ContentType.IMPORT);
+    private static final Set<ContentType> STREAMED_CONTENT =
+            Set.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS, ContentType.IMPORT);
 
     /**
      * pve's {@code volume_import_formats} for iso, vztmpl, snippets and import files: {@code raw+size}
@@ -694,7 +757,9 @@ final class DirStorage implements Storage {
      */
     @Override
     public Set<StreamFormat> contentImportFormats(VolumeName volume, boolean withSnapshots) {
-        if (!STREAMED_CONTENT.contains(volume.type()) || withSnapshots || volume.format().startsWith("ova+")) {
+        if (!STREAMED_CONTENT.contains(volume.type())
+                || withSnapshots
+                || volume.format().startsWith("ova+")) {
             return Set.of();
         }
         return Set.of(StreamFormat.RAW_SIZE);
@@ -770,11 +835,13 @@ final class DirStorage implements Storage {
     @Override
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
         if (volume.type() != ContentType.IMAGES) {
-            throw StorageException.badInput("rename_volume on wrong vtype '%s'", volume.type().id());
+            throw StorageException.badInput(
+                    "rename_volume on wrong vtype '%s'", volume.type().id());
         }
         if (!hasFeature(Feature.RENAME, volume, null)) {
             // a base is immutable (chattr +i) and has linked clones that name it: the feature table leaves it out
-            throw StorageException.badInput("rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
+            throw StorageException.badInput(
+                    "rename feature is not available for volume '%s:%s'", config.id(), volume.volname());
         }
         Path oldPath = volumePath(volume);
         if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {
@@ -782,13 +849,19 @@ final class DirStorage implements Storage {
         }
         String target = targetName;
         if (target == null) {
-            target = DiskNames.nextFree(new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(targetVmid),
-                    config.id(), targetVmid, volume.format(), true, true);
+            target = DiskNames.nextFree(
+                    new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(targetVmid),
+                    config.id(),
+                    targetVmid,
+                    volume.format(),
+                    true,
+                    true);
         } else {
             String extension = ImageFileName.parse(target).format();
             if (!extension.equals(volume.format())) {
-                throw StorageException.badInput("illegal name '%s' - wrong extension for format ('%s != '%s')", target, extension,
-                        volume.format());
+                throw StorageException.badInput(
+                        "illegal name '%s' - wrong extension for format ('%s != '%s')",
+                        target, extension, volume.format());
             }
         }
         Path imageDir = layout.imageDir(targetVmid);
@@ -828,7 +901,8 @@ final class DirStorage implements Storage {
         if (found.isEmpty() || found.get().type() != ContentType.IMAGES) {
             return found.map(PathVolume::volname);
         }
-        int vmid = Integer.parseInt(found.get().volname().substring(0, found.get().volname().indexOf('/')));
+        int vmid = Integer.parseInt(
+                found.get().volname().substring(0, found.get().volname().indexOf('/')));
         if (!Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             // only a name vsm gives an image of this owner: vm-<vmid>-…, base-<vmid>-…, subvol-<vmid>-…
             String fileName = absolute.getFileName().toString();

@@ -18,7 +18,8 @@ import java.util.Optional;
 /** Reading the file system (never changing it): stat, ctime and sorted directory entries. */
 final class FileStat {
     /** pve lists with Perl's glob, which sorts case-insensitively. */
-    static final Comparator<Path> GLOB_ORDER = Comparator.comparing((Path p) -> p.toString(), String.CASE_INSENSITIVE_ORDER)
+    static final Comparator<Path> GLOB_ORDER = Comparator.comparing(
+                    (Path p) -> p.toString(), String.CASE_INSENSITIVE_ORDER)
             .thenComparing(Path::toString);
 
     private FileStat() {}
@@ -79,7 +80,9 @@ final class FileStat {
             keyed[i] = new String[] {foldedOrNull(name), name};
         }
         Arrays.sort(keyed, (a, b) -> {
-            int c = a[0] != null && b[0] != null ? a[0].compareTo(b[0]) : String.CASE_INSENSITIVE_ORDER.compare(a[1], b[1]);
+            int c = a[0] != null && b[0] != null
+                    ? a[0].compareTo(b[0])
+                    : String.CASE_INSENSITIVE_ORDER.compare(a[1], b[1]);
             return c != 0 ? c : a[1].compareTo(b[1]);
         });
         List<String> sorted = new ArrayList<>(keyed.length);

@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
 final class ImageLister {
     /** A VMID directory: written canonically and fitting an int, as volume names require. */
     private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,9}");
+
     private static final List<String> IMAGE_EXTENSIONS = List.of(".qcow2", ".raw", ".subvol", ".vmdk");
     private static final Pattern BACKING = Pattern.compile("\\.\\./(\\d+)/([^/]+\\.(?:qcow2|raw|subvol|vmdk))");
     private static final Pattern NOT_IN_FORMAT = Pattern.compile("Image is not in \\S+ format$");
@@ -65,16 +66,19 @@ final class ImageLister {
             if (stat == null || stat.isSymbolicLink()) {
                 Optional<String> linkOut = layout.linkOut(file);
                 if (linkOut.isPresent()) {
-                    console.warn("skipping '" + file + "': " + linkOut.get() + " (vsm does not follow symbolic links inside a storage)");
+                    console.warn("skipping '" + file + "': " + linkOut.get()
+                            + " (vsm does not follow symbolic links inside a storage)");
                     continue;
                 }
                 stat = FileStat.stat(file).orElse(null);
             }
             if (stat == null) {
-                console.warn("failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
+                console.warn(
+                        "failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
             } else if (stat.isDirectory() != c.format().equals("subvol")) {
-                console.warn(String.format("expected format '%s', but '%s' is %s", c.format(), file,
-                        stat.isDirectory() ? "a directory" : "not a directory"));
+                console.warn(String.format(
+                        "expected format '%s', but '%s' is %s",
+                        c.format(), file, stat.isDirectory() ? "a directory" : "not a directory"));
             } else {
                 files.add(file);
                 formats.put(file, c.format());
@@ -94,9 +98,11 @@ final class ImageLister {
                 images.add(describe(file, ImageInfo.builder("subvol").build(), format));
                 continue;
             }
-            if (inspection.error() != null && NOT_IN_FORMAT.matcher(inspection.error().getMessage()).find()) {
+            if (inspection.error() != null
+                    && NOT_IN_FORMAT.matcher(inspection.error().getMessage()).find()) {
                 console.warn(String.format("image '%s' is not in expected format '%s', querying as raw", file, format));
-                inspection = qemuImg.inspect(List.of(new ImageFile(file, "raw"))).get(0);
+                inspection =
+                        qemuImg.inspect(List.of(new ImageFile(file, "raw"))).get(0);
                 format = "invalid";
             }
             if (inspection.error() != null) {
@@ -110,7 +116,9 @@ final class ImageLister {
 
     /** The volume names ({@code <vmid>/<name>}) of one owner's image files, read from the directory alone. */
     List<String> volnames(int vmid) {
-        return candidates(vmid).stream().map(c -> vmid + "/" + c.file().getFileName()).toList();
+        return candidates(vmid).stream()
+                .map(c -> vmid + "/" + c.file().getFileName())
+                .toList();
     }
 
     /**
@@ -125,7 +133,8 @@ final class ImageLister {
      * one's files in glob order, is the glob order of the whole paths.
      */
     private List<Candidate> candidates(Integer vmid) {
-        List<Path> owners = vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(layout.subdir(ContentType.IMAGES));
+        List<Path> owners =
+                vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(layout.subdir(ContentType.IMAGES));
         List<Candidate> files = new ArrayList<>();
         for (Path ownerDir : owners) {
             String owner = ownerDir.getFileName().toString();
@@ -174,7 +183,12 @@ final class ImageLister {
                 ? base.group(1) + "/" + base.group(2) + "/" + owner + "/" + name
                 : owner + "/" + name;
         Long ctime = info.ctime() != null ? info.ctime() : FileStat.ctime(file);
-        return VolumeInfo.builder(storeid + ":" + volname, format, ContentType.IMAGES).size(info.virtualSize())
-                .used(info.actualSize()).vmid(owner).ctime(ctime).parent(parent).build();
+        return VolumeInfo.builder(storeid + ":" + volname, format, ContentType.IMAGES)
+                .size(info.virtualSize())
+                .used(info.actualSize())
+                .vmid(owner)
+                .ctime(ctime)
+                .parent(parent)
+                .build();
     }
 }

@@ -83,8 +83,10 @@ public final class OvaArchive {
     /** Copies a member's data to {@code target}, which must not exist; a failure removes what was written. */
     public void extract(Member member, Path target) {
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
-             FileChannel out = FileChannel.open(target, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                     LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")))) {
+                FileChannel out = FileChannel.open(
+                        target,
+                        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")))) {
             long done = 0;
             while (done < member.size()) {
                 long n = in.transferTo(member.offset() + done, member.size() - done, out);
@@ -100,8 +102,13 @@ public final class OvaArchive {
             } catch (IOException ignored) {
                 // reported below with the cause
             }
-            throw StorageException.failed(e, "cannot extract '%s' from OVA '%s' to '%s': %s", shown(member.name()), shown(file),
-                    target, e.getMessage());
+            throw StorageException.failed(
+                    e,
+                    "cannot extract '%s' from OVA '%s' to '%s': %s",
+                    shown(member.name()),
+                    shown(file),
+                    target,
+                    e.getMessage());
         }
     }
 
@@ -153,7 +160,9 @@ public final class OvaArchive {
                 }
                 long data = pos + BLOCK;
                 if (size > length - data) {
-                    throw bad("it is truncated (member %d announces %d bytes, %d are left)", entries, size, Math.max(0, length - data));
+                    throw bad(
+                            "it is truncated (member %d announces %d bytes, %d are left)",
+                            entries, size, Math.max(0, length - data));
                 }
                 long next = data + (size + BLOCK - 1) / BLOCK * BLOCK;
                 switch (type) {
@@ -162,7 +171,9 @@ public final class OvaArchive {
                         longName = pax.path != null ? pax.path : longName;
                         paxSize = pax.size;
                     }
-                    case 'g' -> { /* global pax header: nothing vsm needs */ }
+                    case 'g' -> {
+                        /* global pax header: nothing vsm needs */
+                    }
                     case 'L' -> longName = cString(readBytes(data, (int) Math.min(size, 4096)));
                     case '0', '\0', '7', '5' -> {
                         String name = longName != null ? longName : ustarName(h);
@@ -177,10 +188,14 @@ public final class OvaArchive {
                         }
                         paxSize = null;
                     }
-                    case '1', '2' -> throw bad("member '%s' is a %s link", shown(longName != null ? longName : ustarName(h)),
-                            type == '1' ? "hard" : "symbolic");
-                    default -> throw bad("member '%s' is not a regular file (tar type '%s')",
-                            shown(longName != null ? longName : ustarName(h)), type);
+                    case '1', '2' ->
+                        throw bad(
+                                "member '%s' is a %s link",
+                                shown(longName != null ? longName : ustarName(h)), type == '1' ? "hard" : "symbolic");
+                    default ->
+                        throw bad(
+                                "member '%s' is not a regular file (tar type '%s')",
+                                shown(longName != null ? longName : ustarName(h)), type);
                 }
                 pos = next;
             }
@@ -212,7 +227,9 @@ public final class OvaArchive {
             }
             Long stored = octal(h, 148, 8);
             if (stored == null || stored != sum) {
-                throw bad("header %d (at byte %d) is corrupt or this is not a tar archive (checksum mismatch)", entry, pos);
+                throw bad(
+                        "header %d (at byte %d) is corrupt or this is not a tar archive (checksum mismatch)",
+                        entry, pos);
             }
         }
 
@@ -257,7 +274,8 @@ public final class OvaArchive {
 
         private static String ustarName(byte[] h) {
             String name = cString(java.util.Arrays.copyOfRange(h, 0, 100));
-            boolean ustar = h[257] == 'u' && h[258] == 's' && h[259] == 't' && h[260] == 'a' && h[261] == 'r' && h[262] == 0;
+            boolean ustar =
+                    h[257] == 'u' && h[258] == 's' && h[259] == 't' && h[260] == 'a' && h[261] == 'r' && h[262] == 0;
             String prefix = ustar ? cString(java.util.Arrays.copyOfRange(h, 345, 500)) : "";
             return prefix.isEmpty() ? name : prefix + "/" + name;
         }

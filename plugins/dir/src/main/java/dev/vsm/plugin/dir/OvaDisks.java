@@ -54,8 +54,10 @@ final class OvaDisks {
             String volname = "import/" + ova.getFileName() + "/" + m.name();
             Optional<VolumeName> name = parse(volname);
             if (name.isPresent() && name.get().format().startsWith("ova+")) {
-                disks.add(VolumeInfo.builder(storeid + ":" + volname, name.get().format(), ContentType.IMPORT).size(m.size())
-                        .ctime(ctime).build());
+                disks.add(VolumeInfo.builder(storeid + ":" + volname, name.get().format(), ContentType.IMPORT)
+                        .size(m.size())
+                        .ctime(ctime)
+                        .build());
             }
         }
         return disks;
@@ -75,11 +77,14 @@ final class OvaDisks {
         String member = memberPath.getFileName().toString();
         String format = volume.format().substring("ova+".length());
         if (!Files.isRegularFile(ova, LinkOption.NOFOLLOW_LINKS)) {
-            throw StorageException.badInput("volume '%s:%s' does not exist: no OVA file '%s'", storeid, volume.volname(), ova);
+            throw StorageException.badInput(
+                    "volume '%s:%s' does not exist: no OVA file '%s'", storeid, volume.volname(), ova);
         }
         OvaArchive archive = OvaArchive.read(ova);
-        OvaArchive.Member disk = archive.member(member).orElseThrow(() -> StorageException.badInput(
-                "volume '%s:%s' does not exist: OVA '%s' holds no '%s'", storeid, volume.volname(), ova, VolumeId.printable(member)));
+        OvaArchive.Member disk = archive.member(member)
+                .orElseThrow(() -> StorageException.badInput(
+                        "volume '%s:%s' does not exist: OVA '%s' holds no '%s'",
+                        storeid, volume.volname(), ova, VolumeId.printable(member)));
         Path importDir = ova.getParent();
         PartialImages partials = new PartialImages(context.nodeName(), context.files());
         context.locks().withStorageLock(storeid, () -> {

@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  */
 final class PartialImages {
     private static final String MARK = ".vsm-tmp-";
-    private static final Pattern TEMPORARY = Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
+    private static final Pattern TEMPORARY =
+            Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String node;
@@ -58,10 +59,13 @@ final class PartialImages {
         if (!Files.isDirectory(imageDir, LinkOption.NOFOLLOW_LINKS)) {
             return found;
         }
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(imageDir, p -> p.getFileName().toString().contains(MARK))) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(
+                imageDir, p -> p.getFileName().toString().contains(MARK))) {
             for (Path entry : entries) {
                 Matcher m = TEMPORARY.matcher(entry.getFileName().toString());
-                if (m.matches() && m.group(2).equals(safeNode()) && Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
+                if (m.matches()
+                        && m.group(2).equals(safeNode())
+                        && Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
                         && !running(m.group(3))) {
                     found.add(entry);
                 }

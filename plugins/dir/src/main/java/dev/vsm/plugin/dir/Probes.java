@@ -23,8 +23,8 @@ import java.util.concurrent.TimeoutException;
 final class Probes {
     static final Duration LIMIT = Duration.ofSeconds(2);
 
-    private static final ExecutorService POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
+    private static final ExecutorService POOL =
+            new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), task -> {
                 Thread thread = new Thread(task, "vsm-dir-probe");
                 thread.setDaemon(true);
                 return thread;

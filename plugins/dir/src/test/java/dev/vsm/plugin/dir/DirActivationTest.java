@@ -28,16 +28,25 @@ class DirActivationTest {
 
     @Test
     void activationMakesADirectoryPerConfiguredContent() {
-        TestStorage t = TestStorage.in(root, Map.of("content",
-                List.of("images", "rootdir", "iso", "vztmpl", "backup", "snippets", "import")));
+        TestStorage t = TestStorage.in(
+                root, Map.of("content", List.of("images", "rootdir", "iso", "vztmpl", "backup", "snippets", "import")));
         t.storage.activate();
-        assertThat(TestStorage.tree(root)).containsExactly("dump/", "images/", "import/", "private/", "snippets/",
-                "template/", "template/cache/", "template/iso/");
+        assertThat(TestStorage.tree(root))
+                .containsExactly(
+                        "dump/",
+                        "images/",
+                        "import/",
+                        "private/",
+                        "snippets/",
+                        "template/",
+                        "template/cache/",
+                        "template/iso/");
     }
 
     @Test
     void activationFollowsContentDirs() {
-        TestStorage t = TestStorage.in(root, Map.of("content", List.of("iso"), "content-dirs", List.of("iso=media/isos")));
+        TestStorage t =
+                TestStorage.in(root, Map.of("content", List.of("iso"), "content-dirs", List.of("iso=media/isos")));
         t.storage.activate();
         assertThat(TestStorage.tree(root)).containsExactly("media/", "media/isos/");
     }
@@ -54,8 +63,10 @@ class DirActivationTest {
         Path path = root.resolve("vz");
         TestStorage t = TestStorage.in(path, Map.of("mkdir", false));
         assertThatThrownBy(t.storage::activate)
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
-                .hasMessage("unable to activate storage 'local' - directory '" + path + "' does not exist or is unreachable");
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .hasMessage("unable to activate storage 'local' - directory '" + path
+                        + "' does not exist or is unreachable");
         assertThat(path).doesNotExist();
     }
 
@@ -63,15 +74,22 @@ class DirActivationTest {
     void createBasePathOffRefusesAMissingPath() {
         Path path = root.resolve("vz");
         assertThatThrownBy(TestStorage.in(path, Map.of("create-base-path", false)).storage::activate)
-                .hasMessage("unable to activate storage 'local' - directory '" + path + "' does not exist or is unreachable");
+                .hasMessage("unable to activate storage 'local' - directory '" + path
+                        + "' does not exist or is unreachable");
     }
 
     @Test
     void twoContentTypesMayNotShareADirectory() {
-        TestStorage t = TestStorage.in(root, Map.of("content", List.of("iso", "vztmpl"),
-                "content-dirs", List.of("iso=templates", "vztmpl=templates")));
+        TestStorage t = TestStorage.in(
+                root,
+                Map.of(
+                        "content",
+                        List.of("iso", "vztmpl"),
+                        "content-dirs",
+                        List.of("iso=templates", "vztmpl=templates")));
         assertThatThrownBy(t.storage::activate)
-                .hasMessage("storage 'local' uses directory " + root.resolve("templates") + " for multiple content types");
+                .hasMessage(
+                        "storage 'local' uses directory " + root.resolve("templates") + " for multiple content types");
     }
 
     @Test
@@ -82,7 +100,9 @@ class DirActivationTest {
         TestStorage t = TestStorage.withMounts(path, Map.of("is_mountpoint", "yes"), mounts);
 
         assertThatThrownBy(t.storage::activate)
-                .hasMessage("unable to activate storage 'local' - directory is expected to be a mount point but is not mounted: '" + path + "'");
+                .hasMessage(
+                        "unable to activate storage 'local' - directory is expected to be a mount point but is not mounted: '"
+                                + path + "'");
         assertThat(t.storage.status()).isEqualTo(StorageStatus.INACTIVE);
         assertThat(path).isEmptyDirectory();
     }
@@ -91,7 +111,10 @@ class DirActivationTest {
     void aMountedMountPointIsFine() throws IOException {
         Path path = Files.createDirectories(root.resolve("mnt/my data"));
         Path mounts = root.resolve("mounts");
-        Files.writeString(mounts, "/dev/vda / ext4 rw 0 0\n/dev/vdb " + path.toRealPath().toString().replace(" ", "\\040") + " xfs rw 0 0\n");
+        Files.writeString(
+                mounts,
+                "/dev/vda / ext4 rw 0 0\n/dev/vdb "
+                        + path.toRealPath().toString().replace(" ", "\\040") + " xfs rw 0 0\n");
 
         TestStorage yes = TestStorage.withMounts(path, Map.of("is_mountpoint", "on"), mounts);
         yes.storage.activate();
@@ -107,13 +130,16 @@ class DirActivationTest {
     void isMountpointNoChecksNothing() throws IOException {
         Path mounts = root.resolve("mounts");
         Files.writeString(mounts, "");
-        TestStorage.withMounts(root.resolve("vz"), Map.of("is_mountpoint", "no"), mounts).storage.activate();
+        TestStorage.withMounts(root.resolve("vz"), Map.of("is_mountpoint", "no"), mounts)
+                .storage
+                .activate();
         assertThat(root.resolve("vz")).isDirectory();
     }
 
     @Test
     void realProcMountsKnowsTheRootFileSystem() {
-        assertThat(new MountTable(MountTable.PROC_MOUNTS).isMounted(Path.of("/"))).isTrue();
+        assertThat(new MountTable(MountTable.PROC_MOUNTS).isMounted(Path.of("/")))
+                .isTrue();
         assertThat(new MountTable(MountTable.PROC_MOUNTS).isMounted(root)).isFalse();
     }
 
@@ -140,7 +166,11 @@ class DirActivationTest {
         TestStorage t = TestStorage.dryRun(path, Map.of());
         t.storage.activate();
         assertThat(path).doesNotExist();
-        assertThat(t.console.infos).containsExactly("+ mkdir -p " + path, "+ mkdir -p " + path + "/dump",
-                "+ mkdir -p " + path + "/images", "+ mkdir -p " + path + "/private");
+        assertThat(t.console.infos)
+                .containsExactly(
+                        "+ mkdir -p " + path,
+                        "+ mkdir -p " + path + "/dump",
+                        "+ mkdir -p " + path + "/images",
+                        "+ mkdir -p " + path + "/private");
     }
 }

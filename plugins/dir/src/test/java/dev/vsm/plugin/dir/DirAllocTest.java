@@ -46,7 +46,8 @@ class DirAllocTest {
         assertThat(volname).isEqualTo("101/subvol-101-disk-0.subvol");
         Path dir = root.resolve("images/101/subvol-101-disk-0.subvol");
         assertThat(dir).isDirectory();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).startsWith("rwx");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)))
+                .startsWith("rwx");
     }
 
     @Test
@@ -66,8 +67,13 @@ class DirAllocTest {
                 t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.SUBVOL, 0)),
                 t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, MIB_IN_KIB)),
                 t.storage.allocImage(AllocRequest.of(200, null, VolumeFormat.RAW, MIB_IN_KIB)));
-        assertThat(names).containsExactly("100/vm-100-disk-0.raw", "100/vm-100-disk-1.qcow2",
-                "100/subvol-100-disk-2.subvol", "100/vm-100-disk-3.vmdk", "200/vm-200-disk-0.raw");
+        assertThat(names)
+                .containsExactly(
+                        "100/vm-100-disk-0.raw",
+                        "100/vm-100-disk-1.qcow2",
+                        "100/subvol-100-disk-2.subvol",
+                        "100/vm-100-disk-3.vmdk",
+                        "200/vm-200-disk-0.raw");
     }
 
     @Test
@@ -77,7 +83,8 @@ class DirAllocTest {
         String second = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
         t.storage.freeImage(t.storage.parseVolname(second));
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))).isEqualTo("100/vm-100-disk-1.qcow2");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB)))
+                .isEqualTo("100/vm-100-disk-1.qcow2");
     }
 
     @Test
@@ -85,15 +92,18 @@ class DirAllocTest {
         TestStorage t = TestStorage.in(root);
         assertThat(t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-7.qcow2", VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .isEqualTo("100/vm-100-disk-7.qcow2");
-        assertThat(t.storage.allocImage(AllocRequest.of(100, "data.raw", VolumeFormat.RAW, MIB_IN_KIB))).isEqualTo("100/data.raw");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, "data.raw", VolumeFormat.RAW, MIB_IN_KIB)))
+                .isEqualTo("100/data.raw");
         assertThat(root.resolve("images/100/data.raw")).isRegularFile();
     }
 
     @Test
     void theNameMustEndInTheFormat() {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.QCOW2, MIB_IN_KIB)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+        assertThatThrownBy(() ->
+                        t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.QCOW2, MIB_IN_KIB)))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("illegal name 'vm-100-disk-0.raw' - wrong extension for format ('raw != 'qcow2')");
         assertThat(root).isEmptyDirectory();
     }
@@ -103,7 +113,8 @@ class DirAllocTest {
     void badNamesAreRefusedBeforeAnythingIsMade(String name) {
         TestStorage t = TestStorage.in(root);
         assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, name, VolumeFormat.RAW, MIB_IN_KIB)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("unable to parse volume filename '" + name + "'");
         assertThat(root).isEmptyDirectory();
     }
@@ -111,7 +122,8 @@ class DirAllocTest {
     @Test
     void snapshotFilesAreNoImageNames() {
         TestStorage t = TestStorage.in(root);
-        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "snap-s1-vm-100-disk-0.qcow2", VolumeFormat.QCOW2, MIB_IN_KIB)))
+        assertThatThrownBy(() -> t.storage.allocImage(
+                        AllocRequest.of(100, "snap-s1-vm-100-disk-0.qcow2", VolumeFormat.QCOW2, MIB_IN_KIB)))
                 .hasMessage("'snap-s1-vm-100-disk-0.qcow2' is a snapshot filename, not a volume!");
     }
 
@@ -121,8 +133,10 @@ class DirAllocTest {
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB));
         Path file = root.resolve("images/100/vm-100-disk-0.raw");
         byte[] before = Files.readAllBytes(file);
-        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.RAW, 2 * MIB_IN_KIB)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+        assertThatThrownBy(() -> t.storage.allocImage(
+                        AllocRequest.of(100, "vm-100-disk-0.raw", VolumeFormat.RAW, 2 * MIB_IN_KIB)))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("disk image '" + file + "' already exists");
         assertThat(Files.readAllBytes(file)).isEqualTo(before);
     }
@@ -131,8 +145,10 @@ class DirAllocTest {
     void aSizeTheFileSystemCannotHoldLeavesNothingBehind() {
         TestStorage t = TestStorage.in(root);
         // 20 TiB: above ext4's largest file (and qcow2's limit is far above): refused before qemu-img runs
-        assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 20L * 1024 * 1024 * 1024)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+        assertThatThrownBy(() ->
+                        t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 20L * 1024 * 1024 * 1024)))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessageStartingWith("size: 21990232555520 bytes is more than a raw image can hold here");
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
@@ -156,8 +172,12 @@ class DirAllocTest {
         TestStorage falloc = TestStorage.in(root.resolve("falloc"), Map.of("preallocation", "falloc"));
         falloc.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, size));
 
-        long sparseUsed = TestStorage.qemuInfo(root.resolve("sparse/images/100/vm-100-disk-0.raw")).get("actual-size").asLong();
-        long fallocUsed = TestStorage.qemuInfo(root.resolve("falloc/images/100/vm-100-disk-0.raw")).get("actual-size").asLong();
+        long sparseUsed = TestStorage.qemuInfo(root.resolve("sparse/images/100/vm-100-disk-0.raw"))
+                .get("actual-size")
+                .asLong();
+        long fallocUsed = TestStorage.qemuInfo(root.resolve("falloc/images/100/vm-100-disk-0.raw"))
+                .get("actual-size")
+                .asLong();
         assertThat(sparseUsed).isLessThan(1024 * 1024);
         assertThat(fallocUsed).isGreaterThanOrEqualTo(size * 1024);
     }
@@ -166,7 +186,9 @@ class DirAllocTest {
     void rawMetadataMeansOff() {
         TestStorage t = TestStorage.in(root, Map.of("preallocation", "metadata"));
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 16 * MIB_IN_KIB));
-        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-0.raw")).get("actual-size").asLong())
+        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-0.raw"))
+                        .get("actual-size")
+                        .asLong())
                 .isLessThan(1024 * 1024);
     }
 
@@ -180,9 +202,15 @@ class DirAllocTest {
         TestStorage full = TestStorage.in(root.resolve("full"), Map.of("preallocation", "full"));
         full.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 16 * MIB_IN_KIB));
 
-        long metadataUsed = TestStorage.qemuInfo(root.resolve("default/images/100/vm-100-disk-0.qcow2")).get("actual-size").asLong();
-        long offUsed = TestStorage.qemuInfo(root.resolve("off/images/100/vm-100-disk-0.qcow2")).get("actual-size").asLong();
-        long fullUsed = TestStorage.qemuInfo(root.resolve("full/images/100/vm-100-disk-0.qcow2")).get("actual-size").asLong();
+        long metadataUsed = TestStorage.qemuInfo(root.resolve("default/images/100/vm-100-disk-0.qcow2"))
+                .get("actual-size")
+                .asLong();
+        long offUsed = TestStorage.qemuInfo(root.resolve("off/images/100/vm-100-disk-0.qcow2"))
+                .get("actual-size")
+                .asLong();
+        long fullUsed = TestStorage.qemuInfo(root.resolve("full/images/100/vm-100-disk-0.qcow2"))
+                .get("actual-size")
+                .asLong();
         assertThat(offUsed).isLessThan(1024 * 1024);
         assertThat(metadataUsed).as("L2 tables of a 1 GiB image").isGreaterThan(offUsed);
         assertThat(fullUsed).isGreaterThanOrEqualTo(16L * 1024 * 1024);
@@ -204,9 +232,11 @@ class DirAllocTest {
 
     @Test
     void aClusterTooSmallForSubclustersIsRefusedBeforeAnythingRuns() {
-        TestStorage t = TestStorage.in(root, Map.of("preallocation", "metadata", "qcow2-subclusters", "on", "qcow2-cluster-size", "4k"));
+        TestStorage t = TestStorage.in(
+                root, Map.of("preallocation", "metadata", "qcow2-subclusters", "on", "qcow2-cluster-size", "4k"));
         assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT));
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT));
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
 
@@ -219,8 +249,12 @@ class DirAllocTest {
 
         assertThat(volname).isEqualTo("100/vm-100-disk-0.qcow2");
         assertThat(root).isEmptyDirectory();
-        assertThat(t.console.infos).anySatisfy(l -> assertThat(l).startsWith("+ mkdir -p ").endsWith("images/100"));
-        assertThat(t.console.infos).anySatisfy(l -> assertThat(l)
-                .matches("\\+ \\S*qemu-img create -o preallocation=metadata -f qcow2 \\S+/images/100/vm-100-disk-0\\.qcow2 1024K"));
+        assertThat(t.console.infos)
+                .anySatisfy(l -> assertThat(l).startsWith("+ mkdir -p ").endsWith("images/100"));
+        assertThat(t.console.infos)
+                .anySatisfy(
+                        l -> assertThat(l)
+                                .matches(
+                                        "\\+ \\S*qemu-img create -o preallocation=metadata -f qcow2 \\S+/images/100/vm-100-disk-0\\.qcow2 1024K"));
     }
 }

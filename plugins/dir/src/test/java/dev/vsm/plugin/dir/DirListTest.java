@@ -34,18 +34,38 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class DirListTest {
     private static final long DEFAULT_SIZE = 131072;
-    private static final Set<ContentType> TYPES = EnumSet.of(ContentType.ROOTDIR, ContentType.IMAGES, ContentType.VZTMPL,
-            ContentType.ISO, ContentType.BACKUP, ContentType.SNIPPETS);
+    private static final Set<ContentType> TYPES = EnumSet.of(
+            ContentType.ROOTDIR,
+            ContentType.IMAGES,
+            ContentType.VZTMPL,
+            ContentType.ISO,
+            ContentType.BACKUP,
+            ContentType.SNIPPETS);
 
     @TempDir
     Path root;
 
     /** One expected list entry; {@code ctime} only for backups, whose time is in their name. */
-    record Row(String volid, String format, ContentType content, long size, Integer vmid, String parent, String subtype, Long ctime) {
+    record Row(
+            String volid,
+            String format,
+            ContentType content,
+            long size,
+            Integer vmid,
+            String parent,
+            String subtype,
+            Long ctime) {
         static Row of(VolumeInfo v) {
             BackupDetails b = v.backup();
-            return new Row(v.volid(), v.format(), v.content(), v.size(), v.vmid(), v.parent(),
-                    b == null ? null : b.subtype(), b == null ? null : v.ctime());
+            return new Row(
+                    v.volid(),
+                    v.format(),
+                    v.content(),
+                    v.size(),
+                    v.vmid(),
+                    v.parent(),
+                    b == null ? null : b.subtype(),
+                    b == null ? null : v.ctime());
         }
     }
 
@@ -63,90 +83,190 @@ class DirListTest {
 
     static Stream<Arguments> pveCases() {
         return Stream.of(
-                Arguments.of("VMID: 16110, VM, qcow2, backup, snippets", 16110, List.of(
-                        "images/16110/vm-16110-disk-0.qcow2",
-                        "images/16110/vm-16110-disk-1.raw",
-                        "images/16110/vm-16110-disk-2.vmdk",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_11_40.vma.gz",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_12_45.vma.lzo",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_13_55.vma",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_13_55.vma.zst",
-                        "snippets/userconfig.yaml",
-                        "snippets/hookscript.pl"), List.of(), List.of(
-                        image("local:16110/vm-16110-disk-0.qcow2", "qcow2", 16110, null),
-                        image("local:16110/vm-16110-disk-1.raw", "raw", 16110, null),
-                        image("local:16110/vm-16110-disk-2.vmdk", "vmdk", 16110, null),
-                        backup("local:backup/vzdump-qemu-16110-2020_03_30-21_11_40.vma.gz", "vma.gz", 16110, "qemu", 1585602700),
-                        backup("local:backup/vzdump-qemu-16110-2020_03_30-21_12_45.vma.lzo", "vma.lzo", 16110, "qemu", 1585602765),
-                        backup("local:backup/vzdump-qemu-16110-2020_03_30-21_13_55.vma", "vma", 16110, "qemu", 1585602835),
-                        backup("local:backup/vzdump-qemu-16110-2020_03_30-21_13_55.vma.zst", "vma.zst", 16110, "qemu", 1585602835),
-                        file(ContentType.SNIPPETS, "local:snippets/hookscript.pl", "snippet"),
-                        file(ContentType.SNIPPETS, "local:snippets/userconfig.yaml", "snippet"))),
-                Arguments.of("VMID: 16112, lxc, raw, backup", 16112, List.of(
-                        "images/16112/vm-16112-disk-0.raw",
-                        "dump/vzdump-lxc-16112-2020_03_30-21_39_30.tar.lzo",
-                        "dump/vzdump-lxc-16112-2020_03_30-21_49_30.tar.gz",
-                        "dump/vzdump-lxc-16112-2020_03_30-21_49_30.tar.zst",
-                        "dump/vzdump-lxc-16112-2020_03_30-21_59_30.tgz",
-                        "dump/vzdump-openvz-16112-2020_03_30-21_39_30.tar.bz2"), List.of(), List.of(
-                        image("local:16112/vm-16112-disk-0.raw", "raw", 16112, null),
-                        backup("local:backup/vzdump-lxc-16112-2020_03_30-21_39_30.tar.lzo", "tar.lzo", 16112, "lxc", 1585604370),
-                        backup("local:backup/vzdump-lxc-16112-2020_03_30-21_49_30.tar.gz", "tar.gz", 16112, "lxc", 1585604970),
-                        backup("local:backup/vzdump-lxc-16112-2020_03_30-21_49_30.tar.zst", "tar.zst", 16112, "lxc", 1585604970),
-                        backup("local:backup/vzdump-lxc-16112-2020_03_30-21_59_30.tgz", "tgz", 16112, "lxc", 1585605570),
-                        backup("local:backup/vzdump-openvz-16112-2020_03_30-21_39_30.tar.bz2", "tar.bz2", 16112, "openvz", 1585604370))),
-                Arguments.of("VMID: 16114, VM, qcow2, linked clone", 16114, List.of(
-                        "images/16114/vm-16114-disk-0.qcow2",
-                        "images/16114/vm-16114-disk-1.qcow2"), List.of(
-                        "../9004/base-9004-disk-0.qcow2", "../9004/base-9004-disk-1.qcow2"), List.of(
-                        image("local:9004/base-9004-disk-0.qcow2/16114/vm-16114-disk-0.qcow2", "qcow2", 16114, "../9004/base-9004-disk-0.qcow2"),
-                        image("local:9004/base-9004-disk-1.qcow2/16114/vm-16114-disk-1.qcow2", "qcow2", 16114, "../9004/base-9004-disk-1.qcow2"))),
-                Arguments.of("VMID: 9004, VM, template, qcow2", 9004, List.of(
-                        "images/9004/base-9004-disk-0.qcow2",
-                        "images/9004/base-9004-disk-1.qcow2"), List.of(), List.of(
-                        image("local:9004/base-9004-disk-0.qcow2", "qcow2", 9004, null),
-                        image("local:9004/base-9004-disk-1.qcow2", "qcow2", 9004, null))),
-                Arguments.of("VMID: none, templates, snippets, backup", null, List.of(
-                        "dump/vzdump-lxc-19253-2020_02_03-19_57_43.tar.gz",
-                        "dump/vzdump-lxc-19254-2019_01_21-19_29_19.tar",
-                        "template/iso/archlinux-2020.02.01-x86_64.iso",
-                        "template/iso/debian-8.11.1-amd64-DVD-1.iso",
-                        "template/iso/debian-9.12.0-amd64-netinst.iso",
-                        "template/iso/proxmox-ve_6.1-1.iso",
-                        "template/cache/archlinux-base_20190924-1_amd64.tar.gz",
-                        "template/cache/debian-10.0-standard_10.0-1_amd64.tar.gz",
-                        "template/cache/debian-11.0-standard_11.0-1_amd64.tar.bz2",
-                        "template/cache/alpine-3.10-default_20190626_amd64.tar.xz",
-                        "snippets/userconfig.yaml",
-                        "snippets/hookscript.pl",
-                        "private/1234/",
-                        "private/1234/subvol-1234-disk-0.subvol/"), List.of(), List.of(
-                        file(ContentType.VZTMPL, "local:vztmpl/alpine-3.10-default_20190626_amd64.tar.xz", "txz"),
-                        file(ContentType.VZTMPL, "local:vztmpl/archlinux-base_20190924-1_amd64.tar.gz", "tgz"),
-                        file(ContentType.VZTMPL, "local:vztmpl/debian-10.0-standard_10.0-1_amd64.tar.gz", "tgz"),
-                        file(ContentType.VZTMPL, "local:vztmpl/debian-11.0-standard_11.0-1_amd64.tar.bz2", "tbz2"),
-                        file(ContentType.ISO, "local:iso/archlinux-2020.02.01-x86_64.iso", "iso"),
-                        file(ContentType.ISO, "local:iso/debian-8.11.1-amd64-DVD-1.iso", "iso"),
-                        file(ContentType.ISO, "local:iso/debian-9.12.0-amd64-netinst.iso", "iso"),
-                        file(ContentType.ISO, "local:iso/proxmox-ve_6.1-1.iso", "iso"),
-                        backup("local:backup/vzdump-lxc-19253-2020_02_03-19_57_43.tar.gz", "tar.gz", 19253, "lxc", 1580759863),
-                        backup("local:backup/vzdump-lxc-19254-2019_01_21-19_29_19.tar", "tar", 19254, "lxc", 1548098959),
-                        file(ContentType.SNIPPETS, "local:snippets/hookscript.pl", "snippet"),
-                        file(ContentType.SNIPPETS, "local:snippets/userconfig.yaml", "snippet"))),
-                Arguments.of("VMID: none, parent, non-matching", null, List.of(
-                        "images/1234/vm-1234-disk-0.qcow2"), List.of(
-                        "../ssss/base-4321-disk-0.qcow2"), List.of(
-                        image("local:1234/vm-1234-disk-0.qcow2", "qcow2", 1234, "../ssss/base-4321-disk-0.qcow2"))),
-                Arguments.of("VMID: none, non-matching", null, List.of(
-                        "images/ssss/base-4321-disk-0.raw",
-                        "images/ssss/vm-1234-disk-0.qcow2",
-                        "template/iso/yet-again-a-installation-disk.dvd",
-                        "template/cache/debian-10.0-standard_10.0-1_amd64.zip.gz",
-                        "private/subvol-19254-disk-0/19254",
-                        "dump/vzdump-openvz-16112-2020_03_30-21_39_30.zip.gz",
-                        "dump/vzdump-openvz-16112-2020_03_30-21_39_30.tgz.lzo",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_12_40.vma.xz",
-                        "dump/vzdump-qemu-16110-2020_03_30-21_12_40.vms.gz"), List.of(), List.of()));
+                Arguments.of(
+                        "VMID: 16110, VM, qcow2, backup, snippets",
+                        16110,
+                        List.of(
+                                "images/16110/vm-16110-disk-0.qcow2",
+                                "images/16110/vm-16110-disk-1.raw",
+                                "images/16110/vm-16110-disk-2.vmdk",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_11_40.vma.gz",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_12_45.vma.lzo",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_13_55.vma",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_13_55.vma.zst",
+                                "snippets/userconfig.yaml",
+                                "snippets/hookscript.pl"),
+                        List.of(),
+                        List.of(
+                                image("local:16110/vm-16110-disk-0.qcow2", "qcow2", 16110, null),
+                                image("local:16110/vm-16110-disk-1.raw", "raw", 16110, null),
+                                image("local:16110/vm-16110-disk-2.vmdk", "vmdk", 16110, null),
+                                backup(
+                                        "local:backup/vzdump-qemu-16110-2020_03_30-21_11_40.vma.gz",
+                                        "vma.gz",
+                                        16110,
+                                        "qemu",
+                                        1585602700),
+                                backup(
+                                        "local:backup/vzdump-qemu-16110-2020_03_30-21_12_45.vma.lzo",
+                                        "vma.lzo",
+                                        16110,
+                                        "qemu",
+                                        1585602765),
+                                backup(
+                                        "local:backup/vzdump-qemu-16110-2020_03_30-21_13_55.vma",
+                                        "vma",
+                                        16110,
+                                        "qemu",
+                                        1585602835),
+                                backup(
+                                        "local:backup/vzdump-qemu-16110-2020_03_30-21_13_55.vma.zst",
+                                        "vma.zst",
+                                        16110,
+                                        "qemu",
+                                        1585602835),
+                                file(ContentType.SNIPPETS, "local:snippets/hookscript.pl", "snippet"),
+                                file(ContentType.SNIPPETS, "local:snippets/userconfig.yaml", "snippet"))),
+                Arguments.of(
+                        "VMID: 16112, lxc, raw, backup",
+                        16112,
+                        List.of(
+                                "images/16112/vm-16112-disk-0.raw",
+                                "dump/vzdump-lxc-16112-2020_03_30-21_39_30.tar.lzo",
+                                "dump/vzdump-lxc-16112-2020_03_30-21_49_30.tar.gz",
+                                "dump/vzdump-lxc-16112-2020_03_30-21_49_30.tar.zst",
+                                "dump/vzdump-lxc-16112-2020_03_30-21_59_30.tgz",
+                                "dump/vzdump-openvz-16112-2020_03_30-21_39_30.tar.bz2"),
+                        List.of(),
+                        List.of(
+                                image("local:16112/vm-16112-disk-0.raw", "raw", 16112, null),
+                                backup(
+                                        "local:backup/vzdump-lxc-16112-2020_03_30-21_39_30.tar.lzo",
+                                        "tar.lzo",
+                                        16112,
+                                        "lxc",
+                                        1585604370),
+                                backup(
+                                        "local:backup/vzdump-lxc-16112-2020_03_30-21_49_30.tar.gz",
+                                        "tar.gz",
+                                        16112,
+                                        "lxc",
+                                        1585604970),
+                                backup(
+                                        "local:backup/vzdump-lxc-16112-2020_03_30-21_49_30.tar.zst",
+                                        "tar.zst",
+                                        16112,
+                                        "lxc",
+                                        1585604970),
+                                backup(
+                                        "local:backup/vzdump-lxc-16112-2020_03_30-21_59_30.tgz",
+                                        "tgz",
+                                        16112,
+                                        "lxc",
+                                        1585605570),
+                                backup(
+                                        "local:backup/vzdump-openvz-16112-2020_03_30-21_39_30.tar.bz2",
+                                        "tar.bz2",
+                                        16112,
+                                        "openvz",
+                                        1585604370))),
+                Arguments.of(
+                        "VMID: 16114, VM, qcow2, linked clone",
+                        16114,
+                        List.of("images/16114/vm-16114-disk-0.qcow2", "images/16114/vm-16114-disk-1.qcow2"),
+                        List.of("../9004/base-9004-disk-0.qcow2", "../9004/base-9004-disk-1.qcow2"),
+                        List.of(
+                                image(
+                                        "local:9004/base-9004-disk-0.qcow2/16114/vm-16114-disk-0.qcow2",
+                                        "qcow2",
+                                        16114,
+                                        "../9004/base-9004-disk-0.qcow2"),
+                                image(
+                                        "local:9004/base-9004-disk-1.qcow2/16114/vm-16114-disk-1.qcow2",
+                                        "qcow2",
+                                        16114,
+                                        "../9004/base-9004-disk-1.qcow2"))),
+                Arguments.of(
+                        "VMID: 9004, VM, template, qcow2",
+                        9004,
+                        List.of("images/9004/base-9004-disk-0.qcow2", "images/9004/base-9004-disk-1.qcow2"),
+                        List.of(),
+                        List.of(
+                                image("local:9004/base-9004-disk-0.qcow2", "qcow2", 9004, null),
+                                image("local:9004/base-9004-disk-1.qcow2", "qcow2", 9004, null))),
+                Arguments.of(
+                        "VMID: none, templates, snippets, backup",
+                        null,
+                        List.of(
+                                "dump/vzdump-lxc-19253-2020_02_03-19_57_43.tar.gz",
+                                "dump/vzdump-lxc-19254-2019_01_21-19_29_19.tar",
+                                "template/iso/archlinux-2020.02.01-x86_64.iso",
+                                "template/iso/debian-8.11.1-amd64-DVD-1.iso",
+                                "template/iso/debian-9.12.0-amd64-netinst.iso",
+                                "template/iso/proxmox-ve_6.1-1.iso",
+                                "template/cache/archlinux-base_20190924-1_amd64.tar.gz",
+                                "template/cache/debian-10.0-standard_10.0-1_amd64.tar.gz",
+                                "template/cache/debian-11.0-standard_11.0-1_amd64.tar.bz2",
+                                "template/cache/alpine-3.10-default_20190626_amd64.tar.xz",
+                                "snippets/userconfig.yaml",
+                                "snippets/hookscript.pl",
+                                "private/1234/",
+                                "private/1234/subvol-1234-disk-0.subvol/"),
+                        List.of(),
+                        List.of(
+                                file(
+                                        ContentType.VZTMPL,
+                                        "local:vztmpl/alpine-3.10-default_20190626_amd64.tar.xz",
+                                        "txz"),
+                                file(ContentType.VZTMPL, "local:vztmpl/archlinux-base_20190924-1_amd64.tar.gz", "tgz"),
+                                file(
+                                        ContentType.VZTMPL,
+                                        "local:vztmpl/debian-10.0-standard_10.0-1_amd64.tar.gz",
+                                        "tgz"),
+                                file(
+                                        ContentType.VZTMPL,
+                                        "local:vztmpl/debian-11.0-standard_11.0-1_amd64.tar.bz2",
+                                        "tbz2"),
+                                file(ContentType.ISO, "local:iso/archlinux-2020.02.01-x86_64.iso", "iso"),
+                                file(ContentType.ISO, "local:iso/debian-8.11.1-amd64-DVD-1.iso", "iso"),
+                                file(ContentType.ISO, "local:iso/debian-9.12.0-amd64-netinst.iso", "iso"),
+                                file(ContentType.ISO, "local:iso/proxmox-ve_6.1-1.iso", "iso"),
+                                backup(
+                                        "local:backup/vzdump-lxc-19253-2020_02_03-19_57_43.tar.gz",
+                                        "tar.gz",
+                                        19253,
+                                        "lxc",
+                                        1580759863),
+                                backup(
+                                        "local:backup/vzdump-lxc-19254-2019_01_21-19_29_19.tar",
+                                        "tar",
+                                        19254,
+                                        "lxc",
+                                        1548098959),
+                                file(ContentType.SNIPPETS, "local:snippets/hookscript.pl", "snippet"),
+                                file(ContentType.SNIPPETS, "local:snippets/userconfig.yaml", "snippet"))),
+                Arguments.of(
+                        "VMID: none, parent, non-matching",
+                        null,
+                        List.of("images/1234/vm-1234-disk-0.qcow2"),
+                        List.of("../ssss/base-4321-disk-0.qcow2"),
+                        List.of(image(
+                                "local:1234/vm-1234-disk-0.qcow2", "qcow2", 1234, "../ssss/base-4321-disk-0.qcow2"))),
+                Arguments.of(
+                        "VMID: none, non-matching",
+                        null,
+                        List.of(
+                                "images/ssss/base-4321-disk-0.raw",
+                                "images/ssss/vm-1234-disk-0.qcow2",
+                                "template/iso/yet-again-a-installation-disk.dvd",
+                                "template/cache/debian-10.0-standard_10.0-1_amd64.zip.gz",
+                                "private/subvol-19254-disk-0/19254",
+                                "dump/vzdump-openvz-16112-2020_03_30-21_39_30.zip.gz",
+                                "dump/vzdump-openvz-16112-2020_03_30-21_39_30.tgz.lzo",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_12_40.vma.xz",
+                                "dump/vzdump-qemu-16110-2020_03_30-21_12_40.vms.gz"),
+                        List.of(),
+                        List.of()));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -162,7 +282,10 @@ class DirListTest {
         long now = Instant.now().getEpochSecond();
         for (VolumeInfo v : listed) {
             if (v.content() == ContentType.IMAGES) {
-                assertThat(v.used()).as("allocation of %s", v.volid()).isNotNull().isPositive();
+                assertThat(v.used())
+                        .as("allocation of %s", v.volid())
+                        .isNotNull()
+                        .isPositive();
             }
             if (v.content() != ContentType.BACKUP) {
                 assertThat(v.ctime()).as("ctime of %s", v.volid()).isBetween(start - 1, now + 1);
@@ -183,7 +306,8 @@ class DirListTest {
             if (f.endsWith("/")) {
                 continue;
             }
-            List<String> argv = new ArrayList<>(List.of("/usr/bin/qemu-img", "create", path.toString(), Long.toString(DEFAULT_SIZE)));
+            List<String> argv = new ArrayList<>(
+                    List.of("/usr/bin/qemu-img", "create", path.toString(), Long.toString(DEFAULT_SIZE)));
             String ext = f.substring(f.lastIndexOf('.') + 1);
             boolean image = List.of("qcow2", "raw", "vmdk", "vhdx").contains(ext);
             if (image) {
@@ -205,19 +329,25 @@ class DirListTest {
     void isoAndTemplatesAreNotListedForAGuest() throws IOException {
         write("template/iso/a.iso", "template/cache/ct.tar.zst", "dump/vzdump-qemu-100-2020_03_30-21_11_40.vma");
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.listVolumes(100, TYPES)).map(VolumeInfo::volid)
+        assertThat(t.storage.listVolumes(100, TYPES))
+                .map(VolumeInfo::volid)
                 .containsExactly("local:backup/vzdump-qemu-100-2020_03_30-21_11_40.vma");
         assertThat(t.storage.listVolumes(null, TYPES)).hasSize(3);
     }
 
     @Test
     void backupsOfOtherGuestsAreNotListedForAGuest() throws IOException {
-        write("dump/vzdump-qemu-100-2020_03_30-21_11_40.vma", "dump/vzdump-qemu-1000-2020_03_30-21_11_40.vma",
+        write(
+                "dump/vzdump-qemu-100-2020_03_30-21_11_40.vma",
+                "dump/vzdump-qemu-1000-2020_03_30-21_11_40.vma",
                 "dump/custom-100-backup.vma.zst");
         TestStorage t = TestStorage.in(root);
         List<VolumeInfo> listed = t.storage.listVolumes(100, EnumSet.of(ContentType.BACKUP));
-        assertThat(listed).map(VolumeInfo::volid).containsExactly("local:backup/custom-100-backup.vma.zst",
-                "local:backup/vzdump-qemu-100-2020_03_30-21_11_40.vma");
+        assertThat(listed)
+                .map(VolumeInfo::volid)
+                .containsExactly(
+                        "local:backup/custom-100-backup.vma.zst",
+                        "local:backup/vzdump-qemu-100-2020_03_30-21_11_40.vma");
         assertThat(listed.get(0).backup().subtype()).isEqualTo("unknown");
         assertThat(listed.get(0).vmid()).isEqualTo(100);
     }
@@ -225,15 +355,19 @@ class DirListTest {
     @Test
     void backupNotesAndProtection() throws IOException {
         write("dump/vzdump-qemu-100-2020_03_30-21_11_40.vma.zst", "dump/vzdump-qemu-101-2020_03_30-21_11_40.vma.zst");
-        Files.writeString(root.resolve("dump/vzdump-qemu-100-2020_03_30-21_11_40.vma.zst.notes"), "before the upgrade – ok\nsecond line\n");
+        Files.writeString(
+                root.resolve("dump/vzdump-qemu-100-2020_03_30-21_11_40.vma.zst.notes"),
+                "before the upgrade – ok\nsecond line\n");
         Files.writeString(root.resolve("dump/vzdump-qemu-100-2020_03_30-21_11_40.vma.zst.protected"), "");
         TestStorage t = TestStorage.in(root);
 
         List<VolumeInfo> listed = t.storage.listVolumes(null, EnumSet.of(ContentType.BACKUP));
 
-        assertThat(listed).map(VolumeInfo::backup).containsExactly(
-                BackupDetails.of("qemu", "before the upgrade – ok", true),
-                BackupDetails.of("qemu", null, false));
+        assertThat(listed)
+                .map(VolumeInfo::backup)
+                .containsExactly(
+                        BackupDetails.of("qemu", "before the upgrade – ok", true),
+                        BackupDetails.of("qemu", null, false));
     }
 
     @Test
@@ -252,7 +386,9 @@ class DirListTest {
     void listingFollowsContentDirs() throws IOException {
         write("isos/a.iso", "template/iso/b.iso");
         TestStorage t = TestStorage.in(root, java.util.Map.of("content-dirs", List.of("iso=isos")));
-        assertThat(t.storage.listVolumes(null, EnumSet.of(ContentType.ISO))).map(VolumeInfo::volid).containsExactly("local:iso/a.iso");
+        assertThat(t.storage.listVolumes(null, EnumSet.of(ContentType.ISO)))
+                .map(VolumeInfo::volid)
+                .containsExactly("local:iso/a.iso");
     }
 
     @Test
@@ -262,39 +398,50 @@ class DirListTest {
 
         List<VolumeInfo> images = t.storage.listImages(null);
 
-        assertThat(images).extracting(VolumeInfo::volid, VolumeInfo::format)
+        assertThat(images)
+                .extracting(VolumeInfo::volid, VolumeInfo::format)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("local:100/vm-100-disk-0.qcow2", "invalid"));
-        assertThat(t.console.warnings).containsExactly("image '" + root.resolve("images/100/vm-100-disk-0.qcow2")
-                + "' is not in expected format 'qcow2', querying as raw");
+        assertThat(t.console.warnings)
+                .containsExactly("image '" + root.resolve("images/100/vm-100-disk-0.qcow2")
+                        + "' is not in expected format 'qcow2', querying as raw");
     }
 
     @Test
     void snapshotFilesDanglingLinksAndMisplacedDirectoriesAreSkipped() throws IOException {
-        write("images/100/vm-100-disk-0.raw", "images/100/snap-s1-vm-100-disk-0.qcow2", "images/0100/vm-100-disk-1.raw",
+        write(
+                "images/100/vm-100-disk-0.raw",
+                "images/100/snap-s1-vm-100-disk-0.qcow2",
+                "images/0100/vm-100-disk-1.raw",
                 "images/100/.vm-100-disk-9.raw");
         Files.createDirectories(root.resolve("images/100/vm-100-disk-2.raw"));
         Files.createSymbolicLink(root.resolve("images/100/vm-100-disk-3.raw"), root.resolve("nowhere"));
         TestStorage t = TestStorage.in(root);
 
         assertThat(t.storage.listImages(null)).map(VolumeInfo::volid).containsExactly("local:100/vm-100-disk-0.raw");
-        assertThat(t.console.warnings).containsExactly(
-                "expected format 'raw', but '" + root.resolve("images/100/vm-100-disk-2.raw") + "' is a directory",
-                "skipping '" + root.resolve("images/100/vm-100-disk-3.raw") + "': '" + root.resolve("images/100/vm-100-disk-3.raw")
-                        + "' is a symbolic link (to '" + root.resolve("nowhere") + "') (vsm does not follow symbolic links inside a storage)");
+        assertThat(t.console.warnings)
+                .containsExactly(
+                        "expected format 'raw', but '" + root.resolve("images/100/vm-100-disk-2.raw")
+                                + "' is a directory",
+                        "skipping '" + root.resolve("images/100/vm-100-disk-3.raw") + "': '"
+                                + root.resolve("images/100/vm-100-disk-3.raw") + "' is a symbolic link (to '"
+                                + root.resolve("nowhere") + "') (vsm does not follow symbolic links inside a storage)");
     }
 
     @Test
     void subvolsAreListedWithoutQemuImg() throws IOException {
         Files.createDirectories(root.resolve("images/101/subvol-101-disk-0.subvol/etc"));
         TestStorage t = TestStorage.in(root);
-        assertThat(t.storage.listImages(101)).extracting(VolumeInfo::volid, VolumeInfo::format, VolumeInfo::size)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("local:101/subvol-101-disk-0.subvol", "subvol", 0L));
+        assertThat(t.storage.listImages(101))
+                .extracting(VolumeInfo::volid, VolumeInfo::format, VolumeInfo::size)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("local:101/subvol-101-disk-0.subvol", "subvol", 0L));
     }
 
     @Test
     void anEmptyStorageListsNothing() {
         TestStorage t = TestStorage.in(root.resolve("never-made"));
-        assertThat(t.storage.listVolumes(null, EnumSet.allOf(ContentType.class))).isEmpty();
+        assertThat(t.storage.listVolumes(null, EnumSet.allOf(ContentType.class)))
+                .isEmpty();
     }
 
     private void write(String... files) throws IOException {

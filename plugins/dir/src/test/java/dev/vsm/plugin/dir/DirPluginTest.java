@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class DirPluginTest {
     private final RecordingConsole console = new RecordingConsole();
-    private final DefaultStorageContext context = DefaultStorageContext.builder(console).dryRun(true).build();
+    private final DefaultStorageContext context =
+            DefaultStorageContext.builder(console).dryRun(true).build();
 
     @Test
     void isFoundByTheServiceLoader() {
@@ -33,16 +34,33 @@ class DirPluginTest {
         assertThat(schema.defaultContent()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
         assertThat(schema.formats()).containsExactly("raw", "qcow2", "vmdk", "subvol");
         assertThat(schema.defaultFormat()).isEqualTo("raw");
-        assertThat(schema.properties()).map(PropertySpec::name).contains("content-dirs", "nodes", "shared", "disable",
-                "content", "format", "preallocation", "mkdir", "create-base-path", "create-subdirs", "is_mountpoint",
-                "qcow2-subclusters", "qcow2-cluster-size", "prune-backups", "max-protected-backups", "bwlimit",
-                "snapshot-as-volume-chain");
+        assertThat(schema.properties())
+                .map(PropertySpec::name)
+                .contains(
+                        "content-dirs",
+                        "nodes",
+                        "shared",
+                        "disable",
+                        "content",
+                        "format",
+                        "preallocation",
+                        "mkdir",
+                        "create-base-path",
+                        "create-subdirs",
+                        "is_mountpoint",
+                        "qcow2-subclusters",
+                        "qcow2-cluster-size",
+                        "prune-backups",
+                        "max-protected-backups",
+                        "bwlimit",
+                        "snapshot-as-volume-chain");
         assertThat(schema.properties()).map(PropertySpec::name).doesNotHaveDuplicates();
     }
 
     @Test
     void contentDirsPatternAgreesWithTheLayoutRules() {
-        String pattern = new DirPlugin().schema().property("content-dirs").orElseThrow().pattern();
+        String pattern =
+                new DirPlugin().schema().property("content-dirs").orElseThrow().pattern();
         assertThat("iso=isos/linux").matches(pattern);
         assertThat("iso=../up").doesNotMatch(pattern);
         assertThat("iso=isos.").doesNotMatch(pattern);
@@ -62,23 +80,27 @@ class DirPluginTest {
     @Test
     void onAddAndOpenCheckContentDirs() {
         DirPlugin plugin = new DirPlugin();
-        assertThatThrownBy(() -> plugin.onAdd(config(Map.of("path", "/srv", "content-dirs", List.of("iso=../x"))), context))
+        assertThatThrownBy(() ->
+                        plugin.onAdd(config(Map.of("path", "/srv", "content-dirs", List.of("iso=../x"))), context))
                 .hasMessage("invalid override 'iso=../x'");
-        assertThatThrownBy(() -> plugin.open(config(Map.of("path", "/srv", "content-dirs", List.of("iso=../x"))), context))
+        assertThatThrownBy(
+                        () -> plugin.open(config(Map.of("path", "/srv", "content-dirs", List.of("iso=../x"))), context))
                 .hasMessage("invalid override 'iso=../x'");
     }
 
     @Test
     void volumeChainsAreRefusedUntilPorted() {
-        assertThatThrownBy(() -> new DirPlugin().open(config(Map.of("path", "/srv", "snapshot-as-volume-chain", true)), context))
+        assertThatThrownBy(() ->
+                        new DirPlugin().open(config(Map.of("path", "/srv", "snapshot-as-volume-chain", true)), context))
                 .hasMessage("storage 'local': 'snapshot-as-volume-chain' is not supported by vsm's dir plugin");
     }
 
     @Test
     void theDeprecatedMkdirGetsANote() {
         new DirPlugin().onAdd(config(Map.of("path", "/srv", "mkdir", true)), context);
-        assertThat(console.warnings).containsExactly(
-                "NOTE: The 'mkdir' option set for 'local' is deprecated. Use 'create-base-path' or 'create-subdirs' instead.");
+        assertThat(console.warnings)
+                .containsExactly(
+                        "NOTE: The 'mkdir' option set for 'local' is deprecated. Use 'create-base-path' or 'create-subdirs' instead.");
     }
 
     private static StorageConfig config(Map<String, Object> properties) {

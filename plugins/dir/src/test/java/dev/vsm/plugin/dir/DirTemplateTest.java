@@ -39,7 +39,8 @@ class DirTemplateTest {
         assertThat(base).isEqualTo("100/base-100-disk-0.qcow2");
         Path file = root.resolve("images/100/base-100-disk-0.qcow2");
         assertThat(root.resolve("images/100/vm-100-disk-0.qcow2")).doesNotExist();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("r--r-----");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("r--r-----");
         assertThat(TestStorage.isImmutable(file)).isTrue();
         assertThat(t.storage.parseVolname(base).isBase()).isTrue();
     }
@@ -47,7 +48,8 @@ class DirTemplateTest {
     @Test
     void createBaseRefusesBasesAndOtherContent() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
+        String base = t.storage.createBase(
+                t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
 
         assertThatThrownBy(() -> t.storage.createBase(t.storage.parseVolname(base)))
                 .hasMessage("create_base not possible with base image");
@@ -59,14 +61,16 @@ class DirTemplateTest {
     void createBaseOfAMissingImageFails() {
         TestStorage t = TestStorage.in(root);
         assertThatThrownBy(() -> t.storage.createBase(t.storage.parseVolname("100/vm-100-disk-0.raw")))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessage("file_size_info on '100/vm-100-disk-0.raw' failed");
     }
 
     @Test
     void cloneMakesABackedQcow2WithSubclusters() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 4 * MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 4 * MIB_IN_KIB))));
 
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
@@ -78,14 +82,16 @@ class DirTemplateTest {
         assertThat(info.get("virtual-size").asLong()).isEqualTo(4L * 1024 * 1024);
         assertThat(info.at("/format-specific/data/extended-l2").asBoolean()).isTrue();
         assertThat(info.get("cluster-size").asInt()).isEqualTo(128 * 1024);
-        assertThat(t.console.infos).contains(
-                "clone 100/base-100-disk-0.qcow2: images, vm-101-disk-0.qcow2, 101 to vm-101-disk-0.qcow2 (base=../100/base-100-disk-0.qcow2)");
+        assertThat(t.console.infos)
+                .contains(
+                        "clone 100/base-100-disk-0.qcow2: images, vm-101-disk-0.qcow2, 101 to vm-101-disk-0.qcow2 (base=../100/base-100-disk-0.qcow2)");
     }
 
     @Test
     void clonesOfARawBaseAndWithoutSubclusters() {
         TestStorage t = TestStorage.in(root, Map.of("qcow2-subclusters", "off"));
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
+        String base = t.storage.createBase(
+                t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
 
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
@@ -98,11 +104,14 @@ class DirTemplateTest {
     @Test
     void clonesTakeTheNextFreeNumberOfTheirGuest() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, MIB_IN_KIB));
 
-        assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101)).isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-1.qcow2");
-        assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101)).isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-2.qcow2");
+        assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101))
+                .isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-1.qcow2");
+        assertThat(t.storage.cloneImage(t.storage.parseVolname(base), 101))
+                .isEqualTo("100/base-100-disk-0.qcow2/101/vm-101-disk-2.qcow2");
     }
 
     @Test
@@ -123,7 +132,8 @@ class DirTemplateTest {
         TestStorage t = TestStorage.in(root);
         // a base volume name whose file does not exist: qemu-img cannot open the backing file
         assertThatThrownBy(() -> t.storage.cloneImage(t.storage.parseVolname("100/base-100-disk-0.qcow2"), 101))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FAILED))
                 .hasMessageStartingWith("unable to create image: ");
         assertThat(root.resolve("images/101")).doesNotExist();
     }
@@ -131,7 +141,8 @@ class DirTemplateTest {
     @Test
     void aCloneCanBecomeABaseInTurn() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
         String cloneBase = t.storage.createBase(t.storage.parseVolname(clone));
@@ -140,18 +151,23 @@ class DirTemplateTest {
         assertThat(root.resolve("images/101/base-101-disk-0.qcow2")).isRegularFile();
         String second = t.storage.cloneImage(t.storage.parseVolname(cloneBase), 102);
         assertThat(second).isEqualTo("101/base-101-disk-0.qcow2/102/vm-102-disk-0.qcow2");
-        assertThat(TestStorage.qemuInfo(root.resolve("images/102/vm-102-disk-0.qcow2")).get("backing-filename").asText())
+        assertThat(TestStorage.qemuInfo(root.resolve("images/102/vm-102-disk-0.qcow2"))
+                        .get("backing-filename")
+                        .asText())
                 .isEqualTo("../101/base-101-disk-0.qcow2");
     }
 
     @Test
     void createBaseChecksAClonesRecordedParent() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         t.storage.cloneImage(t.storage.parseVolname(base), 101);
 
-        assertThatThrownBy(() -> t.storage.createBase(t.storage.parseVolname("100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2")))
-                .hasMessage("volname '100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2' contains wrong information about parent");
+        assertThatThrownBy(() -> t.storage.createBase(
+                        t.storage.parseVolname("100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2")))
+                .hasMessage(
+                        "volname '100/base-100-disk-9.qcow2/101/vm-101-disk-0.qcow2' contains wrong information about parent");
     }
 
     // --- resize
@@ -165,9 +181,16 @@ class DirTemplateTest {
         t.storage.volumeResize(t.storage.parseVolname(raw), 3L * 1024 * 1024);
         t.storage.volumeResize(t.storage.parseVolname(qcow2), 5L * 1024 * 1024);
 
-        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-0.raw")).get("virtual-size").asLong()).isEqualTo(3L << 20);
-        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-1.qcow2")).get("virtual-size").asLong()).isEqualTo(5L << 20);
-        assertThat(t.storage.volumeSizeInfo(t.storage.parseVolname(qcow2)).virtualSize()).isEqualTo(5L << 20);
+        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-0.raw"))
+                        .get("virtual-size")
+                        .asLong())
+                .isEqualTo(3L << 20);
+        assertThat(TestStorage.qemuInfo(root.resolve("images/100/vm-100-disk-1.qcow2"))
+                        .get("virtual-size")
+                        .asLong())
+                .isEqualTo(5L << 20);
+        assertThat(t.storage.volumeSizeInfo(t.storage.parseVolname(qcow2)).virtualSize())
+                .isEqualTo(5L << 20);
     }
 
     @Test
@@ -175,7 +198,8 @@ class DirTemplateTest {
         TestStorage t = TestStorage.in(root);
         String vmdk = t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, MIB_IN_KIB));
         assertThatThrownBy(() -> t.storage.volumeResize(t.storage.parseVolname(vmdk), 2L << 20))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessage("can't resize this image format");
     }
 
@@ -197,7 +221,8 @@ class DirTemplateTest {
     void freeOfAMissingImageIsBadInput() {
         TestStorage t = TestStorage.in(root);
         assertThatThrownBy(() -> t.storage.freeImage(t.storage.parseVolname("100/vm-100-disk-0.raw")))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
                 .hasMessageContaining("does not exist");
         assertThat(t.console.warnings).isEmpty();
     }
@@ -205,7 +230,8 @@ class DirTemplateTest {
     @Test
     void freeOfABaseClearsTheImmutableFlagFirst() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
+        String base = t.storage.createBase(
+                t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, MIB_IN_KIB))));
         t.storage.freeImage(t.storage.parseVolname(base));
         assertThat(root.resolve("images")).isEmptyDirectory();
     }
@@ -213,7 +239,8 @@ class DirTemplateTest {
     @Test
     void freeOfALinkedCloneKeepsItsBase() {
         TestStorage t = TestStorage.in(root);
-        String base = t.storage.createBase(t.storage.parseVolname(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
+        String base = t.storage.createBase(t.storage.parseVolname(
+                t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, MIB_IN_KIB))));
         String clone = t.storage.cloneImage(t.storage.parseVolname(base), 101);
         t.storage.freeImage(t.storage.parseVolname(clone));
         assertThat(TestStorage.tree(root.resolve("images"))).containsExactly("100/", "100/base-100-disk-0.qcow2");
@@ -241,8 +268,10 @@ class DirTemplateTest {
         Files.writeString(dump.resolve("vzdump-qemu-100-2020_03_30-21_12_40.vma"), "x");
         Files.writeString(dump.resolve("vzdump-qemu-100-2020_03_30-21_12_40.vma.protected"), "");
 
-        assertThatThrownBy(() -> t.storage.freeImage(t.storage.parseVolname("backup/vzdump-qemu-100-2020_03_30-21_12_40.vma")))
-                .hasMessage("cannot remove protected volume 'backup/vzdump-qemu-100-2020_03_30-21_12_40.vma' on 'local'");
+        assertThatThrownBy(() ->
+                        t.storage.freeImage(t.storage.parseVolname("backup/vzdump-qemu-100-2020_03_30-21_12_40.vma")))
+                .hasMessage(
+                        "cannot remove protected volume 'backup/vzdump-qemu-100-2020_03_30-21_12_40.vma' on 'local'");
         assertThat(dump.resolve("vzdump-qemu-100-2020_03_30-21_12_40.vma")).exists();
     }
 
@@ -252,14 +281,17 @@ class DirTemplateTest {
     void features() {
         TestStorage t = TestStorage.in(root);
         assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.qcow2")))
-                .containsExactlyInAnyOrder(Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
+                .containsExactlyInAnyOrder(
+                        Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
         assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/vm-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
         assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/base-100-disk-0.raw")))
                 .containsExactlyInAnyOrder(Feature.CLONE, Feature.COPY, Feature.SPARSEINIT);
         assertThat(Capabilities.features(t.storage, t.storage.parseVolname("100/subvol-100-disk-0.subvol")))
                 .containsExactly(Feature.TEMPLATE);
-        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1")).isTrue();
-        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1")).isFalse();
+        assertThat(t.storage.hasFeature(Feature.SNAPSHOT, t.storage.parseVolname("100/vm-100-disk-0.qcow2"), "s1"))
+                .isTrue();
+        assertThat(t.storage.hasFeature(Feature.COPY, t.storage.parseVolname("100/vm-100-disk-0.raw"), "s1"))
+                .isFalse();
     }
 }

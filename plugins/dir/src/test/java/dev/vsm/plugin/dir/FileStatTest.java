@@ -20,9 +20,37 @@ class FileStatTest {
 
     @Test
     void namesSortAsTheCaseInsensitiveOrderSortsThem() {
-        List<String> names = new ArrayList<>(List.of("vm-100-disk-10.qcow2", "vm-100-disk-9.qcow2", "VM-100-disk-1.raw",
-                "vm-100-disk-1.raw", "Vm-100-disk-1.raw", "base-100-disk-0.qcow2", "a_b", "a-b", "a[b", "A[B", "aZ", "az", "a",
-                "ä-100.raw", "Ä-100.raw", "é", "É", "ſ", "s", "S", "ı", "i", "I", "\u0130", "z", "Z", "_", "~", "@", "`"));
+        List<String> names = new ArrayList<>(List.of(
+                "vm-100-disk-10.qcow2",
+                "vm-100-disk-9.qcow2",
+                "VM-100-disk-1.raw",
+                "vm-100-disk-1.raw",
+                "Vm-100-disk-1.raw",
+                "base-100-disk-0.qcow2",
+                "a_b",
+                "a-b",
+                "a[b",
+                "A[B",
+                "aZ",
+                "az",
+                "a",
+                "ä-100.raw",
+                "Ä-100.raw",
+                "é",
+                "É",
+                "ſ",
+                "s",
+                "S",
+                "ı",
+                "i",
+                "I",
+                "\u0130",
+                "z",
+                "Z",
+                "_",
+                "~",
+                "@",
+                "`"));
         Random random = new Random(7);
         for (int i = 0; i < 200; i++) {
             StringBuilder name = new StringBuilder();
@@ -43,7 +71,9 @@ class FileStatTest {
         for (String name : List.of("b", "A", "a", ".hidden", "C")) {
             Files.createFile(dir.resolve(name));
         }
-        assertThat(FileStat.entries(dir)).extracting(p -> p.getFileName().toString()).containsExactly("A", "a", "b", "C");
+        assertThat(FileStat.entries(dir))
+                .extracting(p -> p.getFileName().toString())
+                .containsExactly("A", "a", "b", "C");
         assertThat(FileStat.entries(dir.resolve("b"))).isEmpty();
         assertThat(FileStat.entries(dir.resolve("missing"))).isEmpty();
     }

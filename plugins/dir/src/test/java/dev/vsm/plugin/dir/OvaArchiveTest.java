@@ -19,7 +19,12 @@ class OvaArchiveTest {
 
     private Path tar(String format, String... members) throws IOException, InterruptedException {
         Path archive = dir.resolve(format + ".tar");
-        List<String> argv = new java.util.ArrayList<>(List.of("tar", "--format=" + format, "-cf", archive.toString(), "-C",
+        List<String> argv = new java.util.ArrayList<>(List.of(
+                "tar",
+                "--format=" + format,
+                "-cf",
+                archive.toString(),
+                "-C",
                 dir.resolve("content").toString()));
         argv.addAll(List.of(members));
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
@@ -49,7 +54,9 @@ class OvaArchiveTest {
         Files.delete(dir.resolve("content").resolve(longName)); // beyond ustar's names
         content("sub/b.vmdk", "b");
         OvaArchive ustar = OvaArchive.read(tar("ustar", "."));
-        assertThat(ustar.members()).extracting(OvaArchive.Member::name).as("./ stripped, directories skipped")
+        assertThat(ustar.members())
+                .extracting(OvaArchive.Member::name)
+                .as("./ stripped, directories skipped")
                 .containsExactlyInAnyOrder("a.ovf", "sub/b.vmdk");
     }
 
@@ -58,7 +65,8 @@ class OvaArchiveTest {
         content("a.vmdk", "a");
         Files.createLink(dir.resolve("content/b.vmdk"), dir.resolve("content/a.vmdk"));
         assertThatThrownBy(() -> OvaArchive.read(tar("ustar", "a.vmdk", "b.vmdk")))
-                .isInstanceOf(StorageException.class).hasMessageContaining("member 'b.vmdk' is a hard link");
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("member 'b.vmdk' is a hard link");
 
         Path good = tar("ustar", "a.vmdk");
         byte[] bytes = Files.readAllBytes(good);

@@ -32,8 +32,8 @@ final class TestStorage {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("path", root.toString());
         props.putAll(properties);
-        this.storage = new DirStorage(new StorageConfig("local", "dir", props), context,
-                new MountTable(mounts), ZoneId.of("UTC"));
+        this.storage = new DirStorage(
+                new StorageConfig("local", "dir", props), context, new MountTable(mounts), ZoneId.of("UTC"));
     }
 
     static TestStorage in(Path root) {
@@ -86,7 +86,9 @@ final class TestStorage {
      */
     static void clearImmutable(Path dir) {
         try {
-            Process p = new ProcessBuilder("/usr/bin/chattr", "-R", "-f", "-i", dir.toString()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("/usr/bin/chattr", "-R", "-f", "-i", dir.toString())
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             p.waitFor();
         } catch (IOException e) {
@@ -105,7 +107,8 @@ final class TestStorage {
     static List<String> tree(Path dir) {
         List<String> found = new ArrayList<>();
         try (var walk = Files.walk(dir)) {
-            walk.filter(p -> !p.equals(dir)).forEach(p -> found.add(dir.relativize(p) + (Files.isDirectory(p) ? "/" : "")));
+            walk.filter(p -> !p.equals(dir))
+                    .forEach(p -> found.add(dir.relativize(p) + (Files.isDirectory(p) ? "/" : "")));
         } catch (IOException e) {
             throw new AssertionError(e);
         }

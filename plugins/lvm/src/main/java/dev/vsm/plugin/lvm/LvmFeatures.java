@@ -11,7 +11,11 @@ import java.util.Set;
  * LVM), else {@code current}. No clone, template or sparseinit on plain LVM.
  */
 final class LvmFeatures {
-    private enum Key { CURRENT, BASE, SNAP }
+    private enum Key {
+        CURRENT,
+        BASE,
+        SNAP
+    }
 
     private static final Set<String> BOTH = Set.of("qcow2", "raw");
 

@@ -22,11 +22,19 @@ record LvmOptions(String vgname, boolean saferemove, int stepMiB, String through
     }
 
     static LvmOptions of(StorageConfig config) {
-        String vg = config.string(LvmPlugin.VGNAME).orElseThrow(
-                () -> StorageException.badInput("storage '%s': missing value for required option '%s'", config.id(), LvmPlugin.VGNAME));
-        String throughput = config.string(LvmPlugin.SAFEREMOVE_THROUGHPUT).filter(t -> !t.isEmpty()).orElse(null);
-        return new LvmOptions(vg, config.bool(LvmPlugin.SAFEREMOVE, false),
-                config.integer(LvmPlugin.SAFEREMOVE_STEPSIZE).map(Long::intValue).orElse(ZeroOut.DEFAULT_STEP_MIB),
-                throughput, config.bool(LvmPlugin.TAGGED_ONLY, false));
+        String vg = config.string(LvmPlugin.VGNAME)
+                .orElseThrow(() -> StorageException.badInput(
+                        "storage '%s': missing value for required option '%s'", config.id(), LvmPlugin.VGNAME));
+        String throughput = config.string(LvmPlugin.SAFEREMOVE_THROUGHPUT)
+                .filter(t -> !t.isEmpty())
+                .orElse(null);
+        return new LvmOptions(
+                vg,
+                config.bool(LvmPlugin.SAFEREMOVE, false),
+                config.integer(LvmPlugin.SAFEREMOVE_STEPSIZE)
+                        .map(Long::intValue)
+                        .orElse(ZeroOut.DEFAULT_STEP_MIB),
+                throughput,
+                config.bool(LvmPlugin.TAGGED_ONLY, false));
     }
 }

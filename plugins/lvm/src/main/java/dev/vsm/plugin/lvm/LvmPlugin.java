@@ -39,22 +39,33 @@ public final class LvmPlugin implements StoragePlugin {
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
-            PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)").asFixed(),
-            PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes").withDefault(false),
-            PropertySpec.integer(SAFEREMOVE_STEPSIZE, "zero-out step in MiB, capped to what the device supports")
-                    .withAllowed(List.of("1", "2", "4", "8", "16", "32")).withDefault(32L),
-            PropertySpec.string(SAFEREMOVE_THROUGHPUT,
-                    "zero-out throughput for devices that cannot write zeroes (cstream -t; default -10485760)")
-                    .withPattern("^" + ZeroOut.THROUGHPUT_REGEX + "$"),
-            PropertySpec.bool(TAGGED_ONLY, "list only volumes tagged pve-vm-<vmid>").withDefault(false),
-            PropertySpec.bool(SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
-                    .withDefault(false),
-            CommonProperties.nodes(),
-            CommonProperties.shared(),
-            CommonProperties.disable(),
-            CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
-            CommonProperties.bwlimit()))
+                    PropertySpec.string(VGNAME, "the LVM volume group")
+                            .asRequired()
+                            .asFixed()
+                            .withPattern(LvmNames.REGEX),
+                    PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)")
+                            .asFixed(),
+                    PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes")
+                            .withDefault(false),
+                    PropertySpec.integer(
+                                    SAFEREMOVE_STEPSIZE, "zero-out step in MiB, capped to what the device supports")
+                            .withAllowed(List.of("1", "2", "4", "8", "16", "32"))
+                            .withDefault(32L),
+                    PropertySpec.string(
+                                    SAFEREMOVE_THROUGHPUT,
+                                    "zero-out throughput for devices that cannot write zeroes (cstream -t; default -10485760)")
+                            .withPattern("^" + ZeroOut.THROUGHPUT_REGEX + "$"),
+                    PropertySpec.bool(TAGGED_ONLY, "list only volumes tagged pve-vm-<vmid>")
+                            .withDefault(false),
+                    PropertySpec.bool(
+                                    SNAPSHOT_AS_VOLUME_CHAIN,
+                                    "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
+                            .withDefault(false),
+                    CommonProperties.nodes(),
+                    CommonProperties.shared(),
+                    CommonProperties.disable(),
+                    CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
+                    CommonProperties.bwlimit()))
             .content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR), EnumSet.of(ContentType.IMAGES))
             .formats(List.of("raw", "qcow2"), "raw")
             .build();
@@ -90,7 +101,9 @@ public final class LvmPlugin implements StoragePlugin {
     /** The volume group's physical volumes. */
     @Override
     public Map<Path, String> devices(StorageConfig config, StorageContext context) {
-        return config.string(VGNAME).map(vg -> LvmScans.physicalVolumes(vg, context)).orElse(Map.of());
+        return config.string(VGNAME)
+                .map(vg -> LvmScans.physicalVolumes(vg, context))
+                .orElse(Map.of());
     }
 
     @Override
@@ -112,12 +125,14 @@ public final class LvmPlugin implements StoragePlugin {
     /** Refuses what this port does not do, before anything is written or run. */
     private static void checkSupported(StorageConfig config) {
         if (config.get(BASE).isPresent()) {
-            throw StorageException.badInput("storage '%s': 'base' is not supported by vsm (it builds the volume group on an "
-                    + "iSCSI LUN); create the volume group with vgcreate and add the storage without 'base'", config.id());
+            throw StorageException.badInput(
+                    "storage '%s': 'base' is not supported by vsm (it builds the volume group on an "
+                            + "iSCSI LUN); create the volume group with vgcreate and add the storage without 'base'",
+                    config.id());
         }
         if (config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false)) {
-            throw StorageException.badInput("storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin",
-                    config.id());
+            throw StorageException.badInput(
+                    "storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin", config.id());
         }
         LvmOptions.of(config);
     }

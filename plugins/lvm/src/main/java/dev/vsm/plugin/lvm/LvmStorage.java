@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.lvm.ActivationTarget;
 import dev.vsm.lvm.ImportTag;
+import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.LvImports;
 import dev.vsm.lvm.LvStreamFormats;
-import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.Lvm;
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
@@ -110,7 +110,8 @@ final class LvmStorage implements Storage {
     /** The VG's size and free space; a missing VG is an inactive storage, as in pve. */
     @Override
     public StorageStatus status() {
-        return lvm.vgs().group(options.vgname())
+        return lvm.vgs()
+                .group(options.vgname())
                 .map(vg -> StorageStatus.of(vg.size(), vg.used(), vg.free(), true))
                 .orElse(StorageStatus.INACTIVE);
     }
@@ -159,8 +160,10 @@ final class LvmStorage implements Storage {
         checkFormatSupported(format);
 
         String vg = options.vgname();
-        VolumeGroup group = lvm.vgs().group(vg).orElseThrow(
-                () -> StorageException.failed("no such volume group '%s' (storage '%s')", vg, config.id()));
+        VolumeGroup group = lvm.vgs()
+                .group(vg)
+                .orElseThrow(
+                        () -> StorageException.failed("no such volume group '%s' (storage '%s')", vg, config.id()));
         List<String> existing = lvm.lvs(vg).names(vg);
         String name = request.name();
         if (name == null) {
@@ -170,8 +173,9 @@ final class LvmStorage implements Storage {
         }
         long bytes = Math.multiplyExact(request.sizeKib(), 1024L);
         if (group.free() < bytes) {
-            throw StorageException.failed("storage '%s': not enough free space in volume group '%s' (%d bytes requested, "
-                    + "%d bytes free)", config.id(), vg, bytes, group.free());
+            throw StorageException.failed(
+                    "storage '%s': not enough free space in volume group '%s' (%d bytes requested, " + "%d bytes free)",
+                    config.id(), vg, bytes, group.free());
         }
         List<String> tags = new ArrayList<>(List.of("pve-vm-" + request.vmid()));
         tags.addAll(extraTags);
@@ -200,16 +204,19 @@ final class LvmStorage implements Storage {
     public Optional<Runnable> freeImage(VolumeName volume) {
         String vg = options.vgname();
         LvsReport lvs = lvm.lvs(vg);
-        LogicalVolume lv = lvs.find(vg, volume.name()).orElseThrow(
-                () -> StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname()));
+        LogicalVolume lv = lvs.find(vg, volume.name())
+                .orElseThrow(() ->
+                        StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname()));
         if (!options.saferemove()) {
             lvm.lvremove(vg, volume.name());
             return Optional.empty();
         }
         String delName = SafeRemoval.deleteName(volume.name());
         if (lvs.find(vg, delName).isPresent()) {
-            throw StorageException.failed("storage '%s': %s/%s from an earlier removal is still there; finish it with "
-                    + "'vsm cleanup %s' and free the volume again", config.id(), vg, delName, config.id());
+            throw StorageException.failed(
+                    "storage '%s': %s/%s from an earlier removal is still there; finish it with "
+                            + "'vsm cleanup %s' and free the volume again",
+                    config.id(), vg, delName, config.id());
         }
         List<LogicalVolume> work = new ArrayList<>(safeRemoval.pending(lvs));
         safeRemoval.rename(lv);
@@ -252,9 +259,11 @@ final class LvmStorage implements Storage {
         List<VolumeInfo> images = new ArrayList<>();
         for (LogicalVolume lv : lvm.lvs(null).inGroup(options.vgname())) {
             if (!LvmVolumeNames.isVolumeName(lv.name()) || ImportTag.isImporting(lv)) {
-                continue; // del-*, base-*, snap_*, other LVs; vm-* names pve's parser would die on; imports still writing
+                continue; // del-*, base-*, snap_*, other LVs; vm-* names pve's parser would die on; imports still
+                // writing
             }
-            if (options.taggedOnly() && lv.tags().stream().noneMatch(t -> OWNER_TAG.matcher(t).matches())) {
+            if (options.taggedOnly()
+                    && lv.tags().stream().noneMatch(t -> OWNER_TAG.matcher(t).matches())) {
                 continue;
             }
             if ("-mMrR".indexOf(lv.type()) < 0) {
@@ -281,8 +290,12 @@ final class LvmStorage implements Storage {
                 approximate = false;
             }
         }
-        return VolumeInfo.builder(volid, name.format(), ContentType.IMAGES).size(size).approximate(approximate).vmid(name.vmid())
-                .ctime(lv.ctime()).build();
+        return VolumeInfo.builder(volid, name.format(), ContentType.IMAGES)
+                .size(size)
+                .approximate(approximate)
+                .vmid(name.vmid())
+                .ctime(lv.ctime())
+                .build();
     }
 
     /** raw: the LV size from {@code lvs} (an LV is fully allocated); qcow2: what qemu-img says of the (active) LV. */
@@ -317,7 +330,13 @@ final class LvmStorage implements Storage {
         }
         String target = targetName;
         if (target == null) {
-            target = DiskNames.nextFree(existing, config.id(), targetVmid, volume.format(), volume.format().equals("qcow2"), false);
+            target = DiskNames.nextFree(
+                    existing,
+                    config.id(),
+                    targetVmid,
+                    volume.format(),
+                    volume.format().equals("qcow2"),
+                    false);
         } else {
             parseVolname(target);
             LvmVolumeNames.checkFormat(target, volume.format());
@@ -345,15 +364,24 @@ final class LvmStorage implements Storage {
     @Override
     public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
         Path path = path(volume);
-        if (!context.dryRun() && lvm.lvs(options.vgname()).find(options.vgname(), volume.name()).isEmpty()) {
+        if (!context.dryRun()
+                && lvm.lvs(options.vgname())
+                        .find(options.vgname(), volume.name())
+                        .isEmpty()) {
             throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
         }
         activateVolume(volume);
         if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
-            throw StorageException.failed("storage '%s': '%s' is not a block device after activation"
-                    + " (no device-mapper on this host?) - not zeroing it", config.id(), path);
+            throw StorageException.failed(
+                    "storage '%s': '%s' is not a block device after activation"
+                            + " (no device-mapper on this host?) - not zeroing it",
+                    config.id(), path);
         }
-        context.zeroOut().zero(path, stepMiB != null ? stepMiB : options.stepMiB(), throughput != null ? throughput : options.throughput());
+        context.zeroOut()
+                .zero(
+                        path,
+                        stepMiB != null ? stepMiB : options.stepMiB(),
+                        throughput != null ? throughput : options.throughput());
         deactivateVolume(volume);
     }
 
@@ -361,7 +389,8 @@ final class LvmStorage implements Storage {
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
         if (volume.format().equals("qcow2")) {
-            throw StorageException.badInput("storage '%s': resizing qcow2 volumes on LVM is not supported by vsm", config.id());
+            throw StorageException.badInput(
+                    "storage '%s': resizing qcow2 volumes on LVM is not supported by vsm", config.id());
         }
         Path path = path(volume);
         if (lvm.lvSize(path) >= sizeBytes) {

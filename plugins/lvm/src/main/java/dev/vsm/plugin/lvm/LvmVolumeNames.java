@@ -32,7 +32,9 @@ final class LvmVolumeNames {
         } catch (NumberFormatException e) {
             throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
         }
-        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), formatOf(volname)).vmid(vmid).build();
+        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), formatOf(volname))
+                .vmid(vmid)
+                .build();
     }
 
     /** Whether a name is a volume name of this plugin (what {@link #parse} accepts). */
@@ -59,7 +61,7 @@ final class LvmVolumeNames {
         }
         String base = name.replaceFirst("\\.[^.]+$", "");
         String suggestion = expectedExtension.isEmpty() ? base : base + "." + expectedExtension;
-        throw StorageException.badInput("volume name '%s' does not match requested format '%s' (did you mean '%s'?)",
-                name, format, suggestion);
+        throw StorageException.badInput(
+                "volume name '%s' does not match requested format '%s' (did you mean '%s'?)", name, format, suggestion);
     }
 }

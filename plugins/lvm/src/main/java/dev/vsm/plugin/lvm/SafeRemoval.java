@@ -72,8 +72,9 @@ final class SafeRemoval {
                 try {
                     boolean claimed = context.locks().tryExclusive(claimName(lv, delName), () -> finishOne(delName));
                     if (!claimed) {
-                        context.console().info("volume " + options.vgname() + "/" + delName
-                                + " is being removed by another vsm process - leaving it to that one");
+                        context.console()
+                                .info("volume " + options.vgname() + "/" + delName
+                                        + " is being removed by another vsm process - leaving it to that one");
                     }
                 } catch (InterruptedCommandException e) {
                     throw e;
@@ -82,7 +83,9 @@ final class SafeRemoval {
                 }
             }
             if (!failures.isEmpty()) {
-                throw StorageException.failed("%s%s", failures.get(0),
+                throw StorageException.failed(
+                        "%s%s",
+                        failures.get(0),
                         failures.size() > 1 ? " (and " + (failures.size() - 1) + " more pending removals failed)" : "");
             }
         };
@@ -106,11 +109,20 @@ final class SafeRemoval {
             lvm.activateForZeroing(path);
             zero(path);
         } catch (InterruptedCommandException e) {
-            throw new InterruptedCommandException(String.format("storage '%s': zero-out of %s/%s stopped, the volume stays "
-                    + "until it is done (run 'vsm cleanup %s') - %s", storageId, vg, delName, storageId, e.getMessage()));
+            throw new InterruptedCommandException(String.format(
+                    "storage '%s': zero-out of %s/%s stopped, the volume stays "
+                            + "until it is done (run 'vsm cleanup %s') - %s",
+                    storageId, vg, delName, storageId, e.getMessage()));
         } catch (StorageException e) {
-            throw StorageException.failed(e, "storage '%s': zero-out of %s/%s failed, the volume stays until it is done "
-                    + "(run 'vsm cleanup %s') - %s", storageId, vg, delName, storageId, e.getMessage());
+            throw StorageException.failed(
+                    e,
+                    "storage '%s': zero-out of %s/%s failed, the volume stays until it is done "
+                            + "(run 'vsm cleanup %s') - %s",
+                    storageId,
+                    vg,
+                    delName,
+                    storageId,
+                    e.getMessage());
         }
         context.locks().withStorageLock(storageId, () -> {
             lvm.lvremove(vg, delName);
@@ -124,8 +136,9 @@ final class SafeRemoval {
     /** Zeroes the device, unless its node is not a block device (under dry-run the activation did not run: go on). */
     private void zero(Path path) {
         if (!context.dryRun() && !BlockDevices.isBlockDevice(path)) {
-            context.console().warn("skip zero-out for volume '" + path + "' - it is not a block device"
-                    + " (the activated LV has no device node: no device-mapper on this host?)");
+            context.console()
+                    .warn("skip zero-out for volume '" + path + "' - it is not a block device"
+                            + " (the activated LV has no device node: no device-mapper on this host?)");
             return;
         }
         context.zeroOut().zero(path, options.stepMiB(), options.throughput());

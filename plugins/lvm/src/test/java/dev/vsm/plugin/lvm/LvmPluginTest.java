@@ -15,11 +15,13 @@ import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 class LvmPluginTest {
-    private final DefaultStorageContext context = DefaultStorageContext.builder(new RecordingConsole()).dryRun(true).build();
+    private final DefaultStorageContext context =
+            DefaultStorageContext.builder(new RecordingConsole()).dryRun(true).build();
 
     @Test
     void isFoundByTheServiceLoader() {
-        assertThat(ServiceLoader.load(StoragePlugin.class).stream().map(ServiceLoader.Provider::type)).contains(LvmPlugin.class);
+        assertThat(ServiceLoader.load(StoragePlugin.class).stream().map(ServiceLoader.Provider::type))
+                .contains(LvmPlugin.class);
         assertThat(new LvmPlugin().type()).isEqualTo("lvm");
     }
 
@@ -38,11 +40,25 @@ class LvmPluginTest {
         assertThat(step.type()).isEqualTo(PropertySpec.PropertyType.INTEGER);
         assertThat(step.allowed()).containsExactly("1", "2", "4", "8", "16", "32");
         assertThat(step.defaultValue()).isEqualTo(32L);
-        assertThat("-10485760").matches(schema.property("saferemove_throughput").orElseThrow().pattern());
-        assertThat("10m").matches(schema.property("saferemove_throughput").orElseThrow().pattern());
-        assertThat("10; rm").doesNotMatch(schema.property("saferemove_throughput").orElseThrow().pattern());
-        assertThat(schema.properties()).map(PropertySpec::name).contains("saferemove", "tagged_only", "shared", "content",
-                "nodes", "disable", "bwlimit", "snapshot-as-volume-chain").doesNotHaveDuplicates()
+        assertThat("-10485760")
+                .matches(schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat("10m")
+                .matches(schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat("10; rm")
+                .doesNotMatch(
+                        schema.property("saferemove_throughput").orElseThrow().pattern());
+        assertThat(schema.properties())
+                .map(PropertySpec::name)
+                .contains(
+                        "saferemove",
+                        "tagged_only",
+                        "shared",
+                        "content",
+                        "nodes",
+                        "disable",
+                        "bwlimit",
+                        "snapshot-as-volume-chain")
+                .doesNotHaveDuplicates()
                 .doesNotContain("path", "format", "preallocation");
         assertThat(schema.content()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
         assertThat(schema.defaultContent()).containsExactly(ContentType.IMAGES);
@@ -51,9 +67,20 @@ class LvmPluginTest {
 
     @Test
     void optionsWithPvesDefaults() {
-        assertThat(LvmOptions.of(config(Map.of("vgname", "vg0")))).isEqualTo(new LvmOptions("vg0", false, 32, null, false));
-        assertThat(LvmOptions.of(config(Map.of("vgname", "vg0", "saferemove", true, "saferemove-stepsize", 4L,
-                "saferemove_throughput", "1048576", "tagged_only", true)))).isEqualTo(new LvmOptions("vg0", true, 4, "1048576", true));
+        assertThat(LvmOptions.of(config(Map.of("vgname", "vg0"))))
+                .isEqualTo(new LvmOptions("vg0", false, 32, null, false));
+        assertThat(LvmOptions.of(config(Map.of(
+                        "vgname",
+                        "vg0",
+                        "saferemove",
+                        true,
+                        "saferemove-stepsize",
+                        4L,
+                        "saferemove_throughput",
+                        "1048576",
+                        "tagged_only",
+                        true))))
+                .isEqualTo(new LvmOptions("vg0", true, 4, "1048576", true));
     }
 
     @Test
@@ -61,10 +88,13 @@ class LvmPluginTest {
         StorageConfig withBase = config(Map.of("vgname", "vg0", "base", "iscsi0:0.0.1.scsi-36001"));
         assertThatThrownBy(() -> new LvmPlugin().onAdd(withBase, context))
                 .isInstanceOf(StorageException.class)
-                .hasMessage("storage 'san': 'base' is not supported by vsm (it builds the volume group on an iSCSI LUN); "
-                        + "create the volume group with vgcreate and add the storage without 'base'")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.BAD_INPUT);
-        assertThatThrownBy(() -> new LvmPlugin().open(withBase, context)).hasMessageStartingWith("storage 'san': 'base' is not supported");
+                .hasMessage(
+                        "storage 'san': 'base' is not supported by vsm (it builds the volume group on an iSCSI LUN); "
+                                + "create the volume group with vgcreate and add the storage without 'base'")
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> new LvmPlugin().open(withBase, context))
+                .hasMessageStartingWith("storage 'san': 'base' is not supported");
     }
 
     @Test

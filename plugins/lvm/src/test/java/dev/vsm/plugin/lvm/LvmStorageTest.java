@@ -29,12 +29,27 @@ class LvmStorageTest {
     @Test
     void allocRunsPvesLvcreateAndTagsTheOwner() {
         TestLvmStorage t = san(Map.of());
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-100-disk-0");
-        assertThat(t.ran("/sbin/lvcreate")).containsExactly(List.of("/sbin/lvcreate", "-aly", "-Wy", "--yes", "--size", "4096k",
-                "--name", "vm-100-disk-0", "--setautoactivation", "n", "--addtag", "pve-vm-100", vg.name()));
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096)))
+                .isEqualTo("vm-100-disk-0");
+        assertThat(t.ran("/sbin/lvcreate"))
+                .containsExactly(List.of(
+                        "/sbin/lvcreate",
+                        "-aly",
+                        "-Wy",
+                        "--yes",
+                        "--size",
+                        "4096k",
+                        "--name",
+                        "vm-100-disk-0",
+                        "--setautoactivation",
+                        "n",
+                        "--addtag",
+                        "pve-vm-100",
+                        vg.name()));
         assertThat(vg.tags("vm-100-disk-0")).containsExactly("pve-vm-100");
         assertThat(vg.lvSize("vm-100-disk-0")).contains(4 * MIB);
-        assertThat(t.storage.allocImage(AllocRequest.of(100, "vm-100-cloudinit", VolumeFormat.RAW, 4096))).isEqualTo("vm-100-cloudinit");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, "vm-100-cloudinit", VolumeFormat.RAW, 4096)))
+                .isEqualTo("vm-100-cloudinit");
         assertThat(vg.lvNames()).containsExactly("vm-100-cloudinit", "vm-100-disk-0");
         assertThat(t.console.warnings()).isEmpty();
     }
@@ -46,9 +61,12 @@ class LvmStorageTest {
         vg.createLv("base-100-disk-2", 4);
         vg.createLv("vm-101-disk-3", 4);
         TestLvmStorage t = san(Map.of());
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024))).isEqualTo("vm-100-disk-3");
-        assertThat(t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, 1024))).isEqualTo("vm-101-disk-0");
-        assertThat(t.ran("/sbin/lvs")).allSatisfy(argv -> assertThat(argv).last().isEqualTo(vg.name()));
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024)))
+                .isEqualTo("vm-100-disk-3");
+        assertThat(t.storage.allocImage(AllocRequest.of(101, null, VolumeFormat.RAW, 1024)))
+                .isEqualTo("vm-101-disk-0");
+        assertThat(t.ran("/sbin/lvs"))
+                .allSatisfy(argv -> assertThat(argv).last().isEqualTo(vg.name()));
     }
 
     @Test
@@ -58,26 +76,34 @@ class LvmStorageTest {
                 .isInstanceOf(StorageException.class)
                 .hasMessage("storage 'san': not enough free space in volume group '" + vg.name()
                         + "' (63963136 bytes requested, 62914560 bytes free)")
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(Kind.FAILED);
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(Kind.FAILED);
         assertThat(t.ran("/sbin/lvcreate")).isEmpty();
         assertThat(vg.lvNames()).isEmpty();
         // exactly what is free fits (bytes compared with bytes)
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 60 * 1024))).isEqualTo("vm-100-disk-0");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 60 * 1024)))
+                .isEqualTo("vm-100-disk-0");
         assertThat(vg.freeBytes()).isZero();
     }
 
     @Test
     void badNamesAndFormatsAreRefusedBeforeLvm2Runs() {
         TestLvmStorage t = san(Map.of());
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100 disk", VolumeFormat.RAW, 1024)),
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, "vm-100 disk", VolumeFormat.RAW, 1024)),
                 "lvm name 'vm-100 disk' contains illegal characters");
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "disk-0", VolumeFormat.RAW, 1024)),
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, "disk-0", VolumeFormat.RAW, 1024)),
                 "unable to parse lvm volume name 'disk-0'");
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.qcow2", VolumeFormat.RAW, 1024)),
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0.qcow2", VolumeFormat.RAW, 1024)),
                 "volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)),
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)),
                 "snapshot-as-volume-chain option need to be enabled to use qcow2 format");
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, 1024)), "unsupported format 'vmdk'");
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.VMDK, 1024)),
+                "unsupported format 'vmdk'");
         assertThat(t.commands).isEmpty();
     }
 
@@ -85,7 +111,8 @@ class LvmStorageTest {
     void aTakenNameIsRefusedBeforeLvcreate() {
         vg.createLv("vm-100-disk-0", 4);
         TestLvmStorage t = san(Map.of());
-        assertBadInput(() -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0", VolumeFormat.RAW, 1024)),
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, "vm-100-disk-0", VolumeFormat.RAW, 1024)),
                 "disk image '/dev/" + vg.name() + "/vm-100-disk-0' already exists");
         assertThat(t.ran("/sbin/lvcreate")).isEmpty();
     }
@@ -95,8 +122,9 @@ class LvmStorageTest {
         TestLvmStorage t = TestLvmStorage.on(vg, null, Map.of("vgname", "nosuchvg"));
         t.storage.activate();
         assertThat(t.ran("/sbin/vgscan")).hasSize(1);
-        assertThat(t.console.warnings()).allSatisfy(w -> assertThat(w)
-                .startsWith("storage 'san': volume group 'nosuchvg' not found, and vgscan failed: "));
+        assertThat(t.console.warnings())
+                .allSatisfy(w -> assertThat(w)
+                        .startsWith("storage 'san': volume group 'nosuchvg' not found, and vgscan failed: "));
         assertThat(t.storage.status()).isEqualTo(StorageStatus.INACTIVE);
         assertThat(t.storage.listImages(null)).isEmpty();
         assertThatThrownBy(() -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024)))
@@ -127,7 +155,8 @@ class LvmStorageTest {
         List<VolumeInfo> all = t.storage.listImages(null);
         assertThat(t.ran("/sbin/lvs")).hasSize(before + 1);
         assertThat(t.ran("/sbin/lvs").get(before)).doesNotContain(vg.name()); // pve lists every VG once
-        assertThat(all).extracting(VolumeInfo::volid)
+        assertThat(all)
+                .extracting(VolumeInfo::volid)
                 .containsExactlyInAnyOrder("san:vm-100-disk-0", "san:vm-101-disk-0", "san:vm-102-disk-0");
         VolumeInfo v101 = all.stream().filter(v -> v.vmid() == 101).findFirst().orElseThrow();
         assertThat(v101.size()).isEqualTo(8 * MIB);
@@ -137,7 +166,8 @@ class LvmStorageTest {
         assertThat(t.storage.listImages(100)).extracting(VolumeInfo::volid).containsExactly("san:vm-100-disk-0");
 
         TestLvmStorage tagged = san(Map.of("tagged_only", true));
-        assertThat(tagged.storage.listImages(null)).extracting(VolumeInfo::volid)
+        assertThat(tagged.storage.listImages(null))
+                .extracting(VolumeInfo::volid)
                 .containsExactlyInAnyOrder("san:vm-100-disk-0", "san:vm-101-disk-0");
     }
 
@@ -148,8 +178,8 @@ class LvmStorageTest {
         var volume = t.storage.parseVolname("vm-100-disk-0");
         assertThat(t.storage.volumeSizeInfo(volume).virtualSize()).isEqualTo(4 * MIB);
         t.storage.volumeResize(volume, 12 * MIB);
-        assertThat(t.ran("/sbin/lvextend")).containsExactly(
-                List.of("/sbin/lvextend", "-L", "12288k", "/dev/" + vg.name() + "/vm-100-disk-0"));
+        assertThat(t.ran("/sbin/lvextend"))
+                .containsExactly(List.of("/sbin/lvextend", "-L", "12288k", "/dev/" + vg.name() + "/vm-100-disk-0"));
         assertThat(vg.lvSize("vm-100-disk-0")).contains(12 * MIB);
         t.storage.volumeResize(volume, 12 * MIB); // already that size: nothing to do
         assertThat(t.ran("/sbin/lvextend")).hasSize(1);
@@ -161,9 +191,11 @@ class LvmStorageTest {
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         vg.createLv("del-vm-100-disk-3", 4); // pending removals are saferemove's business
         assertThat(t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"))).isEmpty();
-        assertThat(t.ran("/sbin/lvremove")).containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/vm-100-disk-0"));
+        assertThat(t.ran("/sbin/lvremove"))
+                .containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/vm-100-disk-0"));
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-3");
-        assertBadInput(() -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")),
+        assertBadInput(
+                () -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")),
                 "volume 'san:vm-100-disk-0' does not exist");
     }
 
@@ -184,14 +216,17 @@ class LvmStorageTest {
         var volume = t.storage.parseVolname("vm-100-disk-0");
         t.storage.activateVolume(volume);
         String path = "/dev/" + vg.name() + "/vm-100-disk-0";
-        assertThat(t.ran("/sbin/lvchange")).containsExactly(List.of("/sbin/lvchange", "-aey", path),
-                List.of("/sbin/lvchange", "--refresh", path));
+        assertThat(t.ran("/sbin/lvchange"))
+                .containsExactly(List.of("/sbin/lvchange", "-aey", path), List.of("/sbin/lvchange", "--refresh", path));
         t.storage.deactivateVolume(volume); // no device node here: nothing to deactivate (pve's -b test)
         assertThat(t.ran("/sbin/lvchange")).hasSize(2);
     }
 
     static void assertBadInput(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {
-        assertThatThrownBy(call).isInstanceOf(StorageException.class).hasMessage(message)
-                .extracting(e -> ((StorageException) e).kind()).isEqualTo(Kind.BAD_INPUT);
+        assertThatThrownBy(call)
+                .isInstanceOf(StorageException.class)
+                .hasMessage(message)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(Kind.BAD_INPUT);
     }
 }

@@ -13,7 +13,9 @@ class LvmVolumeNamesTest {
     @Test
     void rawAndQcow2Names() {
         assertThat(LvmVolumeNames.parse("vm-100-disk-0"))
-                .isEqualTo(VolumeName.builder("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw").vmid(100).build());
+                .isEqualTo(VolumeName.builder("vm-100-disk-0", ContentType.IMAGES, "vm-100-disk-0", "raw")
+                        .vmid(100)
+                        .build());
         VolumeName q = LvmVolumeNames.parse("vm-101-disk-1.qcow2");
         assertThat(q.format()).isEqualTo("qcow2");
         assertThat(q.name()).isEqualTo("vm-101-disk-1.qcow2");
@@ -23,8 +25,11 @@ class LvmVolumeNamesTest {
 
     @Test
     void illegalCharacters() {
-        for (String bad : new String[] {"vm-100-disk 0", "vm-100-disk-0-", "-vm", "vm/100", "vm-100-disk-0:x", "a", ""}) {
-            assertThatThrownBy(() -> LvmVolumeNames.parse(bad)).as(bad).isInstanceOf(StorageException.class)
+        for (String bad :
+                new String[] {"vm-100-disk 0", "vm-100-disk-0-", "-vm", "vm/100", "vm-100-disk-0:x", "a", ""}) {
+            assertThatThrownBy(() -> LvmVolumeNames.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(StorageException.class)
                     .hasMessage("lvm name '" + bad + "' contains illegal characters");
         }
     }
@@ -39,15 +44,21 @@ class LvmVolumeNamesTest {
         assertThat(LvmVolumeNames.isVolumeName(longest + "x")).isFalse();
         dev.vsm.lvm.LvmNames.checkInGroup("vg", "vm-100-" + "x".repeat(115));
         assertThatThrownBy(() -> dev.vsm.lvm.LvmNames.checkInGroup("vg", "vm-100-" + "x".repeat(116)))
-                .hasMessageEndingWith("is too long for volume group 'vg' (2 + 123 characters, lvm2 takes at most 124 together)");
+                .hasMessageEndingWith(
+                        "is too long for volume group 'vg' (2 + 123 characters, lvm2 takes at most 124 together)");
     }
 
     @Test
     void namesThatAreNotVolumes() {
-        for (String bad : new String[] {"base-100-disk-0", "del-vm-100-disk-0", "vm-disk-0", "snap_vm-100-disk-0_s1.qcow2", "root"}) {
-            assertThatThrownBy(() -> LvmVolumeNames.parse(bad)).as(bad).hasMessage("unable to parse lvm volume name '" + bad + "'");
+        for (String bad :
+                new String[] {"base-100-disk-0", "del-vm-100-disk-0", "vm-disk-0", "snap_vm-100-disk-0_s1.qcow2", "root"
+                }) {
+            assertThatThrownBy(() -> LvmVolumeNames.parse(bad))
+                    .as(bad)
+                    .hasMessage("unable to parse lvm volume name '" + bad + "'");
         }
-        assertThatThrownBy(() -> LvmVolumeNames.parse("vm-99999999999-disk-0")).hasMessageContaining("VMID out of range");
+        assertThatThrownBy(() -> LvmVolumeNames.parse("vm-99999999999-disk-0"))
+                .hasMessageContaining("VMID out of range");
         assertThat(LvmVolumeNames.isVolumeName("vm-1-a")).isTrue();
         assertThat(LvmVolumeNames.isVolumeName("del-vm-1-a")).isFalse();
     }
@@ -58,10 +69,13 @@ class LvmVolumeNamesTest {
         LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "qcow2");
         LvmVolumeNames.checkFormat("vm-100-disk-0", "vmdk");
         assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "raw"))
-                .hasMessage("volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
+                .hasMessage(
+                        "volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
         assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0", "qcow2"))
-                .hasMessage("volume name 'vm-100-disk-0' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
+                .hasMessage(
+                        "volume name 'vm-100-disk-0' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
         assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.raw", "qcow2"))
-                .hasMessage("volume name 'vm-100-disk-0.raw' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
+                .hasMessage(
+                        "volume name 'vm-100-disk-0.raw' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
     }
 }

@@ -62,20 +62,27 @@ class SafeRemovalTest {
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         Optional<Runnable> task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"));
 
-        assertThat(t.ran("/sbin/lvrename")).containsExactly(List.of("/sbin/lvrename", vg.name(), "vm-100-disk-0", "del-vm-100-disk-0"));
+        assertThat(t.ran("/sbin/lvrename"))
+                .containsExactly(List.of("/sbin/lvrename", vg.name(), "vm-100-disk-0", "del-vm-100-disk-0"));
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0");
         assertThat(t.ran("/sbin/lvremove")).isEmpty();
 
         task.orElseThrow().run();
-        assertThat(t.ran("/sbin/lvchange")).containsExactly(List.of("/sbin/lvchange", "-aly", path("del-vm-100-disk-0")),
-                List.of("/sbin/lvchange", "--refresh", path("del-vm-100-disk-0")));
-        assertThat(t.ran("/sbin/lvremove")).containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
+        assertThat(t.ran("/sbin/lvchange"))
+                .containsExactly(
+                        List.of("/sbin/lvchange", "-aly", path("del-vm-100-disk-0")),
+                        List.of("/sbin/lvchange", "--refresh", path("del-vm-100-disk-0")));
+        assertThat(t.ran("/sbin/lvremove"))
+                .containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
         assertThat(vg.lvNames()).isEmpty();
-        assertThat(t.console.infos()).containsExactly(
-                "zero-out data on image vm-100-disk-0 (" + path("del-vm-100-disk-0") + ")",
-                "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
-        assertThat(t.console.warnings()).containsExactly("skip zero-out for volume '" + path("del-vm-100-disk-0")
-                + "' - it is not a block device (the activated LV has no device node: no device-mapper on this host?)");
+        assertThat(t.console.infos())
+                .containsExactly(
+                        "zero-out data on image vm-100-disk-0 (" + path("del-vm-100-disk-0") + ")",
+                        "successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
+        assertThat(t.console.warnings())
+                .containsExactly(
+                        "skip zero-out for volume '" + path("del-vm-100-disk-0")
+                                + "' - it is not a block device (the activated LV has no device node: no device-mapper on this host?)");
     }
 
     @Test
@@ -83,7 +90,8 @@ class SafeRemovalTest {
         TestLvmStorage t = san();
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"));
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096))).isEqualTo("vm-100-disk-1");
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096)))
+                .isEqualTo("vm-100-disk-1");
     }
 
     @Test
@@ -92,9 +100,14 @@ class SafeRemovalTest {
         vg.createLv("del-root", 4); // not a volume of ours: left alone
         TestLvmStorage t = san();
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
-        t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow().run();
-        assertThat(t.ran("/sbin/lvremove")).containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-5"),
-                List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
+        t.storage
+                .freeImage(t.storage.parseVolname("vm-100-disk-0"))
+                .orElseThrow()
+                .run();
+        assertThat(t.ran("/sbin/lvremove"))
+                .containsExactly(
+                        List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-5"),
+                        List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
         assertThat(vg.lvNames()).containsExactly("del-root");
     }
 
@@ -104,8 +117,9 @@ class SafeRemovalTest {
         vg.createLv("del-vm-100-disk-0", 4);
         TestLvmStorage t = san();
         assertThatThrownBy(() -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")))
-                .hasMessage("storage 'san': " + vg.name() + "/del-vm-100-disk-0 from an earlier removal is still there; "
-                        + "finish it with 'vsm cleanup san' and free the volume again");
+                .hasMessage(
+                        "storage 'san': " + vg.name() + "/del-vm-100-disk-0 from an earlier removal is still there; "
+                                + "finish it with 'vsm cleanup san' and free the volume again");
         assertThat(t.ran("/sbin/lvrename")).isEmpty();
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0", "vm-100-disk-0");
     }
@@ -122,14 +136,18 @@ class SafeRemovalTest {
         pending.task().run();
         assertThat(vg.lvNames()).containsExactly("del-swap");
         assertThat(t.storage.pendingCleanup()).isEmpty();
-        assertBadInput(() -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-5")), "volume 'san:vm-100-disk-5' does not exist");
+        assertBadInput(
+                () -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-5")),
+                "volume 'san:vm-100-disk-5' does not exist");
     }
 
     @Test
     void aVolumeClaimedByAnotherProcessIsLeftToIt() throws Exception {
         vg.createLv("del-vm-100-disk-5", 4);
-        String uuid = vg.lvm("lvs", "--noheadings", "-o", "lv_uuid", vg.name() + "/del-vm-100-disk-5").strip();
-        FileStorageLocks other = new FileStorageLocks(new FileLocks(locks, new PrintStream(PrintStream.nullOutputStream())));
+        String uuid = vg.lvm("lvs", "--noheadings", "-o", "lv_uuid", vg.name() + "/del-vm-100-disk-5")
+                .strip();
+        FileStorageLocks other =
+                new FileStorageLocks(new FileLocks(locks, new PrintStream(PrintStream.nullOutputStream())));
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Future<Boolean> holder = pool.submit(() -> other.tryExclusive("lvm-lv-" + uuid, () -> {
@@ -144,8 +162,9 @@ class SafeRemovalTest {
 
         TestLvmStorage t = san();
         t.storage.pendingCleanup().orElseThrow().task().run();
-        assertThat(t.console.infos()).containsExactly("volume " + vg.name()
-                + "/del-vm-100-disk-5 is being removed by another vsm process - leaving it to that one");
+        assertThat(t.console.infos())
+                .containsExactly("volume " + vg.name()
+                        + "/del-vm-100-disk-5 is being removed by another vsm process - leaving it to that one");
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-5");
 
         release.countDown();
@@ -159,17 +178,24 @@ class SafeRemovalTest {
         TestLvmStorage t = san();
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(8L << 20);
-             DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
+                DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
             scratch.fillRandom(42);
             assertThat(scratch.nonZeroBytes()).isGreaterThan(8_000_000);
-            t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow().run();
+            t.storage
+                    .freeImage(t.storage.parseVolname("vm-100-disk-0"))
+                    .orElseThrow()
+                    .run();
             assertThat(scratch.nonZeroBytes()).isZero();
         }
         assertThat(vg.lvNames()).isEmpty();
         assertThat(t.console.warnings()).isEmpty();
-        assertThat(t.console.infos()).first().isEqualTo("zero-out data on image vm-100-disk-0 (" + path("del-vm-100-disk-0") + ")");
-        assertThat(t.console.infos()).last().isEqualTo("successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
+        assertThat(t.console.infos())
+                .first()
+                .isEqualTo("zero-out data on image vm-100-disk-0 (" + path("del-vm-100-disk-0") + ")");
+        assertThat(t.console.infos())
+                .last()
+                .isEqualTo("successfully removed volume vm-100-disk-0 (" + vg.name() + "/del-vm-100-disk-0)");
     }
 
     @Test
@@ -179,16 +205,23 @@ class SafeRemovalTest {
             asked.add(device + " " + stepMiB + " " + throughput);
             throw StorageException.failed("blkdiscard: BLKZEROOUT ioctl failed: Input/output error");
         };
-        TestLvmStorage t = TestLvmStorage.withZeroOut(vg, locks, Map.of("saferemove", true, "saferemove-stepsize", 4L,
-                "saferemove_throughput", "1048576"), failing);
+        TestLvmStorage t = TestLvmStorage.withZeroOut(
+                vg,
+                locks,
+                Map.of("saferemove", true, "saferemove-stepsize", 4L, "saferemove_throughput", "1048576"),
+                failing);
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(4L << 20);
-             DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
+                DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-0", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
-            Runnable task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow();
-            assertThatThrownBy(task::run).isInstanceOf(StorageException.class)
-                    .hasMessage("storage 'san': zero-out of " + vg.name() + "/del-vm-100-disk-0 failed, the volume stays until "
-                            + "it is done (run 'vsm cleanup san') - blkdiscard: BLKZEROOUT ioctl failed: Input/output error");
+            Runnable task =
+                    t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow();
+            assertThatThrownBy(task::run)
+                    .isInstanceOf(StorageException.class)
+                    .hasMessage(
+                            "storage 'san': zero-out of " + vg.name()
+                                    + "/del-vm-100-disk-0 failed, the volume stays until "
+                                    + "it is done (run 'vsm cleanup san') - blkdiscard: BLKZEROOUT ioctl failed: Input/output error");
         }
         assertThat(asked).containsExactly(path("del-vm-100-disk-0") + " 4 1048576");
         assertThat(t.ran("/sbin/lvremove")).isEmpty();
@@ -204,12 +237,16 @@ class SafeRemovalTest {
         TestLvmStorage t = TestLvmStorage.withZeroOut(vg, locks, SAFE, interrupted);
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         try (LoopDevice scratch = LoopDevice.create(4L << 20);
-             DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-5", scratch.path())) {
+                DeviceNode node = DeviceNode.link(vg.name(), "del-vm-100-disk-5", scratch.path())) {
             assertThat(node.link()).isSymbolicLink();
-            Runnable task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow();
-            assertThatThrownBy(task::run).isInstanceOf(InterruptedCommandException.class).hasMessage("storage 'san': zero-out of "
-                    + vg.name() + "/del-vm-100-disk-5 stopped, the volume stays until it is done (run 'vsm cleanup san') - "
-                    + "blkdiscard stopped by SIGINT");
+            Runnable task =
+                    t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow();
+            assertThatThrownBy(task::run)
+                    .isInstanceOf(InterruptedCommandException.class)
+                    .hasMessage("storage 'san': zero-out of "
+                            + vg.name()
+                            + "/del-vm-100-disk-5 stopped, the volume stays until it is done (run 'vsm cleanup san') - "
+                            + "blkdiscard stopped by SIGINT");
         }
         assertThat(t.ran("/sbin/lvremove")).isEmpty();
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-0", "del-vm-100-disk-5");
@@ -219,11 +256,15 @@ class SafeRemovalTest {
     void dryRunPrintsEveryStepAndChangesNothing() {
         vg.createLv("vm-100-disk-0", 4);
         TestLvmStorage t = TestLvmStorage.dryRun(vg, SAFE);
-        t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")).orElseThrow().run();
-        assertThat(t.console.commands()).startsWith(
-                "/sbin/lvrename " + vg.name() + " vm-100-disk-0 del-vm-100-disk-0",
-                "/sbin/lvchange -aly " + path("del-vm-100-disk-0"),
-                "/sbin/lvchange --refresh " + path("del-vm-100-disk-0"));
+        t.storage
+                .freeImage(t.storage.parseVolname("vm-100-disk-0"))
+                .orElseThrow()
+                .run();
+        assertThat(t.console.commands())
+                .startsWith(
+                        "/sbin/lvrename " + vg.name() + " vm-100-disk-0 del-vm-100-disk-0",
+                        "/sbin/lvchange -aly " + path("del-vm-100-disk-0"),
+                        "/sbin/lvchange --refresh " + path("del-vm-100-disk-0"));
         assertThat(t.console.commands()).last().isEqualTo("/sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0");
         assertThat(t.console.commands()).hasSize(5); // the fourth: the zero-out engine's command
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");

@@ -33,11 +33,16 @@ final class TestLvmStorage {
     final StorageContext context;
     final LvmStorage storage;
 
-    private TestLvmStorage(LoopVolumeGroup vg, Path lockDir, Map<String, Object> properties, boolean dryRun, ZeroOut zeroOut) {
-        StorageLocks locks = lockDir == null ? StorageLocks.NONE
+    private TestLvmStorage(
+            LoopVolumeGroup vg, Path lockDir, Map<String, Object> properties, boolean dryRun, ZeroOut zeroOut) {
+        StorageLocks locks = lockDir == null
+                ? StorageLocks.NONE
                 : new FileStorageLocks(new FileLocks(lockDir, new PrintStream(PrintStream.nullOutputStream())));
-        DefaultStorageContext real = DefaultStorageContext.builder(console).dryRun(dryRun).locks(locks)
-                .environment(Environment.system().with(vg.environment())).build();
+        DefaultStorageContext real = DefaultStorageContext.builder(console)
+                .dryRun(dryRun)
+                .locks(locks)
+                .environment(Environment.system().with(vg.environment()))
+                .build();
         this.context = new Recording(real, commands, zeroOut == null ? real.zeroOut() : zeroOut);
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("vgname", vg.name());
@@ -54,7 +59,8 @@ final class TestLvmStorage {
     }
 
     /** With another zero-out engine (to make the wipe fail). */
-    static TestLvmStorage withZeroOut(LoopVolumeGroup vg, Path lockDir, Map<String, Object> properties, ZeroOut zeroOut) {
+    static TestLvmStorage withZeroOut(
+            LoopVolumeGroup vg, Path lockDir, Map<String, Object> properties, ZeroOut zeroOut) {
         return new TestLvmStorage(vg, lockDir, properties, false, zeroOut);
     }
 

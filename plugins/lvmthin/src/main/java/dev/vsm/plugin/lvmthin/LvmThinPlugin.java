@@ -40,16 +40,23 @@ public final class LvmThinPlugin implements StoragePlugin {
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string(VGNAME, "the LVM volume group").asRequired().asFixed().withPattern(LvmNames.REGEX),
-            PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group").asRequired().asFixed()
-                    .withPattern(LvmNames.REGEX),
-            PropertySpec.number(MAX_OVERPROVISION, "refuse allocations, clones and resizes that would make the thin volumes' "
-                    + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)")
-                    .withPattern(POSITIVE_RATIO),
-            CommonProperties.nodes(),
-            CommonProperties.disable(),
-            CommonProperties.content(CONTENT),
-            CommonProperties.bwlimit()))
+                    PropertySpec.string(VGNAME, "the LVM volume group")
+                            .asRequired()
+                            .asFixed()
+                            .withPattern(LvmNames.REGEX),
+                    PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group")
+                            .asRequired()
+                            .asFixed()
+                            .withPattern(LvmNames.REGEX),
+                    PropertySpec.number(
+                                    MAX_OVERPROVISION,
+                                    "refuse allocations, clones and resizes that would make the thin volumes' "
+                                            + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)")
+                            .withPattern(POSITIVE_RATIO),
+                    CommonProperties.nodes(),
+                    CommonProperties.disable(),
+                    CommonProperties.content(CONTENT),
+                    CommonProperties.bwlimit()))
             .content(CONTENT, CONTENT)
             .formats(List.of("raw"), "raw")
             .build();
@@ -81,7 +88,9 @@ public final class LvmThinPlugin implements StoragePlugin {
     /** The volume group's physical volumes. */
     @Override
     public Map<Path, String> devices(StorageConfig config, StorageContext context) {
-        return config.string(VGNAME).map(vg -> LvmScans.physicalVolumes(vg, context)).orElse(Map.of());
+        return config.string(VGNAME)
+                .map(vg -> LvmScans.physicalVolumes(vg, context))
+                .orElse(Map.of());
     }
 
     @Override

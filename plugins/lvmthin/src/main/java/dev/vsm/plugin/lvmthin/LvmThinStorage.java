@@ -59,7 +59,8 @@ final class LvmThinStorage implements Storage {
         this.console = context.console();
         this.options = ThinOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
-        this.guard = new OverprovisionGuard(config.id(), options.vgname(), options.thinpool(), options.maxOverprovision());
+        this.guard =
+                new OverprovisionGuard(config.id(), options.vgname(), options.thinpool(), options.maxOverprovision());
     }
 
     @Override
@@ -111,8 +112,9 @@ final class LvmThinStorage implements Storage {
     @Override
     public void activate() {
         lvm.findGroupOrScan(config.id(), vg());
-        LogicalVolume pool = lvm.lvs(null).find(vg(), options.thinpool()).orElseThrow(
-                () -> StorageException.failed("no such logical volume %s/%s", vg(), options.thinpool()));
+        LogicalVolume pool = lvm.lvs(null)
+                .find(vg(), options.thinpool())
+                .orElseThrow(() -> StorageException.failed("no such logical volume %s/%s", vg(), options.thinpool()));
         if (!pool.active()) {
             lvm.activateThin(vg(), pool.name());
         }
@@ -131,8 +133,8 @@ final class LvmThinStorage implements Storage {
      */
     @Override
     public StorageStatus status() {
-        Optional<LogicalVolume> pool = lvm.lvs(null).find(vg(), options.thinpool())
-                .filter(lv -> lv.isThinPool() && lv.size() > 0);
+        Optional<LogicalVolume> pool =
+                lvm.lvs(null).find(vg(), options.thinpool()).filter(lv -> lv.isThinPool() && lv.size() > 0);
         if (pool.isEmpty() || !(pool.get().active() || poolActivated)) {
             return StorageStatus.INACTIVE;
         }
@@ -204,7 +206,9 @@ final class LvmThinStorage implements Storage {
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
         LvsReport lvs = lvm.lvs(vg());
-        List<String> snapshots = lvs.names(vg()).stream().filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name())).toList();
+        List<String> snapshots = lvs.names(vg()).stream()
+                .filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name()))
+                .toList();
         boolean exists = lvs.find(vg(), volume.name()).isPresent();
         if (!exists && snapshots.isEmpty()) {
             throw doesNotExist(volume);
@@ -228,7 +232,9 @@ final class LvmThinStorage implements Storage {
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VolumeInfo> images = new ArrayList<>();
         for (LogicalVolume lv : lvm.lvs(null).inGroup(vg())) {
-            if (lv.type() != 'V' || !lv.poolLv().equals(options.thinpool()) || !ThinVolumeNames.isVolumeName(lv.name())
+            if (lv.type() != 'V'
+                    || !lv.poolLv().equals(options.thinpool())
+                    || !ThinVolumeNames.isVolumeName(lv.name())
                     || ImportTag.isImporting(lv)) {
                 continue;
             }
@@ -236,8 +242,11 @@ final class LvmThinStorage implements Storage {
             if (vmid != null && !vmid.equals(name.vmid())) {
                 continue;
             }
-            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES).size(lv.size())
-                    .vmid(name.vmid()).ctime(lv.ctime()).build());
+            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES)
+                    .size(lv.size())
+                    .vmid(name.vmid())
+                    .ctime(lv.ctime())
+                    .build());
         }
         return images;
     }
@@ -246,8 +255,11 @@ final class LvmThinStorage implements Storage {
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         LogicalVolume lv = existing(lvm.lvs(vg()), volume);
-        return ImageInfo.builder("raw").virtualSize(lv.size()).actualSize((long) (lv.dataPercent() * lv.size() / 100))
-                .ctime(lv.ctime()).build();
+        return ImageInfo.builder("raw")
+                .virtualSize(lv.size())
+                .actualSize((long) (lv.dataPercent() * lv.size() / 100))
+                .ctime(lv.ctime())
+                .build();
     }
 
     /** {@code lvextend -L <KiB>k}, within the over-provisioning guard; nothing when the volume is that large already. */
@@ -325,7 +337,8 @@ final class LvmThinStorage implements Storage {
         existing(lvs, volume);
         String lv = ThinVolumeNames.snapshotLv(volume.name(), snapshot);
         if (lvs.find(vg(), lv).isPresent()) {
-            throw StorageException.badInput("snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
+            throw StorageException.badInput(
+                    "snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
         }
         refuseWhenFull(lvs, "snapshot " + volume.name() + " as " + lv);
         lvm.thinSnapshot(vg(), volume.name(), lv);
@@ -366,14 +379,16 @@ final class LvmThinStorage implements Storage {
     @Override
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
         if (volume.isBase()) {
-            throw StorageException.badInput("rename is not available for base volume '%s:%s'", config.id(), volume.volname());
+            throw StorageException.badInput(
+                    "rename is not available for base volume '%s:%s'", config.id(), volume.volname());
         }
         LvsReport lvs = lvm.lvs(vg());
         existing(lvs, volume);
         List<String> names = lvs.names(vg());
         for (String lv : names) {
             if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
-                throw StorageException.badInput("can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
+                throw StorageException.badInput(
+                        "can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
             }
         }
         String target = targetName;
@@ -401,8 +416,14 @@ final class LvmThinStorage implements Storage {
 
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE, Operation.CREATE_BASE, Operation.CLONE, Operation.RENAME, Operation.SNAPSHOT,
-                Operation.IMPORT_IMAGE, Operation.WIPE);
+        return Set.of(
+                Operation.RESIZE,
+                Operation.CREATE_BASE,
+                Operation.CLONE,
+                Operation.RENAME,
+                Operation.SNAPSHOT,
+                Operation.IMPORT_IMAGE,
+                Operation.WIPE);
     }
 
     /**
@@ -413,7 +434,8 @@ final class LvmThinStorage implements Storage {
     @Override
     public void wipeVolume(VolumeName volume, Integer stepMiB, String throughput) {
         if (volume.isBase()) {
-            throw StorageException.badInput("storage '%s': '%s' is a read-only base volume - not zeroing it (free it instead)",
+            throw StorageException.badInput(
+                    "storage '%s': '%s' is a read-only base volume - not zeroing it (free it instead)",
                     config.id(), volume.volname());
         }
         if (!context.dryRun() && lvm.lvs(vg()).find(vg(), volume.name()).isEmpty()) {
@@ -447,7 +469,8 @@ final class LvmThinStorage implements Storage {
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(PendingCleanup.of(abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
+        return Optional.of(PendingCleanup.of(
+                abandoned.stream().map(LogicalVolume::name).toList(), imports().remove(abandoned)));
     }
 
     @Override
@@ -478,8 +501,9 @@ final class LvmThinStorage implements Storage {
     }
 
     private LogicalVolume existingSnapshot(LvsReport lvs, VolumeName volume, String snapshot) {
-        return lvs.find(vg(), ThinVolumeNames.snapshotLv(volume.name(), snapshot)).orElseThrow(() -> StorageException.badInput(
-                "snapshot '%s' of volume '%s:%s' does not exist", snapshot, config.id(), volume.volname()));
+        return lvs.find(vg(), ThinVolumeNames.snapshotLv(volume.name(), snapshot))
+                .orElseThrow(() -> StorageException.badInput(
+                        "snapshot '%s' of volume '%s:%s' does not exist", snapshot, config.id(), volume.volname()));
     }
 
     private StorageException doesNotExist(VolumeName volume) {

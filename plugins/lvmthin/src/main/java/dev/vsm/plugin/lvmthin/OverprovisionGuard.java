@@ -37,21 +37,26 @@ record OverprovisionGuard(String storageId, String vg, String pool, Double ratio
         if (ratio == null) {
             return;
         }
-        LogicalVolume poolLv = lvs.find(vg, pool).filter(LogicalVolume::isThinPool).orElseThrow(
-                () -> StorageException.failed("no such thin pool %s/%s (storage '%s')", vg, pool, storageId));
+        LogicalVolume poolLv = lvs.find(vg, pool)
+                .filter(LogicalVolume::isThinPool)
+                .orElseThrow(
+                        () -> StorageException.failed("no such thin pool %s/%s (storage '%s')", vg, pool, storageId));
         long sum = thinVolumeSizes(lvs);
         long after = sum + addedBytes;
         if (after > ratio * poolLv.size()) {
             String r = BigDecimal.valueOf(ratio).stripTrailingZeros().toPlainString();
-            throw StorageException.failed("storage '%s': cannot %s (%d bytes): the thin volumes of pool %s/%s would add up "
-                    + "to %d bytes (now %d), more than max-overprovision %s x the pool size %d bytes", storageId, what,
-                    addedBytes, vg, pool, after, sum, r, poolLv.size());
+            throw StorageException.failed(
+                    "storage '%s': cannot %s (%d bytes): the thin volumes of pool %s/%s would add up "
+                            + "to %d bytes (now %d), more than max-overprovision %s x the pool size %d bytes",
+                    storageId, what, addedBytes, vg, pool, after, sum, r, poolLv.size());
         }
     }
 
     /** The sum of the virtual sizes of the pool's thin volumes. */
     long thinVolumeSizes(LvsReport lvs) {
-        return lvs.inGroup(vg).stream().filter(lv -> lv.type() == 'V' && lv.poolLv().equals(pool))
-                .mapToLong(LogicalVolume::size).sum();
+        return lvs.inGroup(vg).stream()
+                .filter(lv -> lv.type() == 'V' && lv.poolLv().equals(pool))
+                .mapToLong(LogicalVolume::size)
+                .sum();
     }
 }

@@ -11,7 +11,11 @@ import java.util.Set;
  * for a base volume, else {@code current}.
  */
 final class ThinFeatures {
-    private enum Key { CURRENT, BASE, SNAP }
+    private enum Key {
+        CURRENT,
+        BASE,
+        SNAP
+    }
 
     private static final Map<Feature, Set<Key>> TABLE = Map.of(
             Feature.SNAPSHOT, Set.of(Key.CURRENT),

@@ -25,12 +25,15 @@ record ThinOptions(String vgname, String thinpool, Double maxOverprovision) {
     static ThinOptions of(StorageConfig config) {
         String vg = required(config, LvmThinPlugin.VGNAME);
         String pool = required(config, LvmThinPlugin.THINPOOL);
-        Double ratio = config.get(LvmThinPlugin.MAX_OVERPROVISION).map(v -> ((Number) v).doubleValue()).orElse(null);
+        Double ratio = config.get(LvmThinPlugin.MAX_OVERPROVISION)
+                .map(v -> ((Number) v).doubleValue())
+                .orElse(null);
         return new ThinOptions(vg, pool, ratio);
     }
 
     private static String required(StorageConfig config, String key) {
-        return config.string(key).orElseThrow(
-                () -> StorageException.badInput("storage '%s': missing value for required option '%s'", config.id(), key));
+        return config.string(key)
+                .orElseThrow(() -> StorageException.badInput(
+                        "storage '%s': missing value for required option '%s'", config.id(), key));
     }
 }

@@ -34,7 +34,8 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
     StorageStatus status() {
         long used = pool.used();
         return StorageStatus.of(pool.size(), used, pool.size() - used, true)
-                .withMetadata(MetadataUsage.of(pool.metadataUsed(), pool.metadataSize())).withWarnings(warnings());
+                .withMetadata(MetadataUsage.of(pool.metadataUsed(), pool.metadataSize()))
+                .withWarnings(warnings());
     }
 
     /**
@@ -46,9 +47,15 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
     List<String> warnings() {
         List<String> warnings = new ArrayList<>();
         if (pool.attr().length() > 7 && pool.attr().charAt(7) != 'z') {
-            warnings.add(String.format(Locale.ROOT, "storage '%s': thin pool %s/%s does not zero new blocks (lvs -o zero) - "
-                    + "a new volume may read what a freed or wiped one held; turn it on with lvchange -Zy %s/%s",
-                    storageId, pool.vg(), pool.name(), pool.vg(), pool.name()));
+            warnings.add(String.format(
+                    Locale.ROOT,
+                    "storage '%s': thin pool %s/%s does not zero new blocks (lvs -o zero) - "
+                            + "a new volume may read what a freed or wiped one held; turn it on with lvchange -Zy %s/%s",
+                    storageId,
+                    pool.vg(),
+                    pool.name(),
+                    pool.vg(),
+                    pool.name()));
         }
         if (pool.dataPercent() > WARN_PERCENT) {
             warnings.add(warning("data", pool.dataPercent()));
@@ -67,15 +74,34 @@ record ThinPoolUsage(String storageId, LogicalVolume pool) {
      */
     void refuseWhenFull(String what) {
         if (pool.dataPercent() >= 100 || pool.metadataPercent() >= 100) {
-            throw StorageException.failed("%s", String.format(Locale.ROOT, "storage '%s': cannot %s: thin pool %s/%s is full (data "
-                    + "%.2f%%, metadata %.2f%%) - extend the pool (lvextend -L +<size> %s/%s, or --poolmetadatasize for "
-                    + "metadata) or free volumes", storageId, what, pool.vg(), pool.name(), pool.dataPercent(),
-                    pool.metadataPercent(), pool.vg(), pool.name()));
+            throw StorageException.failed(
+                    "%s",
+                    String.format(
+                            Locale.ROOT,
+                            "storage '%s': cannot %s: thin pool %s/%s is full (data "
+                                    + "%.2f%%, metadata %.2f%%) - extend the pool (lvextend -L +<size> %s/%s, or --poolmetadatasize for "
+                                    + "metadata) or free volumes",
+                            storageId,
+                            what,
+                            pool.vg(),
+                            pool.name(),
+                            pool.dataPercent(),
+                            pool.metadataPercent(),
+                            pool.vg(),
+                            pool.name()));
         }
     }
 
     private String warning(String what, double percent) {
-        return String.format(Locale.ROOT, "storage '%s': thin pool %s/%s %s is %.2f%% full (warning above %.0f%%) - "
-                + "extend the pool or free volumes before it fills up", storageId, pool.vg(), pool.name(), what, percent, WARN_PERCENT);
+        return String.format(
+                Locale.ROOT,
+                "storage '%s': thin pool %s/%s %s is %.2f%% full (warning above %.0f%%) - "
+                        + "extend the pool or free volumes before it fills up",
+                storageId,
+                pool.vg(),
+                pool.name(),
+                what,
+                percent,
+                WARN_PERCENT);
     }
 }

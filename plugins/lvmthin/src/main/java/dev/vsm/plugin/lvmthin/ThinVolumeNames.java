@@ -34,7 +34,9 @@ final class ThinVolumeNames {
         } catch (NumberFormatException e) {
             throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
         }
-        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), "raw").vmid(vmid).isBase(m.group(2).equals("base"))
+        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), "raw")
+                .vmid(vmid)
+                .isBase(m.group(2).equals("base"))
                 .build();
     }
 

@@ -33,7 +33,8 @@ class LvmThinPluginTest {
     @Test
     void schemaAsPveWithTheOverprovisionRatio() {
         PluginSchema s = plugin.schema();
-        assertThat(s.properties()).extracting(PropertySpec::name)
+        assertThat(s.properties())
+                .extracting(PropertySpec::name)
                 .containsExactly("vgname", "thinpool", "max-overprovision", "nodes", "disable", "content", "bwlimit");
         assertThat(s.property("vgname").orElseThrow()).matches(p -> p.required() && p.fixed());
         assertThat(s.property("thinpool").orElseThrow()).matches(p -> p.required() && p.fixed());
@@ -45,11 +46,16 @@ class LvmThinPluginTest {
 
     @Test
     void theRatioMustBePositive() {
-        assertThatCode(() -> plugin.onAdd(section(Map.of("max-overprovision", 1.5)), null)).doesNotThrowAnyException();
-        assertThatCode(() -> plugin.onAdd(section(Map.of("max-overprovision", 20L)), null)).doesNotThrowAnyException();
-        Pattern ratio = Pattern.compile(plugin.schema().property("max-overprovision").orElseThrow().pattern());
-        assertThat(List.of("1.5", "20", "+4", ".5", "0.01")).allMatch(v -> ratio.matcher(v).matches());
-        assertThat(List.of("0", "0.0", "-1", "NaN", "Infinity", "lots", "", "1e3")).noneMatch(v -> ratio.matcher(v).matches());
+        assertThatCode(() -> plugin.onAdd(section(Map.of("max-overprovision", 1.5)), null))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> plugin.onAdd(section(Map.of("max-overprovision", 20L)), null))
+                .doesNotThrowAnyException();
+        Pattern ratio = Pattern.compile(
+                plugin.schema().property("max-overprovision").orElseThrow().pattern());
+        assertThat(List.of("1.5", "20", "+4", ".5", "0.01"))
+                .allMatch(v -> ratio.matcher(v).matches());
+        assertThat(List.of("0", "0.0", "-1", "NaN", "Infinity", "lots", "", "1e3"))
+                .noneMatch(v -> ratio.matcher(v).matches());
     }
 
     @Test

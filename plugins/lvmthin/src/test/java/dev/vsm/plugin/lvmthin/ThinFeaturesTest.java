@@ -16,14 +16,16 @@ class ThinFeaturesTest {
     private static final VolumeName BASE = ThinVolumeNames.parse("base-100-disk-0");
 
     private static Set<Feature> features(VolumeName volume, String snapshot) {
-        return Arrays.stream(Feature.values()).filter(f -> ThinFeatures.has(f, volume, snapshot))
+        return Arrays.stream(Feature.values())
+                .filter(f -> ThinFeatures.has(f, volume, snapshot))
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(Feature.class)));
     }
 
     @Test
     void currentVolumes() {
-        assertThat(features(CURRENT, null)).containsExactlyInAnyOrder(Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY,
-                Feature.SPARSEINIT, Feature.RENAME);
+        assertThat(features(CURRENT, null))
+                .containsExactlyInAnyOrder(
+                        Feature.SNAPSHOT, Feature.TEMPLATE, Feature.COPY, Feature.SPARSEINIT, Feature.RENAME);
     }
 
     @Test

@@ -19,14 +19,16 @@ record Quota(long bytes) {
     }
 
     static Quota of(StorageConfig config) {
-        String text = config.string(QuotaDirPlugin.VM_QUOTA).orElseThrow(
-                () -> StorageException.badInput("storage '%s': %s is missing", config.id(), QuotaDirPlugin.VM_QUOTA));
+        String text = config.string(QuotaDirPlugin.VM_QUOTA)
+                .orElseThrow(() ->
+                        StorageException.badInput("storage '%s': %s is missing", config.id(), QuotaDirPlugin.VM_QUOTA));
         return parse(config.id(), text);
     }
 
     static Quota parse(String storage, String text) {
         if (!text.matches(PATTERN)) {
-            throw StorageException.badInput("storage '%s': %s '%s' is not a size such as 10G", storage, QuotaDirPlugin.VM_QUOTA, text);
+            throw StorageException.badInput(
+                    "storage '%s': %s '%s' is not a size such as 10G", storage, QuotaDirPlugin.VM_QUOTA, text);
         }
         long number = Long.parseLong(text.substring(0, text.length() - 1));
         int shift = switch (Character.toUpperCase(text.charAt(text.length() - 1))) {
@@ -36,7 +38,8 @@ record Quota(long bytes) {
             default -> 40;
         };
         if (number > Long.MAX_VALUE >> shift) {
-            throw StorageException.badInput("storage '%s': %s '%s' is too large", storage, QuotaDirPlugin.VM_QUOTA, text);
+            throw StorageException.badInput(
+                    "storage '%s': %s '%s' is too large", storage, QuotaDirPlugin.VM_QUOTA, text);
         }
         return new Quota(number << shift);
     }

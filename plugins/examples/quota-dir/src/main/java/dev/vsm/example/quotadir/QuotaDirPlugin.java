@@ -28,16 +28,22 @@ public final class QuotaDirPlugin implements StoragePlugin {
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(List.of(
-            PropertySpec.string(DirLayout.PATH, "the directory holding the images").asRequired().asFixed().withPattern("^/[^;()]+"),
-            PropertySpec.string(VM_QUOTA, "the most one VM's disks on this storage may add up to (virtual size), as <n>K|M|G|T")
-                    .asRequired().withPattern(Quota.PATTERN),
-            CommonProperties.content(Set.of(ContentType.IMAGES)),
-            CommonProperties.format(FORMATS).withDefault("qcow2"),
-            CommonProperties.preallocation(),
-            CommonProperties.qcow2Subclusters(),
-            CommonProperties.qcow2ClusterSize(),
-            CommonProperties.nodes(),
-            CommonProperties.disable()))
+                    PropertySpec.string(DirLayout.PATH, "the directory holding the images")
+                            .asRequired()
+                            .asFixed()
+                            .withPattern("^/[^;()]+"),
+                    PropertySpec.string(
+                                    VM_QUOTA,
+                                    "the most one VM's disks on this storage may add up to (virtual size), as <n>K|M|G|T")
+                            .asRequired()
+                            .withPattern(Quota.PATTERN),
+                    CommonProperties.content(Set.of(ContentType.IMAGES)),
+                    CommonProperties.format(FORMATS).withDefault("qcow2"),
+                    CommonProperties.preallocation(),
+                    CommonProperties.qcow2Subclusters(),
+                    CommonProperties.qcow2ClusterSize(),
+                    CommonProperties.nodes(),
+                    CommonProperties.disable()))
             .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
             .formats(FORMATS, "qcow2")
             .build();

@@ -55,8 +55,11 @@ final class QuotaDirStorage implements Storage {
     @Override
     public VolumeName parseVolname(String volname) {
         VolumeName name = DirVolumeNames.parse(volname);
-        if (name.type() != ContentType.IMAGES || name.isLinkedClone() || !QuotaDirPlugin.FORMATS.contains(name.format())) {
-            throw StorageException.badInput("storage '%s' (type %s) holds raw and qcow2 VM disks only, not '%s'",
+        if (name.type() != ContentType.IMAGES
+                || name.isLinkedClone()
+                || !QuotaDirPlugin.FORMATS.contains(name.format())) {
+            throw StorageException.badInput(
+                    "storage '%s' (type %s) holds raw and qcow2 VM disks only, not '%s'",
                     config.id(), QuotaDirPlugin.TYPE, VolumeId.printable(volname));
         }
         return name;
@@ -80,7 +83,8 @@ final class QuotaDirStorage implements Storage {
         checkQuota(vmid, existing, request.sizeKib() * 1024);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
-                : DiskNames.nextFree(existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
+                : DiskNames.nextFree(
+                        existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
         ImageFileName file = ImageFileName.parse(name);
         if (!file.format().equals(format) || !name.startsWith("vm-" + vmid + "-")) {
             throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, format);
@@ -111,10 +115,19 @@ final class QuotaDirStorage implements Storage {
     private void checkQuota(int vmid, List<VmDisks.Disk> others, long asked) {
         long used = others.stream().mapToLong(VmDisks.Disk::virtualSize).sum();
         if (used + asked > quota.bytes()) {
-            throw StorageException.badInput("storage '%s': VM %d would use %s of its %s quota (%s in %d other disk(s) + %s)"
-                    + " - free a disk of VM %d, or raise the quota with 'vsm set %s --%s <size>'",
-                    config.id(), vmid, Quota.human(used + asked), Quota.human(quota.bytes()), Quota.human(used), others.size(),
-                    Quota.human(asked), vmid, config.id(), QuotaDirPlugin.VM_QUOTA);
+            throw StorageException.badInput(
+                    "storage '%s': VM %d would use %s of its %s quota (%s in %d other disk(s) + %s)"
+                            + " - free a disk of VM %d, or raise the quota with 'vsm set %s --%s <size>'",
+                    config.id(),
+                    vmid,
+                    Quota.human(used + asked),
+                    Quota.human(quota.bytes()),
+                    Quota.human(used),
+                    others.size(),
+                    Quota.human(asked),
+                    vmid,
+                    config.id(),
+                    QuotaDirPlugin.VM_QUOTA);
         }
     }
 
@@ -132,8 +145,16 @@ final class QuotaDirStorage implements Storage {
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
         List<VmDisks.Disk> list = vmid == null ? disks.all() : disks.of(vmid);
-        return list.stream().map(d -> VolumeInfo.builder(new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(),
-                d.format(), ContentType.IMAGES).size(d.virtualSize()).used(d.actualSize()).vmid(d.vmid()).ctime(ctime(d.path())).build())
+        return list.stream()
+                .map(d -> VolumeInfo.builder(
+                                new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(),
+                                d.format(),
+                                ContentType.IMAGES)
+                        .size(d.virtualSize())
+                        .used(d.actualSize())
+                        .vmid(d.vmid())
+                        .ctime(ctime(d.path()))
+                        .build())
                 .toList();
     }
 
@@ -162,7 +183,9 @@ final class QuotaDirStorage implements Storage {
     /** Grows a disk, within the quota. */
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
-        List<VmDisks.Disk> others = disks.of(volume.vmid()).stream().filter(d -> !d.name().equals(volume.name())).toList();
+        List<VmDisks.Disk> others = disks.of(volume.vmid()).stream()
+                .filter(d -> !d.name().equals(volume.name()))
+                .toList();
         checkQuota(volume.vmid(), others, sizeBytes);
         context.qemuImg().resize(layout.path(volume), volume.format(), sizeBytes, imageOptions());
     }

@@ -33,7 +33,9 @@ final class VmDisks {
         List<Disk> disks = new ArrayList<>();
         for (Path file : list(layout.imageDir(vmid))) {
             String name = file.getFileName().toString();
-            if (!ImageFileName.isValid(name) || !name.matches("(vm|base)-" + vmid + "-.*") || !Files.isRegularFile(file)) {
+            if (!ImageFileName.isValid(name)
+                    || !name.matches("(vm|base)-" + vmid + "-.*")
+                    || !Files.isRegularFile(file)) {
                 continue;
             }
             ImageFileName image = ImageFileName.parse(name);

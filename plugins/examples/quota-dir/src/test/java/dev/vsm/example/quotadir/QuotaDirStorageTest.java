@@ -35,8 +35,10 @@ class QuotaDirStorageTest {
 
     @BeforeEach
     void setUp() {
-        StorageConfig config = new StorageConfig("qd", QuotaDirPlugin.TYPE, Map.of("path", root.toString(), "vm-quota", "100M"));
-        storage = new QuotaDirPlugin().open(config, DefaultStorageContext.builder(QUIET).build());
+        StorageConfig config =
+                new StorageConfig("qd", QuotaDirPlugin.TYPE, Map.of("path", root.toString(), "vm-quota", "100M"));
+        storage = new QuotaDirPlugin()
+                .open(config, DefaultStorageContext.builder(QUIET).build());
         storage.activate();
     }
 
@@ -48,10 +50,12 @@ class QuotaDirStorageTest {
     void disksOfOneVmAddUpToTheQuotaAndNoFurther() {
         assertThat(alloc(100, "qcow2", 60)).isEqualTo("100/vm-100-disk-0.qcow2");
         assertThat(alloc(100, "raw", 40)).isEqualTo("100/vm-100-disk-1.raw");
-        assertThatThrownBy(() -> alloc(100, "raw", 1)).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
-                .hasMessage("storage 'qd': VM 100 would use 101 MiB of its 100 MiB quota (100 MiB in 2 other disk(s) + 1 MiB)"
-                        + " - free a disk of VM 100, or raise the quota with 'vsm set qd --vm-quota <size>'");
+        assertThatThrownBy(() -> alloc(100, "raw", 1))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessage(
+                        "storage 'qd': VM 100 would use 101 MiB of its 100 MiB quota (100 MiB in 2 other disk(s) + 1 MiB)"
+                                + " - free a disk of VM 100, or raise the quota with 'vsm set qd --vm-quota <size>'");
         assertThat(root.resolve("images/100")).isDirectoryContaining(p -> true);
         assertThat(root.resolve("images/100/vm-100-disk-2.raw")).doesNotExist();
         assertThat(alloc(101, "raw", 100)).as("the quota is per VM").isEqualTo("101/vm-101-disk-0.raw");
@@ -61,13 +65,17 @@ class QuotaDirStorageTest {
     void listAndFree() {
         alloc(100, "qcow2", 10);
         alloc(101, "raw", 20);
-        assertThat(storage.listImages(null)).extracting(VolumeInfo::volid, VolumeInfo::size, VolumeInfo::vmid).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("qd:100/vm-100-disk-0.qcow2", 10L << 20, 100),
-                org.assertj.core.groups.Tuple.tuple("qd:101/vm-101-disk-0.raw", 20L << 20, 101));
+        assertThat(storage.listImages(null))
+                .extracting(VolumeInfo::volid, VolumeInfo::size, VolumeInfo::vmid)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("qd:100/vm-100-disk-0.qcow2", 10L << 20, 100),
+                        org.assertj.core.groups.Tuple.tuple("qd:101/vm-101-disk-0.raw", 20L << 20, 101));
         assertThat(storage.listImages(101)).hasSize(1);
         storage.freeImage(storage.parseVolname("101/vm-101-disk-0.raw"));
         assertThat(root.resolve("images/101")).doesNotExist();
-        assertThat(storage.listImages(null)).extracting(VolumeInfo::volid).containsExactly("qd:100/vm-100-disk-0.qcow2");
+        assertThat(storage.listImages(null))
+                .extracting(VolumeInfo::volid)
+                .containsExactly("qd:100/vm-100-disk-0.qcow2");
         assertThatThrownBy(() -> storage.freeImage(storage.parseVolname("101/vm-101-disk-0.raw")))
                 .hasMessageContaining("does not exist");
     }
@@ -80,13 +88,15 @@ class QuotaDirStorageTest {
         storage.volumeResize(disk, 80L << 20);
         assertThat(storage.volumeSizeInfo(disk).virtualSize()).isEqualTo(80L << 20);
         assertThatThrownBy(() -> storage.volumeResize(disk, (80L << 20) + 1024))
-                .hasMessageStartingWith("storage 'qd': VM 100 would use 102401 KiB of its 100 MiB quota (20 MiB in 1 other disk(s) + 81921 KiB)");
+                .hasMessageStartingWith(
+                        "storage 'qd': VM 100 would use 102401 KiB of its 100 MiB quota (20 MiB in 1 other disk(s) + 81921 KiB)");
         assertThat(storage.volumeSizeInfo(disk).virtualSize()).isEqualTo(80L << 20);
     }
 
     @Test
     void holdsVmDisksOnly() throws Exception {
-        assertThatThrownBy(() -> storage.parseVolname("iso/debian.iso")).hasMessageContaining("holds raw and qcow2 VM disks only");
+        assertThatThrownBy(() -> storage.parseVolname("iso/debian.iso"))
+                .hasMessageContaining("holds raw and qcow2 VM disks only");
         assertThatThrownBy(() -> storage.parseVolname("100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2"))
                 .hasMessageContaining("holds raw and qcow2 VM disks only");
         Files.createDirectories(root.resolve("images/100"));
@@ -99,8 +109,10 @@ class QuotaDirStorageTest {
         assertThat(Quota.parse("s", "512K").bytes()).isEqualTo(512L << 10);
         assertThat(Quota.parse("s", "10g").bytes()).isEqualTo(10L << 30);
         assertThat(Quota.parse("s", "2T").bytes()).isEqualTo(2L << 40);
-        assertThatThrownBy(() -> Quota.parse("s", "10")).hasMessage("storage 's': vm-quota '10' is not a size such as 10G");
-        assertThatThrownBy(() -> Quota.parse("s", "9999999999999T")).hasMessage("storage 's': vm-quota '9999999999999T' is too large");
+        assertThatThrownBy(() -> Quota.parse("s", "10"))
+                .hasMessage("storage 's': vm-quota '10' is not a size such as 10G");
+        assertThatThrownBy(() -> Quota.parse("s", "9999999999999T"))
+                .hasMessage("storage 's': vm-quota '9999999999999T' is too large");
         assertThat(Quota.human(1536L << 20)).isEqualTo("1536 MiB");
         assertThat(Quota.human(0)).isEqualTo("0 B");
     }
