@@ -8,9 +8,10 @@ import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.Channels;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -30,6 +31,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -75,7 +79,6 @@ public final class FileLocks {
 
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
-    private static final long MAX_POLL_MILLIS = 100;
 
     /** One in-process lock per lock file, shared by all instances so that two of them on one directory still exclude. */
     private static final ConcurrentMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
@@ -228,31 +231,43 @@ public final class FileLocks {
             }
         }
 
-        /** Opens the lock file and locks it; the returned channel holds the lock until closed. */
+        /**
+         * Opens the lock file and locks it; the returned channel holds the lock until closed. A lock
+         * another process holds is waited for in the kernel ({@link FileChannel#lock()}), which
+         * wakes the waiter when the lock is released: a waiter that polled would find the lock
+         * free only if it looked in the moment between one holder's release and the next one's
+         * taking it, and could wait out its whole timeout behind processes that take the lock
+         * again and again. At the deadline the channel is closed, which ends the wait.
+         */
         FileChannel lockFile() {
             FileChannel channel = open();
             try {
-                long pause = 10;
-                while (true) {
-                    FileLock lock = channel.tryLock();
-                    if (lock != null) {
-                        return channel;
-                    }
-                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                    if (left <= 0) {
-                        throw timeout();
-                    }
-                    startWaiting();
-                    Thread.sleep(Math.min(pause, left));
-                    pause = Math.min(pause * 2, MAX_POLL_MILLIS);
+                if (channel.tryLock() != null) {
+                    return channel;
                 }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw timeout();
+                }
+                startWaiting();
+                ScheduledFuture<?> alarm =
+                        Alarm.TIMER.schedule(() -> closeQuietly(channel), left, TimeUnit.NANOSECONDS);
+                try {
+                    channel.lock();
+                } catch (ClosedByInterruptException e) {
+                    alarm.cancel(false);
+                    throw interrupted();
+                } catch (AsynchronousCloseException e) {
+                    throw timeout();
+                }
+                if (!alarm.cancel(false)) { // the deadline came as the lock was granted: the channel is (being) closed
+                    closeQuietly(channel);
+                    throw timeout();
+                }
+                return channel;
             } catch (IOException e) {
                 closeQuietly(channel);
                 throw StorageException.failed(e, "can't lock file '%s' - %s", file, e.getMessage());
-            } catch (InterruptedException e) {
-                closeQuietly(channel);
-                Thread.currentThread().interrupt();
-                throw interrupted();
             } catch (RuntimeException e) {
                 closeQuietly(channel);
                 throw e;
@@ -417,5 +432,14 @@ public final class FileLocks {
         } catch (IOException ignored) {
             // closing releases the lock even when it reports an error; nothing more to do
         }
+    }
+
+    /** The thread that ends lock waits at their deadline: made on the first wait (most commands never wait). */
+    private static final class Alarm {
+        static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "vsm-lock-timeout");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 }

@@ -190,6 +190,27 @@ class FileLocksTest {
         assertThat(child.exitValue()).isZero();
     }
 
+    /**
+     * Another process takes the lock again and again: it holds it for 500 ms, and leaves it free
+     * only for the moment it takes to open the lock file again. A waiter that polled would see it
+     * free only if it looked in that moment, and timed out (as this test did before waiters
+     * waited in the kernel); one the kernel wakes at each release gets it.
+     */
+    @Test
+    void aProcessThatTakesTheLockAgainAndAgainDoesNotStarveAWaiter() throws Exception {
+        Process child = startChild("churn", dir.toString(), "storage-config", "500", "0");
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("locked");
+        FileLocks locks = locks();
+        for (int i = 0; i < 3; i++) {
+            assertThat(locks.withLock("storage-config", Duration.ofSeconds(10), () -> "mine"))
+                    .isEqualTo("mine");
+        }
+        assertThat(child.isAlive()).as("the other process still takes the lock").isTrue();
+        child.getOutputStream().close();
+        assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    }
+
     @Test
     void weHoldingTheLockMakesAnotherProcessTimeOut() throws Exception {
         String output = locks().withLock("storage-local", Duration.ofSeconds(1), () -> {

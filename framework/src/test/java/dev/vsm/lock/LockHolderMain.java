@@ -13,6 +13,9 @@ import java.time.Duration;
  *   <li>{@code hold <dir> <name>}: takes the lock, prints {@code locked}, holds it until stdin closes.</li>
  *   <li>{@code try <dir> <name> <millis>}: tries to take the lock; prints {@code acquired} (exit 0)
  *       or the error message (exit 1).</li>
+ *   <li>{@code churn <dir> <name> <holdMillis> <gapMillis>}: takes the lock, holds it for
+ *       {@code holdMillis}, releases it and takes it again after {@code gapMillis}, again and
+ *       again; prints {@code locked} the first time; stops when stdin closes.</li>
  * </ul>
  */
 public final class LockHolderMain {
@@ -44,7 +47,43 @@ public final class LockHolderMain {
                     System.exit(1);
                 }
             }
+            case "churn" -> churn(locks, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
             default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    private static void churn(FileLocks locks, String name, long holdMillis, long gapMillis) throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread reader = new Thread(() -> {
+            try {
+                System.in.transferTo(java.io.OutputStream.nullOutputStream());
+            } catch (java.io.IOException e) {
+                // stdin gone: stop too
+            }
+            stop.set(true);
+        });
+        reader.setDaemon(true);
+        reader.start();
+        boolean first = true;
+        while (!stop.get()) {
+            boolean announce = first;
+            locks.runWithLock(name, Duration.ofSeconds(30), () -> {
+                if (announce) {
+                    System.out.println("locked");
+                    System.out.flush();
+                }
+                sleep(holdMillis);
+            });
+            first = false;
+            sleep(gapMillis);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
