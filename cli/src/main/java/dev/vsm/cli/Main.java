@@ -46,7 +46,7 @@ public final class Main {
     }
 
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        String[] args = PveSyntax.streamImport(PveSyntax.help(argv));
+        String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
         Vsm vsm = new Vsm(out, err);
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());

@@ -52,6 +52,32 @@ final class PveSyntax {
         return rewritten.toArray(String[]::new);
     }
 
+    /**
+     * pvesm's aliases of its scans ({@code lvmscan} is {@code scan lvm}, and so on). vsm scans only
+     * what its storage types use (lvm, lvmthin); {@code nfsscan} and the others reach {@code scan},
+     * which names what it can scan.
+     */
+    private static final Map<String, String> SCAN_ALIASES = Map.of(
+            "lvmscan", "lvm",
+            "lvmthinscan", "lvmthin",
+            "nfsscan", "nfs",
+            "cifsscan", "cifs",
+            "iscsiscan", "iscsi",
+            "zfsscan", "zfs");
+
+    /** {@code lvmscan ...}: the same as {@code scan lvm ...}, as pvesm's aliases. */
+    static String[] scanAlias(String[] args) {
+        int at = Subcommands.namedIndex(args);
+        if (at < 0 || !SCAN_ALIASES.containsKey(args[at])) {
+            return args;
+        }
+        List<String> rewritten = new ArrayList<>(List.of(args).subList(0, at));
+        rewritten.add("scan");
+        rewritten.add(SCAN_ALIASES.get(args[at]));
+        rewritten.addAll(List.of(args).subList(at + 1, args.length));
+        return rewritten.toArray(String[]::new);
+    }
+
     /** The stream formats pvesm knows ({@code $KNOWN_EXPORT_FORMATS} in pve's Storage.pm). */
     private static final Set<String> STREAM_FORMATS =
             Set.of("raw+size", "tar+size", "qcow2+size", "vmdk+size", "zfs", "btrfs");

@@ -15,7 +15,7 @@ class PveSyntaxTest {
     private static String[] translate(String... args) {
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
         CommandLine cli = new CommandLine(new Vsm(nowhere, nowhere));
-        String[] helped = PveSyntax.streamImport(PveSyntax.help(args));
+        String[] helped = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(args)));
         Subcommands.register(cli, helped);
         return PveSyntax.translate(cli, helped);
     }
@@ -28,6 +28,16 @@ class PveSyntaxTest {
                 .containsExactly("alloc", "local", "100", "", "4G", "--format=qcow2");
         assertThat(translate("list", "local", "-vmid", "100", "-verbose", "-config", "/x.yaml"))
                 .containsExactly("list", "local", "--vmid", "100", "--verbose", "--config", "/x.yaml");
+    }
+
+    @Test
+    void pvesmsScanAliasesAreItsScans() {
+        assertThat(translate("lvmscan")).containsExactly("scan", "lvm");
+        assertThat(translate("-config", "/x.yaml", "lvmthinscan", "-output-format", "json"))
+                .containsExactly("--config", "/x.yaml", "scan", "lvmthin", "--output-format", "json");
+        assertThat(translate("help", "lvmscan")).containsExactly("scan", "lvm", "--help");
+        assertThat(translate("nfsscan", "server")).containsExactly("scan", "nfs", "server");
+        assertThat(translate("list", "lvmscan")).containsExactly("list", "lvmscan");
     }
 
     @Test

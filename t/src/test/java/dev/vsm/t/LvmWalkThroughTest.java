@@ -99,6 +99,7 @@ class LvmWalkThroughTest {
     void scanLvmPrintsEachVolumeGroup() {
         Vsm vsm = new Vsm(sandbox).env(vg.environment());
         assertThat(vsm.run("scan", "lvm").ok().out()).isEqualTo(vg.name() + "\n");
+        assertThat(vsm.run("lvmscan").ok().out()).as("pvesm's alias").isEqualTo(vg.name() + "\n");
         JsonNode json = vsm.run("scan", "lvm", "--output-format", "json").ok().json();
         assertThat(json).hasSize(1);
         assertThat(json.get(0).get("vg").asText()).isEqualTo(vg.name());

@@ -251,6 +251,11 @@ class PvesmSyntaxTest {
         assertThat(vsm.run("help", "scan", "lvm").ok().out())
                 .startsWith("Usage: vsm scan lvm")
                 .isEqualTo(vsm.run("scan", "lvm", "--help").ok().out());
+        assertThat(vsm.run("help", "lvmthinscan").ok().out())
+                .isEqualTo(vsm.run("scan", "lvmthin", "--help").ok().out());
+        Vsm.Result nfs = vsm.run("nfsscan", "server");
+        assertThat(nfs.exit()).isEqualTo(2);
+        assertThat(nfs.err()).contains("'nfs'").hasLineCount(1);
         assertThat(vsm.run("help", "add", "dir").ok().out())
                 .isEqualTo(vsm.run("add", "dir", "--help").ok().out());
         assertThat(sh("pvesm help alloc").ok().out()).startsWith("Usage: pvesm alloc");
