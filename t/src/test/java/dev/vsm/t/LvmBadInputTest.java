@@ -104,8 +104,9 @@ class LvmBadInputTest {
 
     @Test
     void whatPlainLvmCannotDo() {
-        refused("can't create base images in lvm storage", "create-base", "san:vm-100-disk-0");
-        refused("can't clone images in lvm storage", "clone", "san:vm-100-disk-0", "101");
+        // the engine refuses what a storage's operations() leaves out, in one wording for every plugin
+        refused("storage 'san' (type lvm) cannot create base volumes", "create-base", "san:vm-100-disk-0");
+        refused("storage 'san' (type lvm) cannot clone volumes", "clone", "san:vm-100-disk-0", "101");
         refused("shrinking", "resize", "san:vm-100-disk-0", "4M");
     }
 

@@ -125,10 +125,10 @@ class PowerCutTest {
                 what, rounds.size(), SEED, rounds.size() - finished, finished);
     }
 
-    /** The volume name a successful run reported ({@code successfully created 'local:100/vm-100-disk-0.raw'}), or null. */
+    /** The image file a successful run reported (the last part of the volume id in {@code successfully created 'local:100/vm-100-disk-0.raw'}, a linked clone's too), or null. */
     private static String made(Vsm.Result r) {
         return r.exit() == 0 && r.out().contains("'local:")
-                ? r.out().replaceAll("(?s).*'local:\\d+/(.*?)'.*", "$1")
+                ? r.out().replaceAll("(?s).*'local:[^']*/([^/']+)'.*", "$1")
                 : null;
     }
 
