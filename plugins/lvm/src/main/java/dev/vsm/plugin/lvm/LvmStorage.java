@@ -438,18 +438,6 @@ final class LvmStorage implements Storage {
         return options.saferemove();
     }
 
-    // --- what plain LVM cannot do
-
-    @Override
-    public String createBase(VolumeName volume) {
-        throw StorageException.badInput("can't create base images in lvm storage");
-    }
-
-    @Override
-    public String cloneImage(VolumeName base, int vmid) {
-        throw StorageException.badInput("can't clone images in lvm storage");
-    }
-
     @Override
     public boolean hasFeature(Feature feature, VolumeName volume, String snapshot) {
         return LvmFeatures.has(feature, volume, snapshot);

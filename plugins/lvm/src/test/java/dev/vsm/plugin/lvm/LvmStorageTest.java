@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageException.Kind;
 import dev.vsm.spi.StorageStatus;
@@ -204,8 +205,10 @@ class LvmStorageTest {
         TestLvmStorage t = san(Map.of());
         var volume = t.storage.parseVolname("vm-100-disk-0");
         assertThat(t.storage.path(volume)).hasToString("/dev/" + vg.name() + "/vm-100-disk-0");
-        assertBadInput(() -> t.storage.createBase(volume), "can't create base images in lvm storage");
-        assertBadInput(() -> t.storage.cloneImage(volume, 101), "can't clone images in lvm storage");
+        // plain LVM lists neither operation: the SPI's defaults refuse them, as the engine does before calling
+        assertThat(t.storage.operations()).doesNotContain(Operation.CREATE_BASE, Operation.CLONE);
+        assertBadInput(() -> t.storage.createBase(volume), "storage 'san' (type lvm) cannot create base volumes");
+        assertBadInput(() -> t.storage.cloneImage(volume, 101), "storage 'san' (type lvm) cannot clone volumes");
         assertThat(t.commands).isEmpty();
     }
 
