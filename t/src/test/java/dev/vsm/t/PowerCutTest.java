@@ -3,6 +3,7 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.spi.ProcessStamp;
 import dev.vsm.t.guest.FlakeyDevice;
 import dev.vsm.t.guest.InGuest;
 import java.io.IOException;
@@ -49,6 +50,9 @@ class PowerCutTest {
     static final int ROUNDS = Integer.getInteger("vsm.power-cut.rounds", DEFAULT_ROUNDS);
     static final long SEED = Long.getLong("vsm.crash.seed", System.nanoTime());
     private static final long MIB = 1024 * 1024;
+    /** An alloc's or clone's temporary is named after its image, an import's after {@code import.<format>} (its name is chosen when it is whole). */
+    private static final String TEMPORARY =
+            "\\.(vm-\\d+-disk-\\d+|import)\\.(raw|qcow2)\\.vsm-tmp-.+-" + ProcessStamp.PATTERN + "-[0-9a-f]{8}";
 
     @RegisterExtension
     static final InGuest GUEST = InGuest.withDisksMiB(512);
@@ -150,7 +154,7 @@ class PowerCutTest {
                             if (name.startsWith(".")) {
                                 assertThat(name)
                                         .as("%s: a hidden file that is not a temporary", where)
-                                        .matches("\\.vm-\\d+-disk-\\d+\\.(raw|qcow2)\\.vsm-tmp-.+");
+                                        .matches(TEMPORARY);
                                 continue;
                             }
                             assertThat(name).as(where).matches("(vm|base)-\\d+-disk-\\d+\\.(raw|qcow2)");
