@@ -165,11 +165,12 @@ public final class StorageManager {
         }
     }
 
-    /** Activates a storage once per manager (pve's activation cache). */
+    /** Activates a storage once per manager (pve's activation cache): again only if it failed. */
     public Storage activate(String storageId) {
         Storage s = storage(storageId);
-        if (activated.add(storageId)) {
-            s.activate();
+        if (!activated.contains(storageId)) {
+            s.activate(); // a storage whose activation failed is tried again on its next use
+            activated.add(storageId);
         }
         return s;
     }

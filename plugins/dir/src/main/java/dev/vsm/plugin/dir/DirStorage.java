@@ -27,12 +27,13 @@ import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.DirVolumeNames;
 import dev.vsm.spi.files.ImageFileName;
 import dev.vsm.spi.files.PathVolume;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -122,14 +123,17 @@ final class DirStorage implements Storage {
         if (options.createBasePath()) {
             context.files().createDirectories(base);
         }
-        boolean isDirectory =
-                Probes.within(Probes.LIMIT, () -> Files.isDirectory(base)).orElse(false);
-        if (!isDirectory && !(context.dryRun() && options.createBasePath())) {
+        // one probe for both: where the path leads, and whether that is a directory
+        Optional<Path> real = Probes.within(Probes.LIMIT, () -> {
+            Path resolved = base.toRealPath();
+            return Files.isDirectory(resolved) ? resolved : null;
+        });
+        if (real.isEmpty() && !(context.dryRun() && options.createBasePath())) {
             throw StorageException.failed(
                     "unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
                     config.id(), base);
         }
-        checkNotRoot(base);
+        checkNotRoot(base, real);
         Set<ContentType> content = config.content(DirPlugin.schemaDefaultContent());
         if (options.createSubdirs()) {
             createContentDirectories(content);
@@ -142,9 +146,10 @@ final class DirStorage implements Storage {
      * {@code /proc}, {@code /sys}, {@code /dev} or {@code /run}, is refused: vsm would otherwise
      * make {@code /images}, {@code /template} ... and keep guests' disks among the system's files.
      * The configuration's own {@code path: /} (or {@code /dev/...}) is refused when it is read.
+     *
+     * @param real where {@code base} resolves to, if it is a directory that answered in time
      */
-    private void checkNotRoot(Path base) {
-        Optional<Path> real = Probes.within(Probes.LIMIT, () -> base.toRealPath());
+    private void checkNotRoot(Path base, Optional<Path> real) {
         if (real.isPresent() && real.get().getNameCount() == 0) {
             throw StorageException.badInput(
                     "storage '%s': path '%s' resolves to the root directory '/' - "
@@ -196,19 +201,33 @@ final class DirStorage implements Storage {
         return types;
     }
 
+    /**
+     * pve's check that no two content types share a directory (through {@code content-dirs} or
+     * symbolic links), by device and inode: one stat per directory, in one probe (a hung mount
+     * makes activation fail, not hang). The message names the directory's real path, as pve does.
+     */
     private void checkOneDirectoryPerContent(Set<ContentType> content) {
-        Map<Path, ContentType> seen = new HashMap<>();
-        for (ContentType type : sortedById(content, false)) {
-            Path real;
-            try {
-                real = layout.subdir(type).toRealPath();
-            } catch (IOException e) {
-                continue;
+        List<ContentType> types = sortedById(content, false);
+        Optional<Path> shared = Probes.within(Probes.LIMIT, () -> {
+            Map<Object, ContentType> seen = new HashMap<>();
+            for (ContentType type : types) {
+                Path subdir = layout.subdir(type);
+                Object key;
+                try {
+                    key = Files.readAttributes(subdir, BasicFileAttributes.class)
+                            .fileKey();
+                } catch (IOException e) {
+                    continue; // not there: pve's abs_path gives undef, and the type is skipped
+                }
+                if (key != null && seen.putIfAbsent(key, type) != null) {
+                    return subdir.toRealPath();
+                }
             }
-            if (seen.putIfAbsent(real, type) != null) {
-                throw StorageException.failed(
-                        "storage '%s' uses directory %s for multiple content types", config.id(), real);
-            }
+            return null;
+        });
+        if (shared.isPresent()) {
+            throw StorageException.failed(
+                    "storage '%s' uses directory %s for multiple content types", config.id(), shared.get());
         }
     }
 
@@ -223,12 +242,13 @@ final class DirStorage implements Storage {
                     if (!Files.isDirectory(base)) {
                         return StorageStatus.INACTIVE;
                     }
-                    FileStore store = Files.getFileStore(base);
-                    long total = store.getTotalSpace();
+                    // java.io.File's space calls are one statvfs each; a FileStore reads the mount table first
+                    File dir = base.toFile();
+                    long total = dir.getTotalSpace();
                     if (total <= 0) {
                         return StorageStatus.INACTIVE;
                     }
-                    return StorageStatus.of(total, total - store.getUnallocatedSpace(), store.getUsableSpace(), true);
+                    return StorageStatus.of(total, total - dir.getFreeSpace(), dir.getUsableSpace(), true);
                 })
                 .orElse(StorageStatus.INACTIVE);
     }

@@ -93,6 +93,15 @@ class DirActivationTest {
     }
 
     @Test
+    void aSymbolicLinkCannotMakeTwoContentTypesShareADirectory() throws IOException {
+        Path iso = Files.createDirectories(root.resolve("template/iso"));
+        Files.createSymbolicLink(root.resolve("template/cache"), iso);
+        TestStorage t = TestStorage.in(root, Map.of("content", List.of("iso", "vztmpl")));
+        assertThatThrownBy(t.storage::activate)
+                .hasMessage("storage 'local' uses directory " + iso.toRealPath() + " for multiple content types");
+    }
+
+    @Test
     void anUnmountedMountPointStopsActivationAndMakesTheStorageInactive() throws IOException {
         Path mounts = root.resolve("mounts");
         Files.writeString(mounts, "/dev/vda / ext4 rw 0 0\n");
