@@ -78,6 +78,35 @@ class EmbeddingExampleTest {
         }
     }
 
+    /**
+     * A runtime lives longer than a command: a storage whose activation failed (its directory
+     * not there yet) is activated on its next use, once the directory is, and gets its content
+     * directories then.
+     */
+    @Test
+    void aStorageWhoseActivationFailedIsActivatedOnItsNextUse() throws IOException {
+        Path store = dir.resolve("later");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try (VsmRuntime vsm = VsmRuntime.builder()
+                .configText("storages:\n  later:\n    type: dir\n    path: " + store
+                        + "\n    content: [images]\n    create-base-path: 0\n")
+                .lockDirectory(dir.resolve("locks"))
+                .output(System.out, new PrintStream(err, true, StandardCharsets.UTF_8))
+                .build()) {
+            assertThat(vsm.manager().status(null, null, false, null))
+                    .singleElement()
+                    .satisfies(row -> assertThat(row.status().active()).isFalse());
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("does not exist or is unreachable");
+            Files.createDirectory(store);
+            assertThat(vsm.manager().status(null, null, false, null))
+                    .singleElement()
+                    .satisfies(row -> assertThat(row.status().active()).isTrue());
+            assertThat(store.resolve("images"))
+                    .as("made by the second activation")
+                    .isDirectory();
+        }
+    }
+
     private static String qemuImg(String... args) {
         List<String> argv = new ArrayList<>(List.of("qemu-img"));
         argv.addAll(List.of(args));
