@@ -61,7 +61,8 @@ final class DirStorage implements Storage {
             Operation.CREATE_BASE,
             Operation.CLONE,
             Operation.RENAME,
-            Operation.IMPORT_IMAGE);
+            Operation.IMPORT_IMAGE,
+            Operation.UPDATE_ATTRIBUTES);
 
     private final StorageConfig config;
     private final StorageContext context;
