@@ -7,6 +7,7 @@ import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -47,12 +48,12 @@ class QemuImgCommandsTest {
 
     @Test
     void aModeTheFormatLacksIsRefusedNamingBoth() {
-        assertThatThrownBy(() -> PreallocationRules.parse("vmdk", "full"))
+        assertThatThrownBy(() -> PreallocationRules.parse(VolumeFormat.VMDK, "full"))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("preallocation mode 'full' not supported by format 'vmdk'")
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(StorageException.Kind.BAD_INPUT);
-        assertThatThrownBy(() -> PreallocationRules.parse("qcow2", "sparse"))
+        assertThatThrownBy(() -> PreallocationRules.parse(VolumeFormat.QCOW2, "sparse"))
                 .hasMessage("preallocation mode 'sparse' not supported by format 'qcow2'");
     }
 

@@ -11,7 +11,7 @@ import java.util.Objects;
  * before the convert ({@link TargetState}).
  *
  * <p>Made with {@link #builder}, so that it can gain fields without breaking plugins built against
- * an older SPI: {@code ImageConversion.builder(source, "qcow2", target, "raw").sizeBytes(size).build()}.
+ * an older SPI: {@code ImageConversion.builder(source, "vdi", target, "raw").sizeBytes(size).build()}.
  */
 public final class ImageConversion {
     private final Path source;
