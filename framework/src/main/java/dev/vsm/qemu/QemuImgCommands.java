@@ -52,21 +52,14 @@ public final class QemuImgCommands {
     }
 
     /** {@code qemu-img create [-o <opts>] -f <fmt> <path> <size>K}. */
-    public List<String> create(Path path, String format, long sizeKib, ImageOptions options) {
-        List<String> opts = new ArrayList<>();
-        if (VolumeFormat.QCOW2.is(format)) {
-            opts.addAll(clusterOptions(options, false));
-        }
-        Preallocation prealloc = preallocation(format, options, false);
-        if (prealloc != null) {
-            opts.add("preallocation=" + prealloc.id());
-        }
+    public List<String> create(Path path, VolumeFormat format, long sizeKib, ImageOptions options) {
+        List<String> opts = targetOptions(format, options);
         List<String> argv = new ArrayList<>(List.of(program, "create"));
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
         }
-        argv.addAll(List.of("-f", format, path.toString(), sizeKib + "K"));
+        argv.addAll(List.of("-f", format.id(), path.toString(), sizeKib + "K"));
         return argv;
     }
 
@@ -185,7 +178,7 @@ public final class QemuImgCommands {
             case ZEROED -> argv.addAll(List.of("-n", "--target-is-zero"));
             case UNKNOWN -> argv.add("-n");
         }
-        argv.addAll(List.of("-f", c.sourceFormat(), "-O", c.targetFormat()));
+        argv.addAll(List.of("-f", c.sourceFormat(), "-O", c.targetFormat().id()));
         if (c.targetState() == TargetState.NEW) {
             List<String> opts = targetOptions(c.targetFormat(), c.options());
             if (!opts.isEmpty()) {
@@ -201,10 +194,10 @@ public final class QemuImgCommands {
     }
 
     /** {@code qemu-img measure --output=json -f <src fmt> -O <fmt> [-o <options>] <src>}: what an image of a source needs. */
-    public List<String> measure(Path source, String sourceFormat, String format, ImageOptions options) {
+    public List<String> measure(Path source, String sourceFormat, VolumeFormat format, ImageOptions options) {
         List<String> argv =
-                new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format));
-        List<String> opts = VolumeFormat.QCOW2.is(format) ? clusterOptions(options, false) : List.of();
+                new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format.id()));
+        List<String> opts = format == VolumeFormat.QCOW2 ? clusterOptions(options, false) : List.of();
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
@@ -224,9 +217,9 @@ public final class QemuImgCommands {
     }
 
     /** The {@code -o} options a new image of {@code format} gets, as {@link #create} gives them. */
-    private List<String> targetOptions(String format, ImageOptions options) {
+    private List<String> targetOptions(VolumeFormat format, ImageOptions options) {
         List<String> opts = new ArrayList<>();
-        if (VolumeFormat.QCOW2.is(format)) {
+        if (format == VolumeFormat.QCOW2) {
             opts.addAll(clusterOptions(options, false));
         }
         Preallocation prealloc = PreallocationRules.forFormat(format, options.preallocation());

@@ -147,16 +147,16 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
-    public void create(Path path, String format, long sizeKib, ImageOptions options) {
+    public void create(Path path, VolumeFormat format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
-        boolean extendedL2 = VolumeFormat.QCOW2.is(format) && commands().usesSubclusters(options, false);
+        boolean extendedL2 = format == VolumeFormat.QCOW2 && commands().usesSubclusters(options, false);
         int cluster = options.clusterSize() != null
                 ? options.clusterSize()
                 : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
-        ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
+        ImageSizeLimits.check(path, format.id(), Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
         commands.run(limited(
                         Command.of(cmd),
-                        changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
+                        changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeKib * 1024))
                 .withErrorPrefix("unable to create image"));
     }
 
@@ -352,7 +352,7 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
-    public long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options) {
+    public long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options) {
         CommandRunner.Result r =
                 commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
                         .withTimeout(INFO_TIMEOUT)

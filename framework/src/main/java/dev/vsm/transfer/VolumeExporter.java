@@ -169,7 +169,7 @@ public final class VolumeExporter {
             if (format == StreamFormat.RAW_SIZE && !name.hasFormat(VolumeFormat.RAW)) {
                 temp = path.resolveSibling(
                         ".vsm-export-" + ProcessHandle.current().pid() + ".raw");
-                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, VolumeFormat.RAW.id())
+                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, VolumeFormat.RAW)
                         .sizeBytes(size)
                         .build());
                 data = temp;

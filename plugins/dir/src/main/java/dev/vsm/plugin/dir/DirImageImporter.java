@@ -70,7 +70,7 @@ final class DirImageImporter {
                                         request.source().path(),
                                         request.source().format(),
                                         temp,
-                                        format.id())
+                                        format)
                                 .sizeBytes(request.source().virtualSize())
                                 .options(options)
                                 .build()));
@@ -80,7 +80,7 @@ final class DirImageImporter {
     String allocWritten(AllocRequest request, Consumer<Path> writer) {
         VolumeFormat format = request.format();
         return make(request.vmid(), request.name(), format, temp -> {
-            context.qemuImg().create(temp, format.id(), request.sizeKib(), options);
+            context.qemuImg().create(temp, format, request.sizeKib(), options);
             writer.accept(temp);
         });
     }

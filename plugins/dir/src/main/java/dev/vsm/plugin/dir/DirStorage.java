@@ -278,9 +278,7 @@ final class DirStorage implements Storage {
             }
         } else {
             createThenRename(
-                    path,
-                    imageDir,
-                    temp -> context.qemuImg().create(temp, format.id(), request.sizeKib(), imageOptions()));
+                    path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), imageOptions()));
         }
         return vmid + "/" + name;
     }

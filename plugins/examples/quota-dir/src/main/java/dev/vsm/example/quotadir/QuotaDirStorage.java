@@ -99,7 +99,7 @@ final class QuotaDirStorage implements Storage {
         // 0640, nothing under --dry-run), the disk is never readable by other local users
         context.files().createFile(path);
         try {
-            context.qemuImg().create(path, format.id(), request.sizeKib(), imageOptions());
+            context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
         } catch (RuntimeException e) {
             context.files().delete(path);
             throw e;
