@@ -8,6 +8,7 @@ import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +28,7 @@ final class Fixtures {
                     CommonProperties.disable(),
                     CommonProperties.shared()))
             .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
 
     static final Function<String, Optional<PluginSchema>> SCHEMAS =

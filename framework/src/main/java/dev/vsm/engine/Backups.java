@@ -9,6 +9,7 @@ import dev.vsm.backup.PruneEntry;
 import dev.vsm.backup.VzdumpConfig;
 import dev.vsm.config.PruneOptions;
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -104,6 +105,7 @@ public final class Backups {
      */
     public void updateAttributes(VolumeId volid, String notes, Boolean isProtected) {
         StorageManager.Volume volume = manager.volume(volid);
+        Capabilities.require(volume.storage(), Operation.UPDATE_ATTRIBUTES);
         manager.context().locks().withStorageLock(volid.storage(), () -> {
             if (Boolean.TRUE.equals(isProtected)) {
                 checkProtectedLimit(volid, volume); // before the notes change: a refusal changes nothing

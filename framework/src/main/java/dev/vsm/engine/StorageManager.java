@@ -211,12 +211,7 @@ public final class StorageManager {
         StorageConfig cfg = config(storageId);
         checkEnabled(storageId);
         PluginSchema schema = registry.require(cfg.type()).schema();
-        String fmt = format != null ? format : defaultFormat(storageId);
-        if (!schema.formats().contains(fmt)) {
-            throw StorageException.badInput(
-                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
-                    storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
-        }
+        VolumeFormat fmt = supportedFormat(storageId, format);
         checkAllocatable(cfg, schema, vmid, name, fmt);
         Storage storage;
         if (preallocation != null) {
@@ -226,7 +221,7 @@ public final class StorageManager {
             storage = storage(storageId);
         }
         activate(storageId);
-        AllocRequest request = AllocRequest.of(vmid, name, VolumeFormat.parse(fmt), sizeKib);
+        AllocRequest request = AllocRequest.of(vmid, name, fmt, sizeKib);
         String volname = context.locks().withStorageLock(storageId, () -> storage.allocImage(request));
         return new VolumeId(storageId, volname);
     }
@@ -240,8 +235,9 @@ public final class StorageManager {
      */
     private static final Pattern OWNED_NAME = Pattern.compile("(?:vm|base)-0*([1-9][0-9]*)-");
 
-    private static void checkAllocatable(StorageConfig cfg, PluginSchema schema, int vmid, String name, String fmt) {
-        ContentType listedAs = "subvol".equals(fmt) ? ContentType.ROOTDIR : ContentType.IMAGES;
+    private static void checkAllocatable(
+            StorageConfig cfg, PluginSchema schema, int vmid, String name, VolumeFormat fmt) {
+        ContentType listedAs = fmt == VolumeFormat.SUBVOL ? ContentType.ROOTDIR : ContentType.IMAGES;
         if (!cfg.content(schema.defaultContent()).contains(listedAs)) {
             throw StorageException.badInput(
                     "storage '%s' does not support content-type '%s' (its content is %s; add %s with 'vsm set %s --content ...')",
@@ -413,10 +409,32 @@ public final class StorageManager {
     }
 
     /** The format a storage allocates when none is asked for: its {@code format} property, else its type's default. */
-    public String defaultFormat(String storageId) {
+    public VolumeFormat defaultFormat(String storageId) {
         StorageConfig cfg = config(storageId);
         return cfg.string(CommonProperties.FORMAT)
+                .map(VolumeFormat::parse)
                 .orElse(registry.require(cfg.type()).schema().defaultFormat());
+    }
+
+    /**
+     * The format named {@code format}, or the storage's default for null, when the storage's type
+     * takes it; refuses (bad input, naming the formats it takes) any other text.
+     */
+    public VolumeFormat supportedFormat(String storageId, String format) {
+        StorageConfig cfg = config(storageId);
+        PluginSchema schema = registry.require(cfg.type()).schema();
+        VolumeFormat fmt = format == null
+                ? defaultFormat(storageId)
+                : VolumeFormat.fromId(format).orElse(null);
+        if (fmt == null || !schema.formats().contains(fmt)) {
+            throw StorageException.badInput(
+                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
+                    storageId,
+                    cfg.type(),
+                    fmt != null ? fmt.id() : format,
+                    schema.formats().stream().map(VolumeFormat::id).collect(Collectors.joining(", ")));
+        }
+        return fmt;
     }
 
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */

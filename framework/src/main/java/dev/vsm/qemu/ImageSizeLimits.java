@@ -1,6 +1,7 @@
 package dev.vsm.qemu;
 
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ public final class ImageSizeLimits {
         if (bytes > BLOCK_LAYER_MAX || bytes < 0) {
             throw tooLarge(bytes, format, BLOCK_LAYER_MAX, "qemu's limit for any image");
         }
-        if (format.equals("qcow2")) {
+        if (VolumeFormat.QCOW2.is(format)) {
             long max = qcow2Max(qcow2Cluster, extendedL2);
             if (bytes > max) {
                 throw tooLarge(
@@ -58,7 +59,7 @@ public final class ImageSizeLimits {
                                 "a qcow2 image with %d-byte clusters%s; a larger " + "qcow2-cluster-size holds more",
                                 qcow2Cluster, extendedL2 ? " and subclusters" : ""));
             }
-        } else if (format.equals("raw")) {
+        } else if (VolumeFormat.RAW.is(format)) {
             Optional<Long> max = fileSystemMax(path);
             if (max.isPresent() && bytes > max.get()) {
                 throw tooLarge(

@@ -3,6 +3,7 @@ package dev.vsm.qemu;
 import dev.vsm.qemu.Qcow2Header.InvalidHeaderException;
 import dev.vsm.qemu.Qcow2Header.NotQcow2Exception;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ final class NativeImageReader {
 
     /** Reads {@code path} as {@code format} (null: qemu-img probes the format). */
     Outcome read(Path path, String format) {
-        if (!"qcow2".equals(format) && !"raw".equals(format)) {
+        if (!VolumeFormat.QCOW2.is(format) && !VolumeFormat.RAW.is(format)) {
             return new Fallback("format " + format + " is read by qemu-img");
         }
         Map<String, Object> stat;
@@ -55,10 +56,11 @@ final class NativeImageReader {
             return new Fallback("not a regular file");
         }
         Long ctime = stat.get("ctime") instanceof FileTime t ? t.toMillis() / 1000 : null;
-        if (format.equals("raw")) {
+        if (VolumeFormat.RAW.is(format)) {
             // qemu counts whole sectors: a raw file's size is rounded up to 512 bytes
             long size = (Long) stat.get("size");
-            return new Read((size + SECTOR - 1) / SECTOR * SECTOR, "raw", null, null, null, false, ctime);
+            return new Read(
+                    (size + SECTOR - 1) / SECTOR * SECTOR, VolumeFormat.RAW.id(), null, null, null, false, ctime);
         }
         return readQcow2(path, ctime);
     }
@@ -80,6 +82,12 @@ final class NativeImageReader {
             return new Fallback(untrusted.get());
         }
         return new Read(
-                h.virtualSize(), "qcow2", h.backingFile(), h.backingFormat(), h.clusterSize(), h.extendedL2(), ctime);
+                h.virtualSize(),
+                VolumeFormat.QCOW2.id(),
+                h.backingFile(),
+                h.backingFormat(),
+                h.clusterSize(),
+                h.extendedL2(),
+                ctime);
     }
 }

@@ -7,6 +7,7 @@ import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,21 +52,14 @@ public final class QemuImgCommands {
     }
 
     /** {@code qemu-img create [-o <opts>] -f <fmt> <path> <size>K}. */
-    public List<String> create(Path path, String format, long sizeKib, ImageOptions options) {
-        List<String> opts = new ArrayList<>();
-        if (format.equals("qcow2")) {
-            opts.addAll(clusterOptions(options, false));
-        }
-        Preallocation prealloc = preallocation(format, options, false);
-        if (prealloc != null) {
-            opts.add("preallocation=" + prealloc.id());
-        }
+    public List<String> create(Path path, VolumeFormat format, long sizeKib, ImageOptions options) {
+        List<String> opts = targetOptions(format, options);
         List<String> argv = new ArrayList<>(List.of(program, "create"));
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
         }
-        argv.addAll(List.of("-f", format, path.toString(), sizeKib + "K"));
+        argv.addAll(List.of("-f", format.id(), path.toString(), sizeKib + "K"));
         return argv;
     }
 
@@ -83,12 +77,12 @@ public final class QemuImgCommands {
      */
     public List<String> createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
         List<String> opts = new ArrayList<>(clusterOptions(options, true));
-        Preallocation prealloc = preallocation("qcow2", options, true);
+        Preallocation prealloc = preallocation(VolumeFormat.QCOW2.id(), options, true);
         if (prealloc != null) {
             opts.add("preallocation=" + prealloc.id());
         }
-        List<String> argv = new ArrayList<>(
-                List.of(program, "create", "-F", backingFormat, "-b", backing, "-f", "qcow2", path.toString()));
+        List<String> argv = new ArrayList<>(List.of(
+                program, "create", "-F", backingFormat, "-b", backing, "-f", VolumeFormat.QCOW2.id(), path.toString()));
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
@@ -103,7 +97,9 @@ public final class QemuImgCommands {
      * mode only with subclusters: qemu refuses preallocation on a backed qcow2 without extended L2.
      */
     public Preallocation preallocation(String format, ImageOptions options, boolean backed) {
-        Preallocation mode = PreallocationRules.forFormat(backed ? "qcow2" : format, options.preallocation());
+        Preallocation mode = backed
+                ? PreallocationRules.forFormat(VolumeFormat.QCOW2, options.preallocation())
+                : PreallocationRules.forFormat(format, options.preallocation());
         return backed && !usesSubclusters(options, true) ? null : mode;
     }
 
@@ -155,7 +151,7 @@ public final class QemuImgCommands {
     public List<String> measure(long sizeKib, String format, ImageOptions options, boolean backed) {
         List<String> argv =
                 new ArrayList<>(List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format));
-        if (format.equals("qcow2")) {
+        if (VolumeFormat.QCOW2.is(format)) {
             List<String> opts = clusterOptions(options, backed);
             if (!opts.isEmpty()) {
                 argv.add("-o");
@@ -182,7 +178,7 @@ public final class QemuImgCommands {
             case ZEROED -> argv.addAll(List.of("-n", "--target-is-zero"));
             case UNKNOWN -> argv.add("-n");
         }
-        argv.addAll(List.of("-f", c.sourceFormat(), "-O", c.targetFormat()));
+        argv.addAll(List.of("-f", c.sourceFormat(), "-O", c.targetFormat().id()));
         if (c.targetState() == TargetState.NEW) {
             List<String> opts = targetOptions(c.targetFormat(), c.options());
             if (!opts.isEmpty()) {
@@ -198,10 +194,10 @@ public final class QemuImgCommands {
     }
 
     /** {@code qemu-img measure --output=json -f <src fmt> -O <fmt> [-o <options>] <src>}: what an image of a source needs. */
-    public List<String> measure(Path source, String sourceFormat, String format, ImageOptions options) {
+    public List<String> measure(Path source, String sourceFormat, VolumeFormat format, ImageOptions options) {
         List<String> argv =
-                new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format));
-        List<String> opts = format.equals("qcow2") ? clusterOptions(options, false) : List.of();
+                new ArrayList<>(List.of(program, "measure", "--output=json", "-f", sourceFormat, "-O", format.id()));
+        List<String> opts = format == VolumeFormat.QCOW2 ? clusterOptions(options, false) : List.of();
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
@@ -221,9 +217,9 @@ public final class QemuImgCommands {
     }
 
     /** The {@code -o} options a new image of {@code format} gets, as {@link #create} gives them. */
-    private List<String> targetOptions(String format, ImageOptions options) {
+    private List<String> targetOptions(VolumeFormat format, ImageOptions options) {
         List<String> opts = new ArrayList<>();
-        if (format.equals("qcow2")) {
+        if (format == VolumeFormat.QCOW2) {
             opts.addAll(clusterOptions(options, false));
         }
         Preallocation prealloc = PreallocationRules.forFormat(format, options.preallocation());
@@ -244,7 +240,7 @@ public final class QemuImgCommands {
      */
     public static String imageOpts(Path path, boolean blockDevice, ImageInfo info) {
         Long cache = info.l2CacheBytes();
-        if (!info.format().equals("qcow2") || cache == null) {
+        if (!info.hasFormat(VolumeFormat.QCOW2) || cache == null) {
             return null;
         }
         return "driver=qcow2,file.driver=" + (blockDevice ? "host_device" : "file") + ",file.filename="

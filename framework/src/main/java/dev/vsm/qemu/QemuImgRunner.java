@@ -17,6 +17,7 @@ import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,16 +147,16 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
-    public void create(Path path, String format, long sizeKib, ImageOptions options) {
+    public void create(Path path, VolumeFormat format, long sizeKib, ImageOptions options) {
         List<String> cmd = commands().create(path, format, sizeKib, options);
-        boolean extendedL2 = format.equals("qcow2") && commands().usesSubclusters(options, false);
+        boolean extendedL2 = format == VolumeFormat.QCOW2 && commands().usesSubclusters(options, false);
         int cluster = options.clusterSize() != null
                 ? options.clusterSize()
                 : extendedL2 ? QemuImgCommands.SUBCLUSTER_DEFAULT_CLUSTER : QCOW2_DEFAULT_CLUSTER;
-        ImageSizeLimits.check(path, format, Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
+        ImageSizeLimits.check(path, format.id(), Math.multiplyExact(sizeKib, 1024L), cluster, extendedL2);
         commands.run(limited(
                         Command.of(cmd),
-                        changeTimeout(commands().preallocation(format, options, false), sizeKib * 1024))
+                        changeTimeout(PreallocationRules.forFormat(format, options.preallocation()), sizeKib * 1024))
                 .withErrorPrefix("unable to create image"));
     }
 
@@ -177,7 +178,7 @@ public final class QemuImgRunner implements QemuImg {
         List<String> cmd = commands().resize(path, format, sizeBytes, options);
         int cluster = QCOW2_DEFAULT_CLUSTER;
         boolean extendedL2 = false;
-        if (format.equals("qcow2")) {
+        if (VolumeFormat.QCOW2.is(format)) {
             try {
                 Qcow2Header header = Qcow2Header.read(path);
                 cluster = header.clusterSize();
@@ -351,7 +352,7 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
-    public long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options) {
+    public long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options) {
         CommandRunner.Result r =
                 commands.query(Command.of(commands().measure(source, sourceFormat, targetFormat, options))
                         .withTimeout(INFO_TIMEOUT)
@@ -410,7 +411,7 @@ public final class QemuImgRunner implements QemuImg {
             throw StorageException.failed("qemu-img info returned no virtual-size/format");
         }
         String format = n.get("format").asText();
-        boolean qcow2 = format.equals("qcow2");
+        boolean qcow2 = VolumeFormat.QCOW2.is(format);
         Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
         boolean extL2 = qcow2
                 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);

@@ -3,6 +3,7 @@ package dev.vsm.qemu;
 import dev.vsm.qemu.Qcow2Header.InvalidHeaderException;
 import dev.vsm.qemu.Qcow2Header.NotQcow2Exception;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,8 +45,9 @@ import java.util.Set;
  * truncated or hostile header is refused, never a huge read.
  */
 public final class UntrustedImage {
-    /** The formats vsm imports, by qemu's driver names. */
-    public static final Set<String> FORMATS = Set.of("raw", "qcow2", "qed", "vmdk", "vdi", "vhdx", "vpc");
+    /** The formats vsm imports, by qemu's driver names: vsm's own image formats and qed, vdi, vhdx, vpc. */
+    public static final Set<String> FORMATS =
+            Set.of(VolumeFormat.RAW.id(), VolumeFormat.QCOW2.id(), "qed", VolumeFormat.VMDK.id(), "vdi", "vhdx", "vpc");
 
     static final int HEAD = 4096;
     /** qemu reads at most 1 MiB of a vmdk descriptor; a longer one is no real image's. */
@@ -89,7 +91,10 @@ public final class UntrustedImage {
                 throw new Refusal(unknownFormat(image.head()) + ", a format vsm does not import (it imports "
                         + String.join(", ", FORMATS.stream().sorted().toList()) + "): " + FORMAT_ADVICE);
             }
-            if (format != null && !format.equals("raw") && !format.equals("vmdk") && !format.equals(probed)) {
+            if (format != null
+                    && !VolumeFormat.RAW.is(format)
+                    && !VolumeFormat.VMDK.is(format)
+                    && !format.equals(probed)) {
                 throw StorageException.badInput(
                         "source '%s' is not a disk image qemu-img can read as %s: it does not start with "
                                 + "a %s header",
@@ -117,13 +122,13 @@ public final class UntrustedImage {
     static String probe(ByteBuffer head) {
         if (starts(head, 0, "QFI\u00fb")) {
             long version = head.limit() >= 8 ? Integer.toUnsignedLong(head.getInt(4)) : 3; // cut short: a broken qcow2
-            return version == 2 || version == 3 ? "qcow2" : null;
+            return version == 2 || version == 3 ? VolumeFormat.QCOW2.id() : null;
         }
         if (starts(head, 0, "QED\0")) {
             return "qed";
         }
         if (starts(head, 0, "KDMV")) {
-            return "vmdk";
+            return VolumeFormat.VMDK.id();
         }
         if (starts(head, 0, "vhdxfile")) {
             return "vhdx";
@@ -132,13 +137,13 @@ public final class UntrustedImage {
             return "vpc";
         }
         if (isVmdkDescriptor(head)) {
-            return "vmdk";
+            return VolumeFormat.VMDK.id();
         }
         if (head.limit() >= 0x44
                 && head.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(0x40) == 0xbeda107f) {
             return "vdi";
         }
-        return unknownFormat(head) == null ? "raw" : null;
+        return unknownFormat(head) == null ? VolumeFormat.RAW.id() : null;
     }
 
     /** What an image of a format vsm does not import is, or null when these bytes start no format qemu knows. */
@@ -166,16 +171,23 @@ public final class UntrustedImage {
 
     private static void check(Image image, String format) throws Refusal, IOException {
         switch (format) {
-            case "raw" -> {
-                /* data only */
-            }
-            case "qcow2" -> checkQcow2(image);
             case "qed" -> checkQed(image.head());
-            case "vmdk" -> checkVmdk(image);
             case "vdi" -> checkVdi(image.head());
             case "vhdx" -> checkVhdx(image);
             case "vpc" -> checkVpc(image.head());
-            default -> throw new IllegalArgumentException(format);
+            default ->
+                check(image, VolumeFormat.fromId(format).orElseThrow(() -> new IllegalArgumentException(format)));
+        }
+    }
+
+    private static void check(Image image, VolumeFormat format) throws Refusal, IOException {
+        switch (format) {
+            case RAW -> {
+                /* data only */
+            }
+            case QCOW2 -> checkQcow2(image);
+            case VMDK -> checkVmdk(image);
+            case SUBVOL -> throw new IllegalArgumentException(format.id());
         }
     }
 

@@ -4,15 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.engine.Capabilities;
 import dev.vsm.engine.StorageManager;
-import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.Operation;
-import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.Storage;
-import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
@@ -54,7 +51,7 @@ public final class ImageImports {
             }
         }
         Path path = Path.of(source);
-        if (!"raw".equals(sourceFormat)) {
+        if (!VolumeFormat.RAW.is(sourceFormat)) {
             Optional<VolumeId> volume = volumeAt(path);
             if (volume.isPresent()) {
                 return volumeSource(volume.get(), sourceFormat);
@@ -84,7 +81,7 @@ public final class ImageImports {
         }
         StorageManager.Volume volume = manager.volume(volid);
         String own = volume.name().format();
-        if (!sourceFormat.equals("raw") && !sourceFormat.equals(own)) {
+        if (!VolumeFormat.RAW.is(sourceFormat) && !sourceFormat.equals(own)) {
             throw StorageException.badInput(
                     "source '%s' is a volume of format %s, read as %s: drop --source-format %s (or pass "
                             + "--source-format raw to read its bytes as a raw disk)",
@@ -97,7 +94,7 @@ public final class ImageImports {
         storage.activateVolume(volume.name());
         SourceFile file = storage.sourceFile(volume.name());
         try {
-            return sources.open(file.path(), "raw", true, volid.toString(), file::close);
+            return sources.open(file.path(), VolumeFormat.RAW.id(), true, volid.toString(), file::close);
         } catch (RuntimeException e) {
             file.close();
             throw e;
@@ -138,11 +135,10 @@ public final class ImageImports {
      * @param name   the new volume's name, or null for the next free one
      */
     public VolumeId importImage(String storageId, int vmid, ImportSource source, String format, String name) {
-        String fmt = targetFormat(storageId, format, null);
+        VolumeFormat fmt = targetFormat(storageId, format, null);
         Storage storage = manager.activate(storageId);
         Capabilities.require(storage, Operation.IMPORT_IMAGE);
-        VolumeId volid = new VolumeId(
-                storageId, storage.importImage(new ImageImport(vmid, name, VolumeFormat.parse(fmt), source.image())));
+        VolumeId volid = new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source.image())));
         checkUnchanged(source, volid);
         return volid;
     }
@@ -171,20 +167,11 @@ public final class ImageImports {
      * when the storage takes it, else the storage's configured or default format. Checks that the
      * storage is enabled and takes the format.
      */
-    String targetFormat(String storageId, String asked, String preferred) {
-        StorageConfig cfg = manager.config(storageId);
+    VolumeFormat targetFormat(String storageId, String asked, String preferred) {
         manager.checkEnabled(storageId);
-        PluginSchema schema = manager.schema(storageId);
-        String fmt = asked != null
-                ? asked
-                : preferred != null && schema.formats().contains(preferred)
-                        ? preferred
-                        : cfg.string(CommonProperties.FORMAT).orElse(schema.defaultFormat());
-        if (!schema.formats().contains(fmt)) {
-            throw StorageException.badInput(
-                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
-                    storageId, cfg.type(), fmt, String.join(", ", schema.formats()));
-        }
-        return fmt;
+        boolean takesPreferred = VolumeFormat.fromId(preferred)
+                .filter(manager.schema(storageId).formats()::contains)
+                .isPresent();
+        return manager.supportedFormat(storageId, asked != null ? asked : takesPreferred ? preferred : null);
     }
 }

@@ -7,6 +7,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.trust.PathState;
 import java.io.IOException;
@@ -31,7 +32,7 @@ public final class SourceImages {
     private static final long SECTOR = 512;
     /** Extensions that name an image format other than raw. */
     private static final Set<String> IMAGE_EXTENSIONS =
-            Set.of("qcow2", "qcow", "vmdk", "vdi", "vhdx", "vhd", "vpc", "qed", "ova");
+            Set.of(VolumeFormat.QCOW2.id(), "qcow", VolumeFormat.VMDK.id(), "vdi", "vhdx", "vhd", "vpc", "qed", "ova");
 
     private final QemuImg qemuImg;
 
@@ -95,7 +96,7 @@ public final class SourceImages {
                     "source '%s' is not a disk image qemu-img can read%s: %s",
                     shown, sourceFormat == null ? "" : " as " + sourceFormat, e.getMessage());
         }
-        if (sourceFormat == null && format.equals("raw") && !device) {
+        if (sourceFormat == null && VolumeFormat.RAW.is(format) && !device) {
             checkLooksLikeRawDisk(path, shown, fileSize(path)); // qemu-img rounds a raw file's size up to whole sectors
         }
         ImportSource source = new ImportSource(

@@ -9,7 +9,6 @@ import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
-import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
@@ -50,7 +49,7 @@ public final class StreamImporter {
     }
 
     /** The target of an import: where the new volume goes and what it is. */
-    public record Target(String storage, int vmid, String name, String volumeFormat) {
+    public record Target(String storage, int vmid, String name, VolumeFormat volumeFormat) {
         public Target {
             requireNonNull(storage, "storage");
             requireNonNull(volumeFormat, "volumeFormat");
@@ -62,18 +61,11 @@ public final class StreamImporter {
             if (name.vmid() == null) {
                 throw StorageException.badInput("volume '%s' has no owning guest: only images can be imported", volid);
             }
-            return new Target(volid.storage(), name.vmid(), name.name(), name.format());
+            VolumeFormat format = name.volumeFormat()
+                    .orElseThrow(() -> StorageException.badInput(
+                            "volume '%s' is of format %s: only images can be imported", volid, name.format()));
+            return new Target(volid.storage(), name.vmid(), name.name(), format);
         }
-    }
-
-    /**
-     * The stream formats {@code storage} imports a new volume of format {@code volumeFormat} from
-     * ({@link Storage#importFormats}); none for a format that is no {@link VolumeFormat}.
-     */
-    static Set<StreamFormat> importFormats(Storage storage, String volumeFormat, boolean withSnapshots) {
-        return VolumeFormat.fromId(volumeFormat)
-                .map(f -> storage.importFormats(f, withSnapshots))
-                .orElse(Set.of());
     }
 
     /**
@@ -82,11 +74,11 @@ public final class StreamImporter {
     public void checkFormat(Target target, StreamFormat format, boolean withSnapshots) {
         manager.checkEnabled(target.storage());
         Storage storage = manager.storage(target.storage());
-        Set<StreamFormat> formats = importFormats(storage, target.volumeFormat(), withSnapshots);
+        Set<StreamFormat> formats = storage.importFormats(target.volumeFormat(), withSnapshots);
         if (formats.contains(format)) {
             return;
         }
-        if (importFormats(storage, target.volumeFormat(), !withSnapshots).contains(format)) {
+        if (storage.importFormats(target.volumeFormat(), !withSnapshots).contains(format)) {
             throw StorageException.badInput(
                     "format %s cannot be imported %s snapshots", format, withSnapshots ? "with" : "without");
         }
@@ -295,12 +287,11 @@ public final class StreamImporter {
         Optional<String> made;
         try (Interruption stop = Interruption.watch("import of '" + label + "'")) {
             Storage storage = checkedForAlloc(target);
-            AllocRequest request =
-                    AllocRequest.of(target.vmid(), target.name(), VolumeFormat.parse(target.volumeFormat()), kib(size));
+            AllocRequest request = AllocRequest.of(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
                 made = storage.allocWritten(request, path -> {
                     write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
-                    deleteSnapshot(path, target.volumeFormat(), deleteSnapshot);
+                    deleteSnapshot(path, target.volumeFormat().id(), deleteSnapshot);
                 });
             } catch (RuntimeException e) {
                 throw nothingKept(e);
@@ -327,15 +318,7 @@ public final class StreamImporter {
     /** The checks {@link StorageManager#alloc} makes before allocating: enabled, format taken, activated. */
     private Storage checkedForAlloc(Target target) {
         manager.checkEnabled(target.storage());
-        PluginSchema schema = manager.schema(target.storage());
-        if (!schema.formats().contains(target.volumeFormat())) {
-            throw StorageException.badInput(
-                    "storage '%s' (type %s) does not support format '%s' (supported: %s)",
-                    target.storage(),
-                    manager.config(target.storage()).type(),
-                    target.volumeFormat(),
-                    String.join(", ", schema.formats()));
-        }
+        manager.supportedFormat(target.storage(), target.volumeFormat().id());
         return manager.activate(target.storage());
     }
 
@@ -361,7 +344,13 @@ public final class StreamImporter {
     }
 
     private VolumeId allocate(Target target, long size) {
-        return manager.alloc(target.storage(), target.vmid(), target.name(), target.volumeFormat(), kib(size), null);
+        return manager.alloc(
+                target.storage(),
+                target.vmid(),
+                target.name(),
+                target.volumeFormat().id(),
+                kib(size),
+                null);
     }
 
     private void write(
@@ -394,7 +383,7 @@ public final class StreamImporter {
             throw e;
         }
         if (format != StreamFormat.RAW_SIZE) {
-            checkImage(path, format.dataFormat(), size);
+            checkImage(path, format.dataFormat().id(), size);
         }
         meter.finish();
     }

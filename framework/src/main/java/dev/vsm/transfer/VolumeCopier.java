@@ -71,13 +71,12 @@ public final class VolumeCopier {
                 : Optional.ofNullable(name.vmid())
                         .orElseThrow(() ->
                                 StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
-        String fmt = imports.targetFormat(targetStorage, format, name.format());
+        VolumeFormat fmt = imports.targetFormat(targetStorage, format, name.format());
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
-                VolumeId copied = new VolumeId(
-                        targetStorage,
-                        to.importImage(new ImageImport(owner, null, VolumeFormat.parse(fmt), image.image())));
+                VolumeId copied =
+                        new VolumeId(targetStorage, to.importImage(new ImageImport(owner, null, fmt, image.image())));
                 imports.checkUnchanged(image, copied);
                 return new Copy(copied, Method.CONVERT, null);
             }
@@ -89,10 +88,10 @@ public final class VolumeCopier {
     }
 
     private static StreamFormat commonFormat(
-            VolumeId source, VolumeName name, Storage from, Storage to, String fmt, String targetStorage) {
+            VolumeId source, VolumeName name, Storage from, Storage to, VolumeFormat fmt, String targetStorage) {
         Set<StreamFormat> common = EnumSet.noneOf(StreamFormat.class);
         common.addAll(from.exportFormats(name, false));
-        common.retainAll(StreamImporter.importFormats(to, fmt, false));
+        common.retainAll(to.importFormats(fmt, false));
         if (common.isEmpty()) {
             throw StorageException.badInput(
                     "cannot copy '%s' to storage '%s' (type %s): it imports no images, and no stream "
@@ -102,7 +101,7 @@ public final class VolumeCopier {
                     to.config().type(),
                     fmt,
                     orNone(from.exportFormats(name, false)),
-                    orNone(StreamImporter.importFormats(to, fmt, false)));
+                    orNone(to.importFormats(fmt, false)));
         }
         return common.contains(StreamFormat.RAW_SIZE)
                 ? StreamFormat.RAW_SIZE

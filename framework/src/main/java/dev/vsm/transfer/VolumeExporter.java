@@ -11,6 +11,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StreamFormat;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
@@ -165,10 +166,10 @@ public final class VolumeExporter {
         Path temp = null;
         try {
             Path data = path;
-            if (format == StreamFormat.RAW_SIZE && !name.format().equals("raw")) {
+            if (format == StreamFormat.RAW_SIZE && !name.hasFormat(VolumeFormat.RAW)) {
                 temp = path.resolveSibling(
                         ".vsm-export-" + ProcessHandle.current().pid() + ".raw");
-                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, "raw")
+                qemuImg.convert(ImageConversion.builder(path, name.format(), temp, VolumeFormat.RAW)
                         .sizeBytes(size)
                         .build());
                 data = temp;

@@ -4,6 +4,7 @@ import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
+import dev.vsm.spi.VolumeFormat;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ import java.util.function.Function;
  * {@code vgname}, a boolean, an integer enum, a number).
  */
 final class TestSchemas {
-    static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk", "subvol");
+    static final List<VolumeFormat> FORMATS = List.of(VolumeFormat.values());
 
     static final PluginSchema DIR = PluginSchema.builder()
             .properties(List.of(
@@ -41,7 +42,7 @@ final class TestSchemas {
                     PropertySpec.string("prune-backups", "backup retention"),
                     PropertySpec.string("bwlimit", "bandwidth limits")))
             .content(EnumSet.allOf(ContentType.class), Set.of(ContentType.IMAGES, ContentType.ROOTDIR))
-            .formats(FORMATS, "raw")
+            .formats(FORMATS, VolumeFormat.RAW)
             .build();
 
     static final PluginSchema LVM = PluginSchema.builder()
@@ -58,7 +59,7 @@ final class TestSchemas {
                     PropertySpec.string("saferemove_throughput", "cstream -t argument"),
                     PropertySpec.number("bwlimit-ratio", "a made-up number property")))
             .content(Set.of(ContentType.IMAGES, ContentType.ROOTDIR), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
 
     /** The lookup the engine would hand over: {@code dir} and {@code lvm}, nothing else. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.testing.RecordingConsole;
 import dev.vsm.testing.TestPlugins;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class ThreadContextClassLoaderTest {
                 .satisfies(e -> assertThat(e.problem()).isNull());
         assertThat(warnings).isEmpty();
         StoragePlugin plugin = registry.require("ctx");
-        assertThat(plugin.schema().defaultFormat()).isEqualTo("raw");
+        assertThat(plugin.schema().defaultFormat()).isEqualTo(VolumeFormat.RAW);
         Storage storage = plugin.open(
                 new StorageConfig("c", "ctx", Map.of()),
                 DefaultStorageContext.builder(new RecordingConsole()).build());

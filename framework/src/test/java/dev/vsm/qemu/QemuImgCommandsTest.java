@@ -7,6 +7,7 @@ import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -26,11 +27,14 @@ class QemuImgCommandsTest {
         assertThat(String.join(
                         " ",
                         cmds.create(
-                                Path.of("/s/images/100/vm-100-disk-0.raw"), "raw", 33554432, ImageOptions.DEFAULTS)))
+                                Path.of("/s/images/100/vm-100-disk-0.raw"),
+                                VolumeFormat.RAW,
+                                33554432,
+                                ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img create -o preallocation=off -f raw /s/images/100/vm-100-disk-0.raw 33554432K");
-        assertThat(String.join(" ", cmds.create(IMG, "qcow2", 33554432, ImageOptions.DEFAULTS)))
+        assertThat(String.join(" ", cmds.create(IMG, VolumeFormat.QCOW2, 33554432, ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img create -o preallocation=metadata -f qcow2 " + IMG + " 33554432K");
-        assertThat(String.join(" ", cmds.create(Path.of("/s/x.vmdk"), "vmdk", 1024, prealloc("full"))))
+        assertThat(String.join(" ", cmds.create(Path.of("/s/x.vmdk"), VolumeFormat.VMDK, 1024, prealloc("full"))))
                 .isEqualTo("qemu-img create -f vmdk /s/x.vmdk 1024K");
     }
 
@@ -40,19 +44,20 @@ class QemuImgCommandsTest {
         "raw, off, off", "raw, metadata, off", "raw, falloc, falloc", "raw, full, full",
     })
     void preallocationPerFormat(String format, String configured, String expected) {
-        assertThat(cmds.create(Path.of("/x"), format, 1, prealloc(configured))).contains("preallocation=" + expected);
+        assertThat(cmds.create(Path.of("/x"), VolumeFormat.parse(format), 1, prealloc(configured)))
+                .contains("preallocation=" + expected);
         assertThat(cmds.resize(Path.of("/x"), format, 1024, prealloc(configured)))
                 .contains("--preallocation=" + expected);
     }
 
     @Test
     void aModeTheFormatLacksIsRefusedNamingBoth() {
-        assertThatThrownBy(() -> PreallocationRules.parse("vmdk", "full"))
+        assertThatThrownBy(() -> PreallocationRules.parse(VolumeFormat.VMDK, "full"))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("preallocation mode 'full' not supported by format 'vmdk'")
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(StorageException.Kind.BAD_INPUT);
-        assertThatThrownBy(() -> PreallocationRules.parse("qcow2", "sparse"))
+        assertThatThrownBy(() -> PreallocationRules.parse(VolumeFormat.QCOW2, "sparse"))
                 .hasMessage("preallocation mode 'sparse' not supported by format 'qcow2'");
     }
 
@@ -77,13 +82,15 @@ class QemuImgCommandsTest {
     @Test
     void subclustersOnGivesEveryQcow2ThemAndOffNone() {
         ImageOptions on = ImageOptions.of(null, Subclusters.ON, null);
-        assertThat(cmds.create(IMG, "qcow2", 1, on))
+        assertThat(cmds.create(IMG, VolumeFormat.QCOW2, 1, on))
                 .contains("extended_l2=on,cluster_size=128k,preallocation=metadata");
-        assertThat(cmds.create(Path.of("/x.raw"), "raw", 1, on)).doesNotContain("extended_l2=on,cluster_size=128k");
+        assertThat(cmds.create(Path.of("/x.raw"), VolumeFormat.RAW, 1, on))
+                .doesNotContain("extended_l2=on,cluster_size=128k");
         ImageOptions off = ImageOptions.of(Preallocation.METADATA, Subclusters.OFF, null);
         assertThat(cmds.createBacked(IMG, "b", "qcow2", off)).doesNotContain("-o");
         ImageOptions offSized = ImageOptions.of(null, Subclusters.OFF, 2 * 1024 * 1024);
-        assertThat(cmds.create(IMG, "qcow2", 1, offSized)).contains("cluster_size=2M,preallocation=metadata");
+        assertThat(cmds.create(IMG, VolumeFormat.QCOW2, 1, offSized))
+                .contains("cluster_size=2M,preallocation=metadata");
     }
 
     @Test
@@ -92,7 +99,7 @@ class QemuImgCommandsTest {
         assertThat(cmds.createBacked(IMG, "b", "qcow2", big))
                 .contains("extended_l2=on,cluster_size=256k,preallocation=metadata");
         ImageOptions tiny = ImageOptions.of(null, Subclusters.ON, 4096);
-        assertThatThrownBy(() -> cmds.create(IMG, "qcow2", 1, tiny))
+        assertThatThrownBy(() -> cmds.create(IMG, VolumeFormat.QCOW2, 1, tiny))
                 .hasMessageContaining("qcow2-cluster-size 4k is too small for subclusters");
     }
 

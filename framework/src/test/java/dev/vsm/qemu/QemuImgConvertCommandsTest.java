@@ -7,6 +7,7 @@ import dev.vsm.spi.ImageConversion.TargetState;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.Preallocation;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class QemuImgConvertCommandsTest {
     private String convert(Path target, String format, TargetState state, ImageOptions options) {
         return String.join(
                 " ",
-                cmds.convert(ImageConversion.builder(SRC, "qcow2", target, format)
+                cmds.convert(ImageConversion.builder(SRC, "qcow2", target, VolumeFormat.parse(format))
                         .sizeBytes(1L << 30)
                         .targetState(state)
                         .options(options)
@@ -69,9 +70,11 @@ class QemuImgConvertCommandsTest {
 
     @Test
     void measureCompareCheck() {
-        assertThat(String.join(" ", cmds.measure(SRC, "qcow2", "raw", ImageOptions.DEFAULTS)))
+        assertThat(String.join(" ", cmds.measure(SRC, "qcow2", VolumeFormat.RAW, ImageOptions.DEFAULTS)))
                 .isEqualTo("qemu-img measure --output=json -f qcow2 -O raw /srv/cloud.qcow2");
-        assertThat(String.join(" ", cmds.measure(SRC, "vmdk", "qcow2", ImageOptions.of(null, Subclusters.ON, null))))
+        assertThat(String.join(
+                        " ",
+                        cmds.measure(SRC, "vmdk", VolumeFormat.QCOW2, ImageOptions.of(null, Subclusters.ON, null))))
                 .isEqualTo(
                         "qemu-img measure --output=json -f vmdk -O qcow2 -o extended_l2=on,cluster_size=128k /srv/cloud.qcow2");
         assertThat(cmds.compare(SRC, "qcow2", Path.of("/b.raw"), "raw"))

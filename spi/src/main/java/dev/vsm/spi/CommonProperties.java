@@ -43,8 +43,11 @@ public final class CommonProperties {
                 .withDefault(false);
     }
 
-    public static PropertySpec format(List<String> formats) {
-        return PropertySpec.oneOf(FORMAT, "default image format", formats);
+    public static PropertySpec format(List<VolumeFormat> formats) {
+        return PropertySpec.oneOf(
+                FORMAT,
+                "default image format",
+                formats.stream().map(VolumeFormat::id).toList());
     }
 
     public static PropertySpec preallocation() {

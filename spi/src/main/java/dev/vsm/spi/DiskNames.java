@@ -29,7 +29,7 @@ public final class DiskNames {
      * @param existing          names or volume ids already on the storage (any owner; others are ignored)
      * @param storeid           the storage, for the error message
      * @param vmid              the owning guest
-     * @param format            the format asked for, or null; {@code subvol} gives the prefix {@code subvol}, else {@code vm}
+     * @param format            the format asked for, or null; {@link VolumeFormat#SUBVOL} gives the prefix {@code subvol}, else {@code vm}
      * @param addSuffix         append {@code .<format>} to the name
      * @param sharedNumberSpace all formats share one number space (pve's rule for storages that can
      *                          hold subvols, i.e. dir): {@code vm-}, {@code base-}, {@code subvol-} and
@@ -41,13 +41,13 @@ public final class DiskNames {
             Collection<String> existing,
             String storeid,
             int vmid,
-            String format,
+            VolumeFormat format,
             boolean addSuffix,
             boolean sharedNumberSpace) {
         requireNonNull(existing, "existing");
         requireNonNull(storeid, "storeid");
-        String fmt = format == null ? "" : format;
-        String prefix = fmt.equals("subvol") ? "subvol" : "vm";
+        String fmt = format == null ? "" : format.id();
+        String prefix = format == VolumeFormat.SUBVOL ? "subvol-" : "vm-";
         String suffix = addSuffix ? "." + fmt : "";
 
         Pattern used = sharedNumberSpace
@@ -62,7 +62,7 @@ public final class DiskNames {
         }
         for (int i = 0; i < MAX_VOLUMES_PER_GUEST; i++) {
             if (!taken.contains(Integer.toString(i))) {
-                return prefix + "-" + vmid + "-disk-" + i + suffix;
+                return prefix + vmid + "-disk-" + i + suffix;
             }
         }
         throw StorageException.failed("unable to allocate an image name for VM %d in storage '%s'", vmid, storeid);

@@ -11,14 +11,14 @@ import java.util.Objects;
  * before the convert ({@link TargetState}).
  *
  * <p>Made with {@link #builder}, so that it can gain fields without breaking plugins built against
- * an older SPI: {@code ImageConversion.builder(source, "qcow2", target, "raw").sizeBytes(size).build()}.
+ * an older SPI: {@code ImageConversion.builder(source, "vdi", target, VolumeFormat.RAW).sizeBytes(size).build()}.
  */
 public final class ImageConversion {
     private final Path source;
     private final String sourceFormat;
     private final long sizeBytes;
     private final Path target;
-    private final String targetFormat;
+    private final VolumeFormat targetFormat;
     private final TargetState targetState;
     private final ImageOptions options;
 
@@ -33,11 +33,11 @@ public final class ImageConversion {
     }
 
     /**
-     * A convert of {@code source} (in {@code sourceFormat}, {@code -f}) into {@code target} (in
-     * {@code targetFormat}, {@code -O}); it starts as a {@link TargetState#NEW} target with
+     * A convert of {@code source} (in {@code sourceFormat}, as qemu-img names it, {@code -f}) into
+     * {@code target} (in {@code targetFormat}, {@code -O}); it starts as a {@link TargetState#NEW} target with
      * {@link ImageOptions#DEFAULTS} and an unknown size.
      */
-    public static Builder builder(Path source, String sourceFormat, Path target, String targetFormat) {
+    public static Builder builder(Path source, String sourceFormat, Path target, VolumeFormat targetFormat) {
         return new Builder(source, sourceFormat, target, targetFormat);
     }
 
@@ -62,7 +62,7 @@ public final class ImageConversion {
     }
 
     /** Its format ({@code -O}). */
-    public String targetFormat() {
+    public VolumeFormat targetFormat() {
         return targetFormat;
     }
 
@@ -83,7 +83,7 @@ public final class ImageConversion {
                 && source.equals(that.source)
                 && sourceFormat.equals(that.sourceFormat)
                 && target.equals(that.target)
-                && targetFormat.equals(that.targetFormat)
+                && targetFormat == that.targetFormat
                 && targetState == that.targetState
                 && options.equals(that.options);
     }
@@ -105,12 +105,12 @@ public final class ImageConversion {
         private final Path source;
         private final String sourceFormat;
         private final Path target;
-        private final String targetFormat;
+        private final VolumeFormat targetFormat;
         private long sizeBytes;
         private TargetState targetState = TargetState.NEW;
         private ImageOptions options = ImageOptions.DEFAULTS;
 
-        private Builder(Path source, String sourceFormat, Path target, String targetFormat) {
+        private Builder(Path source, String sourceFormat, Path target, VolumeFormat targetFormat) {
             this.source = requireNonNull(source, "source");
             this.sourceFormat = requireNonNull(sourceFormat, "sourceFormat");
             this.target = requireNonNull(target, "target");

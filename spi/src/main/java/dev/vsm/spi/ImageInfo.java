@@ -7,8 +7,10 @@ import java.util.Objects;
 /**
  * What a volume's image says about itself (pve's {@code volume_size_info} and a bit more).
  *
- * <p>Made with {@link #builder(String)}, so that it can gain fields without breaking plugins built
- * against an older SPI: {@code ImageInfo.builder("raw").virtualSize(size).actualSize(size).build()}.
+ * <p>Made with {@link #builder(VolumeFormat)} (or {@link #builder(String)} for a format that is no
+ * {@link VolumeFormat}, as qemu-img names it), so that it can gain fields without breaking plugins
+ * built against an older SPI:
+ * {@code ImageInfo.builder(VolumeFormat.RAW).virtualSize(size).actualSize(size).build()}.
  */
 public final class ImageInfo {
     private final long virtualSize;
@@ -31,9 +33,17 @@ public final class ImageInfo {
         this.ctime = b.ctime;
     }
 
-    /** A builder for an image of {@code format}; every other field starts at 0, false or null. */
+    /**
+     * A builder for an image of {@code format}, as qemu-img names it (raw, qcow2, vdi, vhdx, ...);
+     * every other field starts at 0, false or null.
+     */
     public static Builder builder(String format) {
         return new Builder(format);
+    }
+
+    /** A builder for an image in one of vsm's formats; otherwise as {@link #builder(String)}. */
+    public static Builder builder(VolumeFormat format) {
+        return new Builder(format.id());
     }
 
     /** A builder that starts from this image's fields. */
@@ -53,9 +63,14 @@ public final class ImageInfo {
         return virtualSize;
     }
 
-    /** The image format. */
+    /** The image format, as qemu-img names it: raw, qcow2, vmdk, vdi, vhdx, ... */
     public String format() {
         return format;
+    }
+
+    /** Whether the image is in {@code f}. */
+    public boolean hasFormat(VolumeFormat f) {
+        return f.is(format);
     }
 
     /** Bytes allocated on the host. */

@@ -38,7 +38,13 @@ public enum Operation {
      * ({@code vsm import}, {@code vsm copy}). Streams need no operation: a storage declares them
      * with {@link Storage#exportFormats} and {@link Storage#importFormats}.
      */
-    IMPORT_IMAGE("import images");
+    IMPORT_IMAGE("import images"),
+    /**
+     * {@link Storage#updateVolumeNotes} and {@link Storage#updateVolumeProtected}: set a volume's
+     * notes and protection ({@code vsm updateattributes}). Which volumes can have them the storage
+     * says when it is asked.
+     */
+    UPDATE_ATTRIBUTES("set notes and protection of volumes");
 
     private final String refusal;
 

@@ -19,8 +19,8 @@ public final class PluginSchema {
     private final List<PropertySpec> properties;
     private final Set<ContentType> content;
     private final Set<ContentType> defaultContent;
-    private final List<String> formats;
-    private final String defaultFormat;
+    private final List<VolumeFormat> formats;
+    private final VolumeFormat defaultFormat;
 
     private PluginSchema(Builder b) {
         this.properties = List.copyOf(b.properties);
@@ -35,7 +35,10 @@ public final class PluginSchema {
         }
     }
 
-    /** A builder; without its setters a schema has no properties, no content and no formats. */
+    /**
+     * A builder; without its setters a schema has no properties and no content. Its formats
+     * ({@link Builder#formats}) must be set.
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -56,12 +59,12 @@ public final class PluginSchema {
     }
 
     /** The image formats this type can hold (empty: none). */
-    public List<String> formats() {
+    public List<VolumeFormat> formats() {
         return formats;
     }
 
     /** The format used when none is asked for. */
-    public String defaultFormat() {
+    public VolumeFormat defaultFormat() {
         return defaultFormat;
     }
 
@@ -76,7 +79,7 @@ public final class PluginSchema {
                 && content.equals(that.content)
                 && defaultContent.equals(that.defaultContent)
                 && formats.equals(that.formats)
-                && defaultFormat.equals(that.defaultFormat);
+                && defaultFormat == that.defaultFormat;
     }
 
     @Override
@@ -95,8 +98,8 @@ public final class PluginSchema {
         private List<PropertySpec> properties = List.of();
         private Set<ContentType> content = Set.of();
         private Set<ContentType> defaultContent = Set.of();
-        private List<String> formats = List.of();
-        private String defaultFormat = "";
+        private List<VolumeFormat> formats = List.of();
+        private VolumeFormat defaultFormat;
 
         private Builder() {}
 
@@ -114,9 +117,9 @@ public final class PluginSchema {
         }
 
         /** The image formats this type can hold, and the one used when none is asked for. */
-        public Builder formats(List<String> names, String defaultName) {
-            this.formats = requireNonNull(names, "formats");
-            this.defaultFormat = requireNonNull(defaultName, "defaultFormat");
+        public Builder formats(List<VolumeFormat> formats, VolumeFormat defaultFormat) {
+            this.formats = requireNonNull(formats, "formats");
+            this.defaultFormat = requireNonNull(defaultFormat, "defaultFormat");
             return this;
         }
 

@@ -17,7 +17,7 @@ public interface QemuImg {
      * {@link StorageException.Kind#BAD_INPUT} before running anything if the preallocation mode
      * does not suit the format.
      */
-    void create(Path path, String format, long sizeKib, ImageOptions options);
+    void create(Path path, VolumeFormat format, long sizeKib, ImageOptions options);
 
     /**
      * A qcow2 image backed by another image: {@code qemu-img create -F <fmt> -b <backing> -f qcow2 <path> -o ...},
@@ -86,7 +86,7 @@ public interface QemuImg {
      * {@code targetFormat} holding {@code source} needs (its {@code required} figure), to size a
      * volume that cannot grow (an LV).
      */
-    long measure(Path source, String sourceFormat, String targetFormat, ImageOptions options);
+    long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options);
 
     /**
      * {@link #info} for many images, each answered on its own: one image's error does not keep

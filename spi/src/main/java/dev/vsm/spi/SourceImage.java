@@ -19,9 +19,8 @@ public record SourceImage(Path path, String format, long virtualSize) {
      * formats (qcow2's metadata on top of the data); rounded up to whole KiB.
      */
     public long volumeSizeKib(VolumeFormat targetFormat, QemuImg qemuImg, ImageOptions options) {
-        long bytes = targetFormat == VolumeFormat.RAW
-                ? virtualSize
-                : qemuImg.measure(path, format, targetFormat.id(), options);
+        long bytes =
+                targetFormat == VolumeFormat.RAW ? virtualSize : qemuImg.measure(path, format, targetFormat, options);
         return Math.max(1, (bytes + 1023) / 1024);
     }
 

@@ -132,9 +132,12 @@ public interface Storage {
         return Optional.empty();
     }
 
-    /** Sets a volume's notes; null or {@code ""} removes them. Called with the storage lock held. */
+    /**
+     * Sets a volume's notes; null or {@code ""} removes them. Called with the storage lock held.
+     * Optional: {@link Operation#UPDATE_ATTRIBUTES}.
+     */
     default void updateVolumeNotes(VolumeName volume, String notes) {
-        throw StorageException.badInput("attribute 'notes' is not supported for storage type '%s'", config().type());
+        throw Operation.UPDATE_ATTRIBUTES.unsupportedBy(config());
     }
 
     /** Whether a volume is protected from removal and pruning. */
@@ -142,10 +145,12 @@ public interface Storage {
         return false;
     }
 
-    /** Protects a volume or lifts its protection. Called with the storage lock held. */
+    /**
+     * Protects a volume or lifts its protection. Called with the storage lock held. Optional:
+     * {@link Operation#UPDATE_ATTRIBUTES}.
+     */
     default void updateVolumeProtected(VolumeName volume, boolean value) {
-        throw StorageException.badInput(
-                "attribute 'protected' is not supported for storage type '%s'", config().type());
+        throw Operation.UPDATE_ATTRIBUTES.unsupportedBy(config());
     }
 
     /** The names of a volume's snapshots, oldest first ({@code vsm info}); empty when it has none or cannot have any. */

@@ -8,16 +8,16 @@ import java.util.Arrays;
  */
 public enum StreamFormat {
     /** The guest-visible data of the image, {@code size} bytes of it (the size is the virtual size). */
-    RAW_SIZE("raw+size", "raw"),
+    RAW_SIZE("raw+size", VolumeFormat.RAW),
     /** The qcow2 file as it is on disk, to its end (the size is the virtual size); only with snapshots, as in pve. */
-    QCOW2_SIZE("qcow2+size", "qcow2"),
+    QCOW2_SIZE("qcow2+size", VolumeFormat.QCOW2),
     /** The vmdk file as it is, to its end (the size is the virtual size); only with snapshots, as in pve. */
-    VMDK_SIZE("vmdk+size", "vmdk");
+    VMDK_SIZE("vmdk+size", VolumeFormat.VMDK);
 
     private final String id;
-    private final String dataFormat;
+    private final VolumeFormat dataFormat;
 
-    StreamFormat(String id, String dataFormat) {
+    StreamFormat(String id, VolumeFormat dataFormat) {
         this.id = id;
         this.dataFormat = dataFormat;
     }
@@ -27,8 +27,8 @@ public enum StreamFormat {
         return id;
     }
 
-    /** The image format the data is in: {@code raw}, {@code qcow2}, {@code vmdk}. */
-    public String dataFormat() {
+    /** The image format the data is in: raw, qcow2, vmdk. */
+    public VolumeFormat dataFormat() {
         return dataFormat;
     }
 

@@ -27,6 +27,11 @@ public enum VolumeFormat {
         return id;
     }
 
+    /** Whether {@code id} names this format ({@code false} for null and for formats vsm does not store). */
+    public boolean is(String id) {
+        return this.id.equals(id);
+    }
+
     /** The format named {@code id}, if it is one. */
     public static Optional<VolumeFormat> fromId(String id) {
         return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst();

@@ -7,9 +7,10 @@ import java.util.Objects;
 /**
  * One entry of a storage's volume listing (pve's {@code list_volumes} item).
  *
- * <p>Made with {@link #builder(String, String, ContentType)}, so that it can gain fields without
- * breaking plugins built against an older SPI:
- * {@code VolumeInfo.builder(volid, "raw", ContentType.IMAGES).size(bytes).vmid(100).build()}.
+ * <p>Made with {@link #builder(String, VolumeFormat, ContentType)} (or, for a format that is no
+ * {@link VolumeFormat}, {@link #builder(String, String, ContentType)}), so that it can gain fields
+ * without breaking plugins built against an older SPI:
+ * {@code VolumeInfo.builder(volid, VolumeFormat.RAW, ContentType.IMAGES).size(bytes).vmid(100).build()}.
  */
 public final class VolumeInfo {
     private final String volid;
@@ -45,6 +46,11 @@ public final class VolumeInfo {
         return new Builder(volid, format, content);
     }
 
+    /** A builder for an image in one of vsm's formats; otherwise as {@link #builder(String, String, ContentType)}. */
+    public static Builder builder(String volid, VolumeFormat format, ContentType content) {
+        return new Builder(volid, format.id(), content);
+    }
+
     /** A builder that starts from this entry's fields. */
     public Builder toBuilder() {
         return new Builder(volid, format, content)
@@ -65,6 +71,11 @@ public final class VolumeInfo {
     /** raw, qcow2, iso, tzst, vma.zst, ... */
     public String format() {
         return format;
+    }
+
+    /** Whether the volume is in {@code f}. */
+    public boolean hasFormat(VolumeFormat f) {
+        return f.is(format);
     }
 
     /** The content type it is listed under. */

@@ -3,13 +3,15 @@ package dev.vsm.spi;
 import static java.util.Objects.requireNonNull;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A parsed volume name: pve's {@code (vtype, name, vmid, basename, basevmid, isBase, format)}.
  *
- * <p>Made with {@link #builder(String, ContentType, String, String)}, so that it can gain fields
- * without breaking plugins built against an older SPI:
- * {@code VolumeName.builder(volname, ContentType.IMAGES, name, "raw").vmid(100).build()}.
+ * <p>Made with {@link #builder(String, ContentType, String, VolumeFormat)} (or, for a format that is
+ * no {@link VolumeFormat}, {@link #builder(String, ContentType, String, String)}), so that it can
+ * gain fields without breaking plugins built against an older SPI:
+ * {@code VolumeName.builder(volname, ContentType.IMAGES, name, VolumeFormat.RAW).vmid(100).build()}.
  */
 public final class VolumeName {
     private final String volname;
@@ -39,6 +41,11 @@ public final class VolumeName {
      */
     public static Builder builder(String volname, ContentType type, String name, String format) {
         return new Builder(volname, type, name, format);
+    }
+
+    /** A builder for a volume in one of vsm's image formats; otherwise as {@link #builder(String, ContentType, String, String)}. */
+    public static Builder builder(String volname, ContentType type, String name, VolumeFormat format) {
+        return builder(volname, type, name, format.id());
     }
 
     /** The volume name as given (the part of the volume id after the storage id). */
@@ -79,6 +86,16 @@ public final class VolumeName {
     /** raw, qcow2, vmdk, subvol, ova+vmdk, ... */
     public String format() {
         return format;
+    }
+
+    /** The format as a {@link VolumeFormat}; empty for the others (ova+vmdk, ...). */
+    public Optional<VolumeFormat> volumeFormat() {
+        return VolumeFormat.fromId(format);
+    }
+
+    /** Whether the volume is in {@code f}. */
+    public boolean hasFormat(VolumeFormat f) {
+        return f.is(format);
     }
 
     public boolean isLinkedClone() {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class DiskNamesTest {
     @Test
     void firstDiskIsZero() {
-        assertThat(DiskNames.nextFree(List.of(), "local", 100, "raw", true, true))
+        assertThat(DiskNames.nextFree(List.of(), "local", 100, VolumeFormat.RAW, true, true))
                 .isEqualTo("vm-100-disk-0.raw");
         assertThat(DiskNames.nextFree(List.of(), "lvm", 100, null, false, false))
                 .isEqualTo("vm-100-disk-0");
@@ -18,7 +18,8 @@ class DiskNamesTest {
 
     @Test
     void subvolsGetTheirOwnPrefix() {
-        assertThat(DiskNames.nextFree(List.of("local:100/vm-100-disk-0.raw"), "local", 100, "subvol", true, true))
+        assertThat(DiskNames.nextFree(
+                        List.of("local:100/vm-100-disk-0.raw"), "local", 100, VolumeFormat.SUBVOL, true, true))
                 .isEqualTo("subvol-100-disk-1.subvol");
     }
 
@@ -30,22 +31,24 @@ class DiskNamesTest {
                 "local:100/subvol-100-disk-2.subvol",
                 "local:100/basevol-100-disk-3.subvol",
                 "local:100/vm-100-disk-5.vmdk");
-        assertThat(DiskNames.nextFree(existing, "local", 100, "qcow2", true, true))
+        assertThat(DiskNames.nextFree(existing, "local", 100, VolumeFormat.QCOW2, true, true))
                 .isEqualTo("vm-100-disk-4.qcow2");
     }
 
     @Test
     void lvmCountsRawAndQcow2ForRawButOnlyQcow2ForQcow2() {
         List<String> lvs = List.of("vm-100-disk-0", "vm-100-disk-1.qcow2", "del-vm-100-disk-2");
-        assertThat(DiskNames.nextFree(lvs, "lvm", 100, "raw", false, false)).isEqualTo("vm-100-disk-3");
-        assertThat(DiskNames.nextFree(lvs, "lvm", 100, "qcow2", true, false)).isEqualTo("vm-100-disk-0.qcow2");
+        assertThat(DiskNames.nextFree(lvs, "lvm", 100, VolumeFormat.RAW, false, false))
+                .isEqualTo("vm-100-disk-3");
+        assertThat(DiskNames.nextFree(lvs, "lvm", 100, VolumeFormat.QCOW2, true, false))
+                .isEqualTo("vm-100-disk-0.qcow2");
     }
 
     @Test
     void otherGuestsDoNotCount() {
         List<String> existing =
                 List.of("vm-1000-disk-0", "vm-10-disk-0", "local:10/base-10-disk-0.raw/100/vm-100-disk-1.qcow2");
-        assertThat(DiskNames.nextFree(existing, "local", 100, "raw", true, true))
+        assertThat(DiskNames.nextFree(existing, "local", 100, VolumeFormat.RAW, true, true))
                 .isEqualTo("vm-100-disk-0.raw");
     }
 

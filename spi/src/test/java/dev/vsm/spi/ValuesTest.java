@@ -26,6 +26,31 @@ class ValuesTest {
     }
 
     @Test
+    void formatsAreTypedWhereTheyAreVsmsAndTextElsewhere() {
+        VolumeName disk = VolumeName.builder(
+                        "100/vm-100-disk-0.qcow2", ContentType.IMAGES, "vm-100-disk-0.qcow2", VolumeFormat.QCOW2)
+                .build();
+        assertThat(disk.format()).isEqualTo("qcow2");
+        assertThat(disk.volumeFormat()).contains(VolumeFormat.QCOW2);
+        assertThat(disk.hasFormat(VolumeFormat.QCOW2)).isTrue();
+        assertThat(disk.hasFormat(VolumeFormat.RAW)).isFalse();
+        VolumeName ova = VolumeName.builder("import/a.ova/disk.vmdk", ContentType.IMPORT, "a.ova", "ova+vmdk")
+                .build();
+        assertThat(ova.volumeFormat()).isEmpty();
+        assertThat(ova.hasFormat(VolumeFormat.VMDK)).isFalse();
+        assertThat(ImageInfo.builder(VolumeFormat.RAW).build())
+                .isEqualTo(ImageInfo.builder("raw").build());
+        assertThat(ImageInfo.builder("vdi").build().hasFormat(VolumeFormat.RAW)).isFalse();
+        assertThat(VolumeInfo.builder("s:1", VolumeFormat.RAW, ContentType.IMAGES)
+                        .build())
+                .isEqualTo(VolumeInfo.builder("s:1", "raw", ContentType.IMAGES).build())
+                .matches(v -> v.hasFormat(VolumeFormat.RAW));
+        assertThat(VolumeFormat.RAW.is("raw")).isTrue();
+        assertThat(VolumeFormat.RAW.is(null)).isFalse();
+        assertThat(StreamFormat.RAW_SIZE.dataFormat()).isEqualTo(VolumeFormat.RAW);
+    }
+
+    @Test
     void buildersKeepEveryFieldAndValuesCompareByThem() {
         VolumeInfo info = VolumeInfo.builder("s:100/vm-100-disk-0.qcow2", "qcow2", ContentType.IMAGES)
                 .size(4096)
@@ -86,7 +111,7 @@ class ValuesTest {
         assertThat(clone.isLinkedClone()).isTrue();
         assertThat(clone.isBase()).isFalse();
         assertThat(clone.baseVmid()).isEqualTo(100);
-        assertThatThrownBy(() -> VolumeName.builder("x", ContentType.IMAGES, "x", null))
+        assertThatThrownBy(() -> VolumeName.builder("x", ContentType.IMAGES, "x", (String) null))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("format");
 

@@ -107,6 +107,12 @@ class LvmBadInputTest {
         // the engine refuses what a storage's operations() leaves out, in one wording for every plugin
         refused("storage 'san' (type lvm) cannot create base volumes", "create-base", "san:vm-100-disk-0");
         refused("storage 'san' (type lvm) cannot clone volumes", "clone", "san:vm-100-disk-0", "101");
+        refused(
+                "storage 'san' (type lvm) cannot set notes and protection of volumes",
+                "update-attributes",
+                "san:vm-100-disk-0",
+                "--notes",
+                "x");
         refused("shrinking", "resize", "san:vm-100-disk-0", "4M");
     }
 

@@ -2,6 +2,7 @@ package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.Args;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -59,7 +60,7 @@ public final class AllocCommand extends ChangingCommand {
             }
             fmt = m.group(1);
         }
-        long kib = Args.sizeKib(size, "subvol".equals(fmt));
+        long kib = Args.sizeKib(size, VolumeFormat.SUBVOL.is(fmt));
         String name = filename.isEmpty() ? null : filename;
         VolumeId volid = session().manager().alloc(storage, owner, name, fmt, kib, preallocation);
         output.print(

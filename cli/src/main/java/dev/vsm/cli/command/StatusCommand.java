@@ -4,6 +4,7 @@ import dev.vsm.engine.StorageManager.StatusRow;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -101,9 +102,10 @@ public final class StatusCommand extends VsmCommand {
     private Map<String, Object> withFormats(Map<String, Object> row, StatusRow r) {
         if (formats && r.enabled()) {
             List<String> supported = session().manager().schema(r.storage()).formats().stream()
+                    .map(VolumeFormat::id)
                     .sorted()
                     .toList();
-            String dflt = session().manager().defaultFormat(r.storage());
+            String dflt = session().manager().defaultFormat(r.storage()).id();
             row.put("formats", Map.of("supported", supported, "default", dflt));
             Map<String, Integer> valid = new TreeMap<>();
             supported.forEach(f -> valid.put(f, 1));

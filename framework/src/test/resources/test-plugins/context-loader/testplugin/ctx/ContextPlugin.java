@@ -1,5 +1,6 @@
 package testplugin.ctx;
 
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.Storage;
@@ -32,7 +33,7 @@ public final class ContextPlugin implements StoragePlugin {
         return PluginSchema.builder()
             .properties(List.of())
             .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
     }
 

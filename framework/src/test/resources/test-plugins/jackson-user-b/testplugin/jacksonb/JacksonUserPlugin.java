@@ -1,5 +1,6 @@
 package testplugin.jacksonb;
 
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
@@ -36,7 +37,7 @@ public final class JacksonUserPlugin implements StoragePlugin {
         return PluginSchema.builder()
             .properties(List.of(PropertySpec.string("path", "uses " + jackson + " from " + ObjectMapper.class.getClassLoader().getName()).asRequired()))
             .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
     }
 

@@ -1,5 +1,6 @@
 package testplugin.noservice;
 
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
@@ -33,7 +34,7 @@ public final class NoServicePlugin implements StoragePlugin {
         return PluginSchema.builder()
             .properties(List.of(PropertySpec.string("path", "where the storage lives").asRequired()))
             .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
     }
 

@@ -1,5 +1,6 @@
 package testplugin.spiv1;
 
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -46,10 +47,10 @@ public final class MemoryPlugin implements StoragePlugin {
                 PropertySpec.list("tags", "labels"),
                 CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ISO)),
                 CommonProperties.nodes(), CommonProperties.disable(), CommonProperties.shared(),
-                CommonProperties.format(List.of("raw", "qcow2")), CommonProperties.preallocation(),
+                CommonProperties.format(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2)), CommonProperties.preallocation(),
                 CommonProperties.qcow2Subclusters(), CommonProperties.qcow2ClusterSize()))
             .content(EnumSet.of(ContentType.IMAGES, ContentType.ISO), Set.of(ContentType.IMAGES))
-            .formats(List.of("raw", "qcow2"), "raw")
+            .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
             .build();
     }
 

@@ -1,5 +1,6 @@
 package testplugin.spiv1;
 
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.DiskNames;
@@ -66,7 +67,7 @@ final class MemoryStorage implements Storage {
         }
         List<String> names = new ArrayList<>(volumes.keySet());
         String name = request.name() != null ? request.name()
-                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format().id(), true, false);
+                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format(), true, false);
         ImageFileName.parse(name);
         String volname = request.vmid() + "/" + name;
         volumes.put(volname, request.sizeKib() * 1024);
@@ -132,7 +133,7 @@ final class MemoryStorage implements Storage {
     @Override
     public String cloneImage(VolumeName base, int vmid) {
         long size = volumeSizeInfo(base).virtualSize();
-        String name = DiskNames.nextFree(new ArrayList<>(volumes.keySet()), config.id(), vmid, "qcow2", true, false);
+        String name = DiskNames.nextFree(new ArrayList<>(volumes.keySet()), config.id(), vmid, VolumeFormat.QCOW2, true, false);
         String volname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         volumes.put(volname, size);
         return volname;

@@ -63,10 +63,7 @@ public final class LvImports {
             TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;
             context.qemuImg()
                     .convert(ImageConversion.builder(
-                                    request.source().path(),
-                                    request.source().format(),
-                                    device,
-                                    request.format().id())
+                                    request.source().path(), request.source().format(), device, request.format())
                             .sizeBytes(request.source().virtualSize())
                             .targetState(state)
                             .options(storage.imageOptions())

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
@@ -151,7 +152,7 @@ public final class DirLayout {
      */
     public Path path(VolumeName volume, String snapshot) {
         if (snapshot != null
-                && !volume.format().equals("qcow2")
+                && !volume.hasFormat(VolumeFormat.QCOW2)
                 && !volume.format().equals("qed")) {
             throw StorageException.badInput("can't snapshot this image format");
         }

@@ -10,6 +10,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.util.regex.Matcher;
@@ -85,22 +86,22 @@ public final class DirVolumeNames {
         }
         m = ISO.matcher(volname);
         if (m.matches()) {
-            return file(volname, ContentType.ISO, m.group(1), null, "raw");
+            return file(volname, ContentType.ISO, m.group(1), null, VolumeFormat.RAW.id());
         }
         m = VZTMPL.matcher(volname);
         if (m.matches()) {
-            return file(volname, ContentType.VZTMPL, m.group(1), null, "raw");
+            return file(volname, ContentType.VZTMPL, m.group(1), null, VolumeFormat.RAW.id());
         }
         m = BACKUP.matcher(volname);
         if (m.matches()) {
             String file = m.group(1);
             Matcher owner = BACKUP_OWNER.matcher(file);
             Integer vmid = owner.matches() ? parseCanonical(owner.group(2)) : null;
-            return file(volname, ContentType.BACKUP, file, vmid, "raw");
+            return file(volname, ContentType.BACKUP, file, vmid, VolumeFormat.RAW.id());
         }
         m = SNIPPETS.matcher(volname);
         if (m.matches()) {
-            return file(volname, ContentType.SNIPPETS, m.group(1), null, "raw");
+            return file(volname, ContentType.SNIPPETS, m.group(1), null, VolumeFormat.RAW.id());
         }
         m = OVA_CONTENT.matcher(volname);
         if (m.matches()) {

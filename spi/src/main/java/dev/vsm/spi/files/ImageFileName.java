@@ -3,6 +3,7 @@ package dev.vsm.spi.files;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,14 +15,13 @@ import java.util.regex.Pattern;
  * directory it lives in, as in pve.
  *
  * @param name   the file name
- * @param format raw, qcow2, vmdk or subvol: the extension
+ * @param format the format its extension names
  * @param isBase whether the name starts with {@code base-} (a template's image)
  */
-public record ImageFileName(String name, String format, boolean isBase) {
+public record ImageFileName(String name, VolumeFormat format, boolean isBase) {
     private static final Pattern STANDARD =
             Pattern.compile("(vm-|base-|subvol-)(\\d+)-[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-.*\\.qcow2");
-    private static final String[] FORMATS = {"raw", "qcow2", "vmdk", "subvol"};
     private static final int NAME_MAX = 255;
     private static final Pattern CUSTOM = Pattern.compile("(base-)?[^/\\s]+\\.(raw|qcow2|vmdk|subvol)");
 
@@ -49,14 +49,15 @@ public record ImageFileName(String name, String format, boolean isBase) {
         }
         Matcher m = STANDARD.matcher(name);
         if (m.matches()) {
-            return new ImageFileName(name, m.group(3), m.group(1).equals("base-"));
+            return new ImageFileName(
+                    name, VolumeFormat.parse(m.group(3)), m.group(1).equals("base-"));
         }
         if (SNAPSHOT.matcher(name).matches()) {
             throw StorageException.badInput("'%s' is a snapshot filename, not a volume!", VolumeId.printable(name));
         }
         m = CUSTOM.matcher(name);
         if (m.matches()) {
-            return new ImageFileName(name, m.group(2), m.group(1) != null);
+            return new ImageFileName(name, VolumeFormat.parse(m.group(2)), m.group(1) != null);
         }
         throw StorageException.badInput("unable to parse volume filename '%s'", VolumeId.printable(name));
     }
@@ -98,10 +99,11 @@ public record ImageFileName(String name, String format, boolean isBase) {
                 return null;
             }
         }
-        for (String format : FORMATS) {
-            if (name.length() - rest > format.length() + 1
-                    && name.endsWith(format)
-                    && name.charAt(name.length() - format.length() - 1) == '.') {
+        for (VolumeFormat format : VolumeFormat.values()) {
+            String extension = format.id();
+            if (name.length() - rest > extension.length() + 1
+                    && name.endsWith(extension)
+                    && name.charAt(name.length() - extension.length() - 1) == '.') {
                 return new ImageFileName(name, format, prefix.equals("base-"));
             }
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,13 +23,13 @@ class ImageFileNameTest {
     @Test
     void standardCustomAndRefusedNames() {
         assertThat(ImageFileName.parse("vm-100-disk-0.qcow2"))
-                .isEqualTo(new ImageFileName("vm-100-disk-0.qcow2", "qcow2", false));
+                .isEqualTo(new ImageFileName("vm-100-disk-0.qcow2", VolumeFormat.QCOW2, false));
         assertThat(ImageFileName.parse("base-100-disk-1.raw"))
-                .isEqualTo(new ImageFileName("base-100-disk-1.raw", "raw", true));
-        assertThat(ImageFileName.parse("subvol-101-disk-0.subvol").format()).isEqualTo("subvol");
-        assertThat(ImageFileName.parse("vm-1-.qcow2.raw").format()).isEqualTo("raw");
+                .isEqualTo(new ImageFileName("base-100-disk-1.raw", VolumeFormat.RAW, true));
+        assertThat(ImageFileName.parse("subvol-101-disk-0.subvol").format()).isEqualTo(VolumeFormat.SUBVOL);
+        assertThat(ImageFileName.parse("vm-1-.qcow2.raw").format()).isEqualTo(VolumeFormat.RAW);
         assertThat(ImageFileName.parse("vm-100-.raw"))
-                .isEqualTo(new ImageFileName("vm-100-.raw", "raw", false)); // custom
+                .isEqualTo(new ImageFileName("vm-100-.raw", VolumeFormat.RAW, false)); // custom
         assertThat(ImageFileName.parse("base-x.vmdk").isBase()).isTrue();
         assertThatThrownBy(() -> ImageFileName.parse("snap-x.qcow2"))
                 .isInstanceOf(StorageException.class)
@@ -40,7 +41,7 @@ class ImageFileNameTest {
                     .isInstanceOf(StorageException.class)
                     .hasMessageStartingWith("unable to parse volume filename");
         }
-        assertThat(ImageFileName.parse("x".repeat(251) + ".raw").format()).isEqualTo("raw");
+        assertThat(ImageFileName.parse("x".repeat(251) + ".raw").format()).isEqualTo(VolumeFormat.RAW);
         assertThat(ImageFileName.isValid("é".repeat(125) + ".raw")).isTrue();
         assertThat(ImageFileName.isValid("é".repeat(126) + ".raw")).isFalse();
     }

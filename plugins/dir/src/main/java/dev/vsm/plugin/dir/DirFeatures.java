@@ -1,7 +1,9 @@
 package dev.vsm.plugin.dir;
 
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -17,13 +19,15 @@ final class DirFeatures {
         SNAP
     }
 
-    private static final Set<String> FILE_FORMATS = Set.of("qcow2", "raw", "vmdk");
+    private static final Set<VolumeFormat> FILE_FORMATS =
+            EnumSet.of(VolumeFormat.QCOW2, VolumeFormat.RAW, VolumeFormat.VMDK);
+    private static final Set<VolumeFormat> QCOW2 = EnumSet.of(VolumeFormat.QCOW2);
 
-    private static final Map<Feature, Map<Key, Set<String>>> TABLE = Map.of(
-            Feature.SNAPSHOT, Map.of(Key.CURRENT, Set.of("qcow2"), Key.SNAP, Set.of("qcow2")),
+    private static final Map<Feature, Map<Key, Set<VolumeFormat>>> TABLE = Map.of(
+            Feature.SNAPSHOT, Map.of(Key.CURRENT, QCOW2, Key.SNAP, QCOW2),
             Feature.CLONE, Map.of(Key.BASE, FILE_FORMATS),
-            Feature.TEMPLATE, Map.of(Key.CURRENT, Set.of("qcow2", "raw", "vmdk", "subvol")),
-            Feature.COPY, Map.of(Key.BASE, FILE_FORMATS, Key.CURRENT, FILE_FORMATS, Key.SNAP, Set.of("qcow2")),
+            Feature.TEMPLATE, Map.of(Key.CURRENT, EnumSet.allOf(VolumeFormat.class)),
+            Feature.COPY, Map.of(Key.BASE, FILE_FORMATS, Key.CURRENT, FILE_FORMATS, Key.SNAP, QCOW2),
             Feature.SPARSEINIT, Map.of(Key.BASE, FILE_FORMATS, Key.CURRENT, FILE_FORMATS),
             Feature.RENAME, Map.of(Key.CURRENT, FILE_FORMATS));
 
@@ -31,6 +35,7 @@ final class DirFeatures {
 
     static boolean has(Feature feature, VolumeName volume, String snapshot) {
         Key key = snapshot != null && !snapshot.isEmpty() ? Key.SNAP : volume.isBase() ? Key.BASE : Key.CURRENT;
-        return TABLE.getOrDefault(feature, Map.of()).getOrDefault(key, Set.of()).contains(volume.format());
+        Set<VolumeFormat> formats = TABLE.getOrDefault(feature, Map.of()).getOrDefault(key, Set.of());
+        return volume.volumeFormat().filter(formats::contains).isPresent();
     }
 }

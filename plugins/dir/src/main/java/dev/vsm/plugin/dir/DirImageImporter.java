@@ -9,12 +9,15 @@ import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.ImageFileName;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +30,8 @@ import java.util.function.Consumer;
  * and the next import, alloc or clone into that directory, or {@code vsm cleanup}, removes it.
  */
 final class DirImageImporter {
-    private static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk");
+    private static final Set<VolumeFormat> FORMATS =
+            EnumSet.of(VolumeFormat.RAW, VolumeFormat.QCOW2, VolumeFormat.VMDK);
 
     private final String storageId;
     private final DirLayout layout;
@@ -53,7 +57,7 @@ final class DirImageImporter {
     }
 
     String importImage(ImageImport request) {
-        String format = request.format().id();
+        VolumeFormat format = request.format();
         if (!FORMATS.contains(format)) {
             throw StorageException.badInput("cannot import an image as format '%s' (use raw, qcow2 or vmdk)", format);
         }
@@ -74,7 +78,7 @@ final class DirImageImporter {
 
     /** An image of {@code request}'s size made by {@code qemu-img create}, then filled by {@code writer}, then named. */
     String allocWritten(AllocRequest request, Consumer<Path> writer) {
-        String format = request.format().id();
+        VolumeFormat format = request.format();
         return make(request.vmid(), request.name(), format, temp -> {
             context.qemuImg().create(temp, format, request.sizeKib(), options);
             writer.accept(temp);
@@ -87,9 +91,9 @@ final class DirImageImporter {
      * Durable as {@code alloc} is: the data is synced before the rename, the owner and images
      * directories after it (a failure of those removes the image again).
      */
-    private String make(int vmid, String wantedName, String format, Consumer<Path> fill) {
+    private String make(int vmid, String wantedName, VolumeFormat format, Consumer<Path> fill) {
         Path imageDir = layout.imageDir(vmid);
-        String asked = wantedName != null ? wantedName : "import." + format;
+        String asked = wantedName != null ? wantedName : "import." + format.id();
         layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
         if (wantedName != null) {
             checkName(wantedName, format, imageDir);
@@ -99,7 +103,7 @@ final class DirImageImporter {
             partials.removeAbandoned(imageDir);
             return null;
         });
-        Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format));
+        Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format.id()));
         try {
             context.files().createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
             fill.accept(temp);
@@ -132,9 +136,9 @@ final class DirImageImporter {
     }
 
     /** pve's alloc checks: the extension must be the format's, and the image must not exist yet. */
-    private static void checkName(String name, String format, Path imageDir) {
-        String extension = ImageFileName.parse(name).format();
-        if (!extension.equals(format)) {
+    private static void checkName(String name, VolumeFormat format, Path imageDir) {
+        VolumeFormat extension = ImageFileName.parse(name).format();
+        if (extension != format) {
             throw StorageException.badInput(
                     "illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }

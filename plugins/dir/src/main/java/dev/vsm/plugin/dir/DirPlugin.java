@@ -10,6 +10,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.files.DirLayout;
 import java.util.EnumSet;
 import java.util.List;
@@ -24,7 +25,7 @@ import java.util.regex.Pattern;
  */
 public final class DirPlugin implements StoragePlugin {
     public static final String TYPE = "dir";
-    public static final List<String> FORMATS = List.of("raw", "qcow2", "vmdk", "subvol");
+    public static final List<VolumeFormat> FORMATS = List.of(VolumeFormat.values());
 
     static final String MKDIR = "mkdir";
     static final String CREATE_BASE_PATH = "create-base-path";
@@ -65,7 +66,7 @@ public final class DirPlugin implements StoragePlugin {
                     CommonProperties.shared(),
                     CommonProperties.disable(),
                     CommonProperties.content(EnumSet.allOf(ContentType.class)),
-                    CommonProperties.format(FORMATS).withDefault("raw"),
+                    CommonProperties.format(FORMATS).withDefault(VolumeFormat.RAW.id()),
                     CommonProperties.preallocation(),
                     CommonProperties.qcow2Subclusters(),
                     CommonProperties.qcow2ClusterSize(),
@@ -91,7 +92,7 @@ public final class DirPlugin implements StoragePlugin {
                             "max-protected-backups", "how many protected backups a guest may have (-1: unlimited)"),
                     CommonProperties.bwlimit()))
             .content(EnumSet.allOf(ContentType.class), EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR))
-            .formats(FORMATS, "raw")
+            .formats(FORMATS, VolumeFormat.RAW)
             .build();
 
     /** The content of a section that names none. */

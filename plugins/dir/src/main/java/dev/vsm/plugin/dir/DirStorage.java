@@ -62,7 +62,8 @@ final class DirStorage implements Storage {
             Operation.CREATE_BASE,
             Operation.CLONE,
             Operation.RENAME,
-            Operation.IMPORT_IMAGE);
+            Operation.IMPORT_IMAGE,
+            Operation.UPDATE_ATTRIBUTES);
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -258,8 +259,7 @@ final class DirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
-        VolumeFormat volumeFormat = request.format();
-        String format = volumeFormat.id();
+        VolumeFormat format = request.format();
         Path imageDir = layout.imageDir(vmid);
         String name = request.name() != null && !request.name().isEmpty()
                 ? request.name()
@@ -270,8 +270,8 @@ final class DirStorage implements Storage {
                         format,
                         true,
                         true);
-        String extension = ImageFileName.parse(name).format();
-        if (!extension.equals(format)) {
+        VolumeFormat extension = ImageFileName.parse(name).format();
+        if (extension != format) {
             throw StorageException.badInput(
                     "illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
         }
@@ -279,17 +279,17 @@ final class DirStorage implements Storage {
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);
         }
-        if (volumeFormat == VolumeFormat.SUBVOL && request.sizeKib() != 0) {
+        if (format == VolumeFormat.SUBVOL && request.sizeKib() != 0) {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
 
         checkFreeSpace(
-                context.qemuImg().preallocation(format, imageOptions(), false),
+                context.qemuImg().preallocation(format.id(), imageOptions(), false),
                 () -> Math.multiplyExact(request.sizeKib(), 1024L));
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
-        if (volumeFormat == VolumeFormat.SUBVOL) {
+        if (format == VolumeFormat.SUBVOL) {
             try {
                 createSubvol(path);
             } catch (RuntimeException e) {
@@ -438,7 +438,7 @@ final class DirStorage implements Storage {
         if (volume.isBase()) {
             runWarned(Command.of(CHATTR, "-i", path.toString()));
         }
-        if (volume.format().equals("subvol")) {
+        if (volume.hasFormat(VolumeFormat.SUBVOL)) {
             context.files().deleteTree(path);
         } else {
             context.files().delete(path);
@@ -478,7 +478,7 @@ final class DirStorage implements Storage {
     @Override
     public List<String> volumeSnapshots(VolumeName volume) {
         Path path = layout.path(volume);
-        if (!volume.format().equals("qcow2") || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2) || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
             return List.of();
         }
         return context.qemuImg().snapshots(path, volume.format());
@@ -486,7 +486,7 @@ final class DirStorage implements Storage {
 
     /** The image of a volume that can have internal snapshots: an existing qcow2 that is no base (pve's feature table). */
     private Path snapshotImage(VolumeName volume, String wrongFormat) {
-        if (!volume.format().equals("qcow2") || volume.type() != ContentType.IMAGES) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2) || volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("%s", wrongFormat);
         }
         if (volume.isBase()) {
@@ -600,7 +600,9 @@ final class DirStorage implements Storage {
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         Path path = volumePath(volume);
         if (Files.isDirectory(path)) {
-            return ImageInfo.builder("subvol").ctime(FileStat.ctime(path)).build();
+            return ImageInfo.builder(VolumeFormat.SUBVOL)
+                    .ctime(FileStat.ctime(path))
+                    .build();
         }
         if (!Files.exists(path)) {
             throw StorageException.failed(
@@ -671,7 +673,7 @@ final class DirStorage implements Storage {
             throw StorageException.badInput(
                     "clone_image on wrong vtype '%s'", base.type().id());
         }
-        if (base.format().equals("subvol")) {
+        if (base.hasFormat(VolumeFormat.SUBVOL)) {
             throw StorageException.badInput("this storage type does not support clone_image on subvolumes");
         }
         if (!base.isBase()) {
@@ -682,7 +684,7 @@ final class DirStorage implements Storage {
                 new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(vmid),
                 config.id(),
                 vmid,
-                "qcow2",
+                VolumeFormat.QCOW2,
                 true,
                 true);
         String backing = "../" + base.vmid() + "/" + base.name();
@@ -740,21 +742,21 @@ final class DirStorage implements Storage {
         if (STREAMED_CONTENT.contains(volume.type())) {
             return contentImportFormats(volume, withSnapshots);
         }
-        if (volume.type() != ContentType.IMAGES || volume.format().equals("subvol")) {
+        if (volume.type() != ContentType.IMAGES || volume.hasFormat(VolumeFormat.SUBVOL)) {
             return Set.of();
         }
         if (withSnapshots) {
-            return withSnapshots(volume.format());
+            return volume.volumeFormat().map(DirStorage::withSnapshots).orElse(Set.of());
         }
         return Set.of(StreamFormat.RAW_SIZE);
     }
 
     /** pve's {@code <format>+size} of a qcow2 or vmdk image: the file as it is, its internal snapshots in it. */
-    private static Set<StreamFormat> withSnapshots(String format) {
+    private static Set<StreamFormat> withSnapshots(VolumeFormat format) {
         return switch (format) {
-            case "qcow2" -> Set.of(StreamFormat.QCOW2_SIZE);
-            case "vmdk" -> Set.of(StreamFormat.VMDK_SIZE);
-            default -> Set.of();
+            case QCOW2 -> Set.of(StreamFormat.QCOW2_SIZE);
+            case VMDK -> Set.of(StreamFormat.VMDK_SIZE);
+            case RAW, SUBVOL -> Set.of();
         };
     }
 
@@ -762,7 +764,7 @@ final class DirStorage implements Storage {
     @Override
     public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
-            return withSnapshots(volumeFormat.id());
+            return withSnapshots(volumeFormat);
         }
         return volumeFormat == VolumeFormat.RAW ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
     }
@@ -867,21 +869,21 @@ final class DirStorage implements Storage {
         if (!FileStat.isFileOrLink(oldPath) && !Files.isDirectory(oldPath, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
         }
+        VolumeFormat format = ImageFileName.parse(volume.name()).format();
         String target = targetName;
         if (target == null) {
             target = DiskNames.nextFree(
                     new ImageLister(config.id(), layout, context.qemuImg(), context.console()).volnames(targetVmid),
                     config.id(),
                     targetVmid,
-                    volume.format(),
+                    format,
                     true,
                     true);
         } else {
-            String extension = ImageFileName.parse(target).format();
-            if (!extension.equals(volume.format())) {
+            VolumeFormat extension = ImageFileName.parse(target).format();
+            if (extension != format) {
                 throw StorageException.badInput(
-                        "illegal name '%s' - wrong extension for format ('%s != '%s')",
-                        target, extension, volume.format());
+                        "illegal name '%s' - wrong extension for format ('%s != '%s')", target, extension, format);
             }
         }
         Path imageDir = layout.imageDir(targetVmid);

@@ -9,6 +9,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.QemuImg.ImageFile;
 import dev.vsm.spi.QemuImg.Inspection;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.ImageFileName;
@@ -57,7 +58,7 @@ final class ImageLister {
     List<VolumeInfo> list(Integer vmid) {
         List<Path> files = new ArrayList<>();
         List<ImageFile> toInspect = new ArrayList<>();
-        Map<Path, String> formats = new HashMap<>();
+        Map<Path, VolumeFormat> formats = new HashMap<>();
         for (Candidate c : candidates(vmid)) {
             Path file = c.file();
             // one lstat per file; a file that is no symbolic link in a directory already checked
@@ -75,7 +76,7 @@ final class ImageLister {
             if (stat == null) {
                 console.warn(
                         "failed to stat '" + file + "'" + (Files.isSymbolicLink(file) ? " - dangling symlink?" : ""));
-            } else if (stat.isDirectory() != c.format().equals("subvol")) {
+            } else if (stat.isDirectory() != (c.format() == VolumeFormat.SUBVOL)) {
                 console.warn(String.format(
                         "expected format '%s', but '%s' is %s",
                         c.format(), file, stat.isDirectory() ? "a directory" : "not a directory"));
@@ -83,7 +84,7 @@ final class ImageLister {
                 files.add(file);
                 formats.put(file, c.format());
                 if (!stat.isDirectory()) {
-                    toInspect.add(new ImageFile(file, c.format()));
+                    toInspect.add(new ImageFile(file, c.format().id()));
                 }
             }
         }
@@ -92,17 +93,17 @@ final class ImageLister {
 
         List<VolumeInfo> images = new ArrayList<>();
         for (Path file : files) {
-            String format = formats.get(file);
+            String format = formats.get(file).id();
             Inspection inspection = inspected.get(file);
             if (inspection == null) {
-                images.add(describe(file, ImageInfo.builder("subvol").build(), format));
+                images.add(describe(file, ImageInfo.builder(VolumeFormat.SUBVOL).build(), format));
                 continue;
             }
             if (inspection.error() != null
                     && NOT_IN_FORMAT.matcher(inspection.error().getMessage()).find()) {
                 console.warn(String.format("image '%s' is not in expected format '%s', querying as raw", file, format));
-                inspection =
-                        qemuImg.inspect(List.of(new ImageFile(file, "raw"))).get(0);
+                inspection = qemuImg.inspect(List.of(new ImageFile(file, VolumeFormat.RAW.id())))
+                        .get(0);
                 format = "invalid";
             }
             if (inspection.error() != null) {
@@ -125,7 +126,7 @@ final class ImageLister {
      * An image file found in an owner's directory, with the format its name gives.
      * {@code dirChecked}: the directories above it lead to no symbolic link out of the storage.
      */
-    private record Candidate(Path file, String format, boolean dirChecked) {}
+    private record Candidate(Path file, VolumeFormat format, boolean dirChecked) {}
 
     /**
      * The image files, in the order of pve's glob over {@code images/*}{@code /*}: owner
@@ -148,7 +149,7 @@ final class ImageLister {
                 if (!hasImageExtension(name)) {
                     continue;
                 }
-                String format;
+                VolumeFormat format;
                 try {
                     format = ImageFileName.parse(name).format();
                 } catch (StorageException e) {

@@ -8,6 +8,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -32,8 +33,9 @@ class DirPluginTest {
         assertThat(path.fixed()).isTrue();
         assertThat(schema.content()).containsExactlyInAnyOrder(ContentType.values());
         assertThat(schema.defaultContent()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
-        assertThat(schema.formats()).containsExactly("raw", "qcow2", "vmdk", "subvol");
-        assertThat(schema.defaultFormat()).isEqualTo("raw");
+        assertThat(schema.formats())
+                .containsExactly(VolumeFormat.RAW, VolumeFormat.QCOW2, VolumeFormat.VMDK, VolumeFormat.SUBVOL);
+        assertThat(schema.defaultFormat()).isEqualTo(VolumeFormat.RAW);
         assertThat(schema.properties())
                 .map(PropertySpec::name)
                 .contains(

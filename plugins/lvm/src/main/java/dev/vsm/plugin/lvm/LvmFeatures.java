@@ -1,7 +1,9 @@
 package dev.vsm.plugin.lvm;
 
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -17,17 +19,19 @@ final class LvmFeatures {
         SNAP
     }
 
-    private static final Set<String> BOTH = Set.of("qcow2", "raw");
+    private static final Set<VolumeFormat> BOTH = EnumSet.of(VolumeFormat.QCOW2, VolumeFormat.RAW);
+    private static final Set<VolumeFormat> QCOW2 = EnumSet.of(VolumeFormat.QCOW2);
 
-    private static final Map<Feature, Map<Key, Set<String>>> TABLE = Map.of(
-            Feature.COPY, Map.of(Key.BASE, BOTH, Key.CURRENT, BOTH, Key.SNAP, Set.of("qcow2")),
+    private static final Map<Feature, Map<Key, Set<VolumeFormat>>> TABLE = Map.of(
+            Feature.COPY, Map.of(Key.BASE, BOTH, Key.CURRENT, BOTH, Key.SNAP, QCOW2),
             Feature.RENAME, Map.of(Key.CURRENT, BOTH),
-            Feature.SNAPSHOT, Map.of(Key.CURRENT, Set.of("qcow2"), Key.SNAP, Set.of("qcow2")));
+            Feature.SNAPSHOT, Map.of(Key.CURRENT, QCOW2, Key.SNAP, QCOW2));
 
     private LvmFeatures() {}
 
     static boolean has(Feature feature, VolumeName volume, String snapshot) {
         Key key = snapshot != null && !snapshot.isEmpty() ? Key.SNAP : volume.isBase() ? Key.BASE : Key.CURRENT;
-        return TABLE.getOrDefault(feature, Map.of()).getOrDefault(key, Set.of()).contains(volume.format());
+        Set<VolumeFormat> formats = TABLE.getOrDefault(feature, Map.of()).getOrDefault(key, Set.of());
+        return volume.volumeFormat().filter(formats::contains).isPresent();
     }
 }

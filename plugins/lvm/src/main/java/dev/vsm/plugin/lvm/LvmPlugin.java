@@ -12,6 +12,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ZeroOut;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -67,7 +68,7 @@ public final class LvmPlugin implements StoragePlugin {
                     CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
                     CommonProperties.bwlimit()))
             .content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR), EnumSet.of(ContentType.IMAGES))
-            .formats(List.of("raw", "qcow2"), "raw")
+            .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
             .build();
 
     @Override

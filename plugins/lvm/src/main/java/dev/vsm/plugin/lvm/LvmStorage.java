@@ -134,7 +134,7 @@ final class LvmStorage implements Storage {
 
     private ActivationTarget activationTarget(VolumeName volume) {
         Path path = path(volume);
-        return volume.format().equals("qcow2")
+        return volume.hasFormat(VolumeFormat.QCOW2)
                 ? ActivationTarget.volumeChain(options.vgname(), volume.name(), path)
                 : ActivationTarget.lv(path);
     }
@@ -152,7 +152,7 @@ final class LvmStorage implements Storage {
 
     /** {@link #allocImage} with extra tags beside {@code pve-vm-<vmid>} (an import's mark). */
     private String alloc(AllocRequest request, List<String> extraTags) {
-        String format = request.format().id();
+        VolumeFormat format = request.format();
         if (request.name() != null) {
             parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
@@ -167,7 +167,8 @@ final class LvmStorage implements Storage {
         List<String> existing = lvm.lvs(vg).names(vg);
         String name = request.name();
         if (name == null) {
-            name = DiskNames.nextFree(existing, config.id(), request.vmid(), format, format.equals("qcow2"), false);
+            name = DiskNames.nextFree(
+                    existing, config.id(), request.vmid(), format, format == VolumeFormat.QCOW2, false);
         } else if (existing.contains(name)) {
             throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
         }
@@ -184,11 +185,11 @@ final class LvmStorage implements Storage {
     }
 
     /** pve's {@code alloc_lvm_image} format checks; qcow2 needs volume chains, which vsm does not have yet. */
-    private static void checkFormatSupported(String format) {
-        if (format.equals("qcow2")) {
+    private static void checkFormatSupported(VolumeFormat format) {
+        if (format == VolumeFormat.QCOW2) {
             throw StorageException.badInput("snapshot-as-volume-chain option need to be enabled to use qcow2 format");
         }
-        if (!format.equals("raw")) {
+        if (format != VolumeFormat.RAW) {
             throw StorageException.badInput("unsupported format '%s'", format);
         }
     }
@@ -283,10 +284,12 @@ final class LvmStorage implements Storage {
         String volid = config.id() + ":" + lv.name();
         long size = lv.size();
         boolean approximate = false;
-        if (name.format().equals("qcow2")) {
+        if (name.hasFormat(VolumeFormat.QCOW2)) {
             approximate = true;
             if (lv.active()) {
-                size = context.qemuImg().info(lvPath(lv.name()), "qcow2").virtualSize();
+                size = context.qemuImg()
+                        .info(lvPath(lv.name()), VolumeFormat.QCOW2.id())
+                        .virtualSize();
                 approximate = false;
             }
         }
@@ -302,11 +305,14 @@ final class LvmStorage implements Storage {
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         Path path = path(volume);
-        if (volume.format().equals("qcow2")) {
-            return context.qemuImg().info(path, "qcow2");
+        if (volume.hasFormat(VolumeFormat.QCOW2)) {
+            return context.qemuImg().info(path, VolumeFormat.QCOW2.id());
         }
         long size = lvm.lvSize(path);
-        return ImageInfo.builder("raw").virtualSize(size).actualSize(size).build();
+        return ImageInfo.builder(VolumeFormat.RAW)
+                .virtualSize(size)
+                .actualSize(size)
+                .build();
     }
 
     // --- resize
@@ -328,18 +334,13 @@ final class LvmStorage implements Storage {
         if (!existing.contains(volume.name())) {
             throw StorageException.badInput("storage '%s': no such volume '%s'", config.id(), volume.volname());
         }
+        VolumeFormat format = LvmVolumeNames.formatOf(volume.name());
         String target = targetName;
         if (target == null) {
-            target = DiskNames.nextFree(
-                    existing,
-                    config.id(),
-                    targetVmid,
-                    volume.format(),
-                    volume.format().equals("qcow2"),
-                    false);
+            target = DiskNames.nextFree(existing, config.id(), targetVmid, format, format == VolumeFormat.QCOW2, false);
         } else {
             parseVolname(target);
-            LvmVolumeNames.checkFormat(target, volume.format());
+            LvmVolumeNames.checkFormat(target, format);
         }
         if (existing.contains(target)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
@@ -388,7 +389,7 @@ final class LvmStorage implements Storage {
     /** {@code lvextend -L <KiB>k}; nothing when the LV is already that large (lvm2 would fail "matches existing size"). */
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
-        if (volume.format().equals("qcow2")) {
+        if (volume.hasFormat(VolumeFormat.QCOW2)) {
             throw StorageException.badInput(
                     "storage '%s': resizing qcow2 volumes on LVM is not supported by vsm", config.id());
         }

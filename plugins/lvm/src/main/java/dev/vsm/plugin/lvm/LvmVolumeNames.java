@@ -3,6 +3,7 @@ package dev.vsm.plugin.lvm;
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,25 +43,20 @@ final class LvmVolumeNames {
         return LvmNames.isValid(name) && VOLUME.matcher(name).matches();
     }
 
-    static String formatOf(String name) {
-        return name.endsWith(".qcow2") ? "qcow2" : "raw";
+    static VolumeFormat formatOf(String name) {
+        return name.endsWith(".qcow2") ? VolumeFormat.QCOW2 : VolumeFormat.RAW;
     }
 
     /**
      * pve's {@code verify_volname_format}: a raw volume's name must not end in {@code .qcow2}, a
      * qcow2 one's must. Other formats are not checked here.
      */
-    static void checkFormat(String name, String format) {
-        String expectedExtension = switch (format) {
-            case "raw" -> "";
-            case "qcow2" -> "qcow2";
-            default -> null;
-        };
-        if (expectedExtension == null || formatOf(name).equals(format)) {
+    static void checkFormat(String name, VolumeFormat format) {
+        if ((format != VolumeFormat.RAW && format != VolumeFormat.QCOW2) || formatOf(name) == format) {
             return;
         }
         String base = name.replaceFirst("\\.[^.]+$", "");
-        String suggestion = expectedExtension.isEmpty() ? base : base + "." + expectedExtension;
+        String suggestion = format == VolumeFormat.RAW ? base : base + "." + format.id();
         throw StorageException.badInput(
                 "volume name '%s' does not match requested format '%s' (did you mean '%s'?)", name, format, suggestion);
     }

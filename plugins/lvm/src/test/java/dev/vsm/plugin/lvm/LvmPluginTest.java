@@ -9,6 +9,7 @@ import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.testing.RecordingConsole;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -62,7 +63,7 @@ class LvmPluginTest {
                 .doesNotContain("path", "format", "preallocation");
         assertThat(schema.content()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
         assertThat(schema.defaultContent()).containsExactly(ContentType.IMAGES);
-        assertThat(schema.defaultFormat()).isEqualTo("raw");
+        assertThat(schema.defaultFormat()).isEqualTo(VolumeFormat.RAW);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import org.junit.jupiter.api.Test;
 
@@ -65,16 +66,16 @@ class LvmVolumeNamesTest {
 
     @Test
     void nameAndFormatMustAgree() {
-        LvmVolumeNames.checkFormat("vm-100-disk-0", "raw");
-        LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "qcow2");
-        LvmVolumeNames.checkFormat("vm-100-disk-0", "vmdk");
-        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", "raw"))
+        LvmVolumeNames.checkFormat("vm-100-disk-0", VolumeFormat.RAW);
+        LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", VolumeFormat.QCOW2);
+        LvmVolumeNames.checkFormat("vm-100-disk-0", VolumeFormat.VMDK);
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.qcow2", VolumeFormat.RAW))
                 .hasMessage(
                         "volume name 'vm-100-disk-0.qcow2' does not match requested format 'raw' (did you mean 'vm-100-disk-0'?)");
-        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0", "qcow2"))
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0", VolumeFormat.QCOW2))
                 .hasMessage(
                         "volume name 'vm-100-disk-0' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
-        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.raw", "qcow2"))
+        assertThatThrownBy(() -> LvmVolumeNames.checkFormat("vm-100-disk-0.raw", VolumeFormat.QCOW2))
                 .hasMessage(
                         "volume name 'vm-100-disk-0.raw' does not match requested format 'qcow2' (did you mean 'vm-100-disk-0.qcow2'?)");
     }

@@ -12,6 +12,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -58,7 +59,7 @@ public final class LvmThinPlugin implements StoragePlugin {
                     CommonProperties.content(CONTENT),
                     CommonProperties.bwlimit()))
             .content(CONTENT, CONTENT)
-            .formats(List.of("raw"), "raw")
+            .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
 
     @Override

@@ -242,7 +242,7 @@ final class LvmThinStorage implements Storage {
             if (vmid != null && !vmid.equals(name.vmid())) {
                 continue;
             }
-            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), "raw", ContentType.IMAGES)
+            images.add(VolumeInfo.builder(config.id() + ":" + lv.name(), VolumeFormat.RAW, ContentType.IMAGES)
                     .size(lv.size())
                     .vmid(name.vmid())
                     .ctime(lv.ctime())
@@ -255,7 +255,7 @@ final class LvmThinStorage implements Storage {
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
         LogicalVolume lv = existing(lvm.lvs(vg()), volume);
-        return ImageInfo.builder("raw")
+        return ImageInfo.builder(VolumeFormat.RAW)
                 .virtualSize(lv.size())
                 .actualSize((long) (lv.dataPercent() * lv.size() / 100))
                 .ctime(lv.ctime())

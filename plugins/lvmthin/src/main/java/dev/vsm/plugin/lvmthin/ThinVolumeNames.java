@@ -4,6 +4,7 @@ import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.SnapshotNames;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +35,7 @@ final class ThinVolumeNames {
         } catch (NumberFormatException e) {
             throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
         }
-        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), "raw")
+        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), VolumeFormat.RAW)
                 .vmid(vmid)
                 .isBase(m.group(2).equals("base"))
                 .build();

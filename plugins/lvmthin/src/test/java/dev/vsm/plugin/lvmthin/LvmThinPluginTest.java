@@ -9,6 +9,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.VolumeFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ class LvmThinPluginTest {
         assertThat(s.property("max-overprovision").orElseThrow().type()).isEqualTo(PropertySpec.PropertyType.NUMBER);
         assertThat(s.content()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
         assertThat(s.defaultContent()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
-        assertThat(s.formats()).containsExactly("raw");
+        assertThat(s.formats()).containsExactly(VolumeFormat.RAW);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.files.DirLayout;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +25,7 @@ import java.util.Set;
 public final class QuotaDirPlugin implements StoragePlugin {
     public static final String TYPE = "quota-dir";
     public static final String VM_QUOTA = "vm-quota";
-    static final List<String> FORMATS = List.of("raw", "qcow2");
+    static final List<VolumeFormat> FORMATS = List.of(VolumeFormat.RAW, VolumeFormat.QCOW2);
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(List.of(
@@ -38,14 +39,14 @@ public final class QuotaDirPlugin implements StoragePlugin {
                             .asRequired()
                             .withPattern(Quota.PATTERN),
                     CommonProperties.content(Set.of(ContentType.IMAGES)),
-                    CommonProperties.format(FORMATS).withDefault("qcow2"),
+                    CommonProperties.format(FORMATS).withDefault(VolumeFormat.QCOW2.id()),
                     CommonProperties.preallocation(),
                     CommonProperties.qcow2Subclusters(),
                     CommonProperties.qcow2ClusterSize(),
                     CommonProperties.nodes(),
                     CommonProperties.disable()))
             .content(Set.of(ContentType.IMAGES), Set.of(ContentType.IMAGES))
-            .formats(FORMATS, "qcow2")
+            .formats(FORMATS, VolumeFormat.QCOW2)
             .build();
 
     @Override

@@ -12,6 +12,7 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -57,7 +58,7 @@ final class QuotaDirStorage implements Storage {
         VolumeName name = DirVolumeNames.parse(volname);
         if (name.type() != ContentType.IMAGES
                 || name.isLinkedClone()
-                || !QuotaDirPlugin.FORMATS.contains(name.format())) {
+                || name.volumeFormat().filter(QuotaDirPlugin.FORMATS::contains).isEmpty()) {
             throw StorageException.badInput(
                     "storage '%s' (type %s) holds raw and qcow2 VM disks only, not '%s'",
                     config.id(), QuotaDirPlugin.TYPE, VolumeId.printable(volname));
@@ -78,7 +79,7 @@ final class QuotaDirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
-        String format = request.format().id();
+        VolumeFormat format = request.format();
         List<VmDisks.Disk> existing = disks.of(vmid);
         checkQuota(vmid, existing, request.sizeKib() * 1024);
         String name = request.name() != null && !request.name().isEmpty()
@@ -86,7 +87,7 @@ final class QuotaDirStorage implements Storage {
                 : DiskNames.nextFree(
                         existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
         ImageFileName file = ImageFileName.parse(name);
-        if (!file.format().equals(format) || !name.startsWith("vm-" + vmid + "-")) {
+        if (file.format() != format || !name.startsWith("vm-" + vmid + "-")) {
             throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, format);
         }
         Path path = layout.imageDir(vmid).resolve(name);

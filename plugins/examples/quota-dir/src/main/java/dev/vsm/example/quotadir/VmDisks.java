@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.files.DirLayout;
 import dev.vsm.spi.files.ImageFileName;
 import java.io.IOException;
@@ -18,7 +19,7 @@ import java.util.List;
 /** The disk images of the VMs on a quota-dir storage, with their sizes (from qemu-img). */
 final class VmDisks {
     /** One disk image: its file name, format, virtual size and bytes used on the host. */
-    record Disk(int vmid, String name, String format, long virtualSize, long actualSize, Path path) {}
+    record Disk(int vmid, String name, VolumeFormat format, long virtualSize, long actualSize, Path path) {}
 
     private final DirLayout layout;
     private final QemuImg qemuImg;
@@ -42,7 +43,7 @@ final class VmDisks {
             if (!QuotaDirPlugin.FORMATS.contains(image.format())) {
                 continue;
             }
-            var info = qemuImg.info(file, image.format());
+            var info = qemuImg.info(file, image.format().id());
             disks.add(new Disk(vmid, name, image.format(), info.virtualSize(), info.actualSize(), file));
         }
         return disks;
