@@ -147,20 +147,6 @@ public final class QemuImgCommands {
         return argv;
     }
 
-    /** {@code qemu-img measure --output=json --size <n>K -O <fmt> [-o <opts>]}. */
-    public List<String> measure(long sizeKib, String format, ImageOptions options, boolean backed) {
-        List<String> argv =
-                new ArrayList<>(List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format));
-        if (VolumeFormat.QCOW2.is(format)) {
-            List<String> opts = clusterOptions(options, backed);
-            if (!opts.isEmpty()) {
-                argv.add("-o");
-                argv.add(String.join(",", opts));
-            }
-        }
-        return argv;
-    }
-
     /**
      * {@code qemu-img convert -p ...} by what the target holds ({@link TargetState}):
      * <pre>

@@ -128,21 +128,10 @@ class QemuImgCommandsTest {
     }
 
     @Test
-    void infoAndMeasureArgv() {
+    void infoArgv() {
         assertThat(cmds.info(IMG, "qcow2"))
                 .containsExactly("qemu-img", "info", "--output=json", IMG.toString(), "-f", "qcow2");
         assertThat(cmds.info(IMG, null)).containsExactly("qemu-img", "info", "--output=json", IMG.toString());
-        assertThat(cmds.measure(1024, "qcow2", ImageOptions.DEFAULTS, true))
-                .containsExactly(
-                        "qemu-img",
-                        "measure",
-                        "--output=json",
-                        "--size",
-                        "1024K",
-                        "-O",
-                        "qcow2",
-                        "-o",
-                        "extended_l2=on,cluster_size=128k");
     }
 
     @Test
