@@ -201,10 +201,16 @@ public final class StorageManager {
         return s.path(s.parseVolname(volid.volname()));
     }
 
+    /** Allocates a volume in {@code format}: {@link #alloc(String, int, String, String, long, String)} for an embedder. */
+    public VolumeId alloc(
+            String storageId, int vmid, String name, VolumeFormat format, long sizeKib, String preallocation) {
+        return alloc(storageId, vmid, name, format.id(), sizeKib, preallocation);
+    }
+
     /**
      * Allocates a volume (pve's {@code vdisk_alloc}) and returns its volume id.
      *
-     * @param format        null for the storage's default format
+     * @param format        null for the storage's default format (the text a user gave: refused when it is none of the storage's)
      * @param preallocation a mode asked for on this command, or null for the storage's
      */
     public VolumeId alloc(String storageId, int vmid, String name, String format, long sizeKib, String preallocation) {

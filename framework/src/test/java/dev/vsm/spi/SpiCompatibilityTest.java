@@ -44,7 +44,7 @@ class SpiCompatibilityTest {
         plugin.onAdd(config, context());
         StorageManager manager = new StorageManager(registry, Map.of("mem", config), context());
 
-        VolumeId disk = manager.alloc("mem", 100, null, null, 1024, null);
+        VolumeId disk = manager.alloc("mem", 100, null, (String) null, 1024, null);
         assertThat(disk).hasToString("mem:100/vm-100-disk-0.raw");
         assertThat(manager.path(disk)).isEqualTo(Path.of("/srv/mem/images/100/vm-100-disk-0.raw"));
         assertThat(manager.resize(disk, 2 << 20)).isEqualTo(2 << 20);

@@ -63,7 +63,7 @@ public final class EmbeddingExample {
             StorageManager storage = vsm.manager();
 
             long sizeKib = 1024 * 1024; // 1 GiB
-            VolumeId disk = storage.alloc("images", 100, null, VolumeFormat.QCOW2.id(), sizeKib, null);
+            VolumeId disk = storage.alloc("images", 100, null, VolumeFormat.QCOW2, sizeKib, null);
             List<VolumeInfo> listed = storage.list("images", ContentType.IMAGES, 100);
 
             VolumeId base = storage.createBase(disk); // images:100/base-100-disk-0.qcow2

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.env.Environment;
 import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -68,7 +69,7 @@ class EmbeddingExampleTest {
                 .build()) {
             assertThat(vsm.config().storages()).containsOnlyKeys("mem");
             assertThat(vsm.context().nodeName()).isEqualTo("embedded");
-            VolumeId raw = vsm.manager().alloc("mem", 7, null, "raw", 4096, null);
+            VolumeId raw = vsm.manager().alloc("mem", 7, null, VolumeFormat.RAW, 4096, null);
             assertThat(vsm.manager().path(raw))
                     .isEqualTo(store.resolve("images/7/vm-7-disk-0.raw"))
                     .hasSize(4 << 20);
