@@ -2,6 +2,7 @@ package dev.vsm.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.engine.Capabilities;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.exec.ShellQuote;
 import dev.vsm.progress.ProgressMeter;
@@ -9,6 +10,7 @@ import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.Operation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageException;
@@ -49,10 +51,15 @@ public final class StreamImporter {
     }
 
     /** The target of an import: where the new volume goes and what it is. */
-    public record Target(String storage, int vmid, String name, VolumeFormat volumeFormat) {
+    public record Target(String storage, int vmid, String name, VolumeFormat volumeFormat, boolean base) {
         public Target {
             requireNonNull(storage, "storage");
             requireNonNull(volumeFormat, "volumeFormat");
+        }
+
+        /** A volume that is no base: {@code name} null for the owner's next free name. */
+        public Target(String storage, int vmid, String name, VolumeFormat volumeFormat) {
+            this(storage, vmid, name, volumeFormat, false);
         }
 
         /** The volume a volume id names: its storage, owner, name and format. */
@@ -64,7 +71,7 @@ public final class StreamImporter {
             VolumeFormat format = name.volumeFormat()
                     .orElseThrow(() -> StorageException.badInput(
                             "volume '%s' is of format %s: only images can be imported", volid, name.format()));
-            return new Target(volid.storage(), name.vmid(), name.name(), format);
+            return new Target(volid.storage(), name.vmid(), name.name(), format, name.isBase());
         }
     }
 
@@ -149,7 +156,12 @@ public final class StreamImporter {
     public VolumeId importStream(
             Target target, StreamFormat format, Options options, InputStream in, String from, boolean dryRun) {
         checkOptions(target, format, options);
-        Target to = renamedIfTaken(target, options.allowRename());
+        if (target.base()) {
+            Capabilities.require(manager.storage(target.storage()), Operation.CREATE_BASE);
+        }
+        Target to = target.base()
+                ? beforeItIsABase(target, options.allowRename())
+                : renamedIfTaken(target, options.allowRename());
         if (dryRun) {
             long size = readHeader(in);
             VolumeId volid = allocate(to, size);
@@ -157,9 +169,41 @@ public final class StreamImporter {
                     .console()
                     .info("+ write " + format + " data (" + size + " bytes) from " + from + " to "
                             + manager.path(volid));
+            if (target.base()) {
+                manager.context().console().info("+ make '" + volid + "' a base volume (vsm create-base)");
+            }
             return volid;
         }
-        return importFrom(to, format, in, options.deleteSnapshot());
+        VolumeId imported = importFrom(to, format, in, options.deleteSnapshot());
+        if (!target.base()) {
+            return imported;
+        }
+        try {
+            return manager.createBase(imported);
+        } catch (RuntimeException e) {
+            throw FailureCleanup.free(manager, imported, e);
+        }
+    }
+
+    /**
+     * A base volume is imported as pve's lvmthin imports one: as the guest's volume of the same
+     * name with {@code vm-} for {@code base-} (the next free one when that is taken and
+     * {@code --allow-rename 1} is given), which then becomes the base, as {@code vsm create-base}
+     * makes one. A base name that is taken is refused before anything is read, unless renaming is
+     * allowed. On a dir storage, where pve writes the file under its base name, vsm's imported
+     * base is therefore read-only like every other base.
+     */
+    private Target beforeItIsABase(Target base, boolean allowRename) {
+        if (taken(base)) {
+            if (!allowRename) {
+                throw StorageException.badInput(
+                        "volume '%s' already exists on storage '%s' (--allow-rename 1 imports it under the next free name)",
+                        base.name(), base.storage());
+            }
+            return renamedIfTaken(base, true);
+        }
+        String name = base.name().startsWith("base-") ? "vm-" + base.name().substring("base-".length()) : base.name();
+        return renamedIfTaken(new Target(base.storage(), base.vmid(), name, base.volumeFormat()), allowRename);
     }
 
     /**
@@ -251,15 +295,7 @@ public final class StreamImporter {
      * without it the allocation refuses the taken name.
      */
     private Target renamedIfTaken(Target target, boolean allowRename) {
-        if (!allowRename || target.name() == null) {
-            return target;
-        }
-        Storage storage = manager.activate(target.storage());
-        boolean taken = storage.listImages(target.vmid()).stream()
-                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname())
-                        .name()
-                        .equals(target.name()));
-        if (!taken) {
+        if (!allowRename || target.name() == null || !taken(target)) {
             return target;
         }
         manager.context()
@@ -267,6 +303,15 @@ public final class StreamImporter {
                 .warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
                         + "' - importing with a different name");
         return new Target(target.storage(), target.vmid(), null, target.volumeFormat());
+    }
+
+    /** Whether the owner of {@code target} has a volume of its name already. */
+    private boolean taken(Target target) {
+        Storage storage = manager.activate(target.storage());
+        return storage.listImages(target.vmid()).stream()
+                .anyMatch(v -> storage.parseVolname(VolumeId.parse(v.volid()).volname())
+                        .name()
+                        .equals(target.name()));
     }
 
     /**

@@ -101,6 +101,9 @@ class LvmStreamOptionsTest {
         Path out = sandbox.resolve("out.stream");
         String offered = "(this volume: raw+size with --with-snapshots 0)";
         refusals(vsm, "san:vm-100-disk-0", "san:vm-101-disk-0", "lvm", stream, out, offered);
+        // lvm has no base volumes: pve's lvm parses no base- name
+        vsm.run("import-stream", "san:base-101-disk-0", "raw+size", stream.toString())
+                .badInput("unable to parse lvm volume name 'base-101-disk-0'");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }
 

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,6 +50,11 @@ class StreamOptionsTest {
         vsm.run("import", "aa", "100", raw.toString(), "-q").ok(); // aa:100/vm-100-disk-0.raw
         vsm.run("import", "aa", "100", raw.toString(), "--format", "qcow2", "-q")
                 .ok(); // aa:100/vm-100-disk-1.qcow2
+    }
+
+    @AfterEach
+    void release() {
+        vsm.releaseImmutable(); // the bases: the temporary directory goes when the test ends
     }
 
     private List<String> snapshots(Path qcow2) {
@@ -104,6 +110,51 @@ class StreamOptionsTest {
                         "nosuch")
                 .badInput("import: the stream carries no snapshot 'nosuch' to delete");
         assertThat(Tree.snapshot(b)).isEqualTo(before);
+    }
+
+    /**
+     * A template's disk migrates as a base: imported as the guest's volume, then made a base as
+     * {@code create-base} makes one (pve's lvmthin import; pve's dir writes the base name directly,
+     * left writable). A taken base name is refused before anything is read, or with
+     * {@code -allow-rename 1} the next free name becomes the base.
+     */
+    @Test
+    void aBaseVolumeMigratesAsABase() throws Exception {
+        vsm.run("create-base", "aa:100/vm-100-disk-0.raw").ok();
+        Path source = a.resolve("images/100/base-100-disk-0.raw");
+        String migrate = "vsm export aa:100/base-100-disk-0.raw raw+size - -q"
+                + " | vsm import bb:100/base-100-disk-0.raw raw+size - -q";
+        Vsm.Result r = vsm.shell(migrate);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("successfully imported 'bb:100/base-100-disk-0.raw'\n");
+        Path copy = b.resolve("images/100/base-100-disk-0.raw");
+        assertThat(Files.readAllBytes(copy)).isEqualTo(Files.readAllBytes(source));
+        assertThat(Images.files(b.resolve("images/100"))).containsExactly("base-100-disk-0.raw");
+        assertThat(Files.getPosixFilePermissions(copy))
+                .as("read-only, as create-base leaves a base")
+                .isEqualTo(Files.getPosixFilePermissions(source));
+
+        Path stream = sandbox.resolve("base.stream");
+        vsm.run("export", "aa:100/base-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .ok();
+        vsm.run("import", "bb:100/base-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .badInput("volume 'base-100-disk-0.raw' already exists on storage 'bb' (--allow-rename 1 imports it"
+                        + " under the next free name)");
+        assertThat(Images.files(b.resolve("images/100"))).containsExactly("base-100-disk-0.raw");
+
+        Vsm.Result renamed = vsm.run(
+                        "import",
+                        "bb:100/base-100-disk-0.raw",
+                        "raw+size",
+                        stream.toString(),
+                        "-allow-rename",
+                        "1",
+                        "-q")
+                .ok();
+        assertThat(renamed.out()).isEqualTo("successfully imported 'bb:100/base-100-disk-1.raw'\n");
+        assertThat(Images.files(b.resolve("images/100"))).containsExactly("base-100-disk-0.raw", "base-100-disk-1.raw");
+        assertThat(vsm.run("clone", "bb:100/base-100-disk-1.raw", "101").ok().out())
+                .endsWith("successfully created linked clone 'bb:100/base-100-disk-1.raw/101/vm-101-disk-0.qcow2'\n");
     }
 
     @Test

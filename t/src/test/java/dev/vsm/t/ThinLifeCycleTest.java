@@ -9,8 +9,11 @@ import dev.vsm.t.guest.InGuest;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -186,6 +189,44 @@ class ThinLifeCycleTest {
         vsm.run("free", "thin:vm-102-disk-0").ok();
         vsm.run("free", "thin:base-101-disk-0").ok();
         assertThat(vg.lvNames()).containsExactly("data");
+    }
+
+    /**
+     * pve's lvmthin import of a base volume (a template's disk migrating): the data arrives as the
+     * guest's volume, which then becomes the base, read-only with activation skipped; a taken base
+     * name is refused, or with {@code -allow-rename 1} the next free name becomes the base.
+     */
+    @Test
+    void aBaseArrivesByStreamAsABase() throws IOException {
+        byte[] data = pattern((byte) 9, 2 * MIB);
+        Path stream = sandbox.resolve("base.raw+size");
+        Files.write(
+                stream,
+                ByteBuffer.allocate(8)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putLong(4 * MIB)
+                        .array());
+        Files.write(stream, data, StandardOpenOption.APPEND);
+        Files.write(stream, new byte[2 * MIB], StandardOpenOption.APPEND);
+        assertThat(vsm.run("import", "thin:base-105-disk-0", "raw+size", stream.toString(), "-q")
+                        .ok()
+                        .out())
+                .isEqualTo("successfully imported 'thin:base-105-disk-0'\n");
+        assertThat(attr("base-105-disk-0")).as("read-only, activation skipped").matches("Vri-[^a].tz-k");
+        assertThat(vg.lvNames()).containsExactly("base-105-disk-0", "data");
+
+        vsm.run("import", "thin:base-105-disk-0", "raw+size", stream.toString(), "-q")
+                .badInput("volume 'base-105-disk-0' already exists on storage 'thin'");
+        assertThat(vsm.run("import", "thin:base-105-disk-0", "raw+size", stream.toString(), "-allow-rename", "1", "-q")
+                        .ok()
+                        .out())
+                .isEqualTo("successfully imported 'thin:base-105-disk-1'\n");
+        assertThat(vg.lvNames()).containsExactly("base-105-disk-0", "base-105-disk-1", "data");
+
+        vsm.run("clone", "thin:base-105-disk-1", "106").ok();
+        assertThat(read(dev("vm-106-disk-0"), data.length))
+                .as("a clone of the imported base holds the stream's data")
+                .isEqualTo(data);
     }
 
     @Test
