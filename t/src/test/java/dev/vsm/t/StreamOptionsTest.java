@@ -153,6 +153,13 @@ class StreamOptionsTest {
                 .ok();
         assertThat(renamed.out()).isEqualTo("successfully imported 'bb:100/base-100-disk-1.raw'\n");
         assertThat(Images.files(b.resolve("images/100"))).containsExactly("base-100-disk-0.raw", "base-100-disk-1.raw");
+        assertThat(vsm.run("import", "bb:100/base-100-disk-5.raw", "raw+size", stream.toString(), "--dry-run")
+                        .ok()
+                        .out())
+                .contains("+ make 'bb:100/vm-100-disk-5.raw' a base volume (vsm create-base)");
+        assertThat(Images.files(b.resolve("images/100")))
+                .as("a dry run makes nothing")
+                .containsExactly("base-100-disk-0.raw", "base-100-disk-1.raw");
         assertThat(vsm.run("clone", "bb:100/base-100-disk-1.raw", "101").ok().out())
                 .endsWith("successfully created linked clone 'bb:100/base-100-disk-1.raw/101/vm-101-disk-0.qcow2'\n");
     }
