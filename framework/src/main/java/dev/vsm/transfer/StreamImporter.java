@@ -200,7 +200,7 @@ public final class StreamImporter {
                         "volume '%s' already exists on storage '%s' (--allow-rename 1 imports it under the next free name)",
                         base.name(), base.storage());
             }
-            return renamedIfTaken(base, true);
+            return renamed(base);
         }
         String name = base.name().startsWith("base-") ? "vm-" + base.name().substring("base-".length()) : base.name();
         return renamedIfTaken(new Target(base.storage(), base.vmid(), name, base.volumeFormat()), allowRename);
@@ -298,6 +298,11 @@ public final class StreamImporter {
         if (!allowRename || target.name() == null || !taken(target)) {
             return target;
         }
+        return renamed(target);
+    }
+
+    /** pve's warning, and the target with the owner's next free name instead of its taken one. */
+    private Target renamed(Target target) {
         manager.context()
                 .console()
                 .warn("volume '" + target.name() + "' already exists on storage '" + target.storage()
