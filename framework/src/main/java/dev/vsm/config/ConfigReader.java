@@ -58,8 +58,7 @@ final class ConfigReader {
     /** What vsm runs on when the file at {@code location} does not exist (see {@link ConfigLocation}). */
     StorageConfigs missing(ConfigLocation location) {
         if (location.explicit()) {
-            return new StorageConfigs(
-                    location.file(), Origin.NEW_FILE, sha1(NO_BYTES), ConfigContents.EMPTY, List.of());
+            return new StorageConfigs(location.file(), Origin.NEW_FILE, NO_BYTES, ConfigContents.EMPTY, List.of());
         }
         byte[] defaults = BuiltInDefault.yaml(location.defaultLocalDir()).getBytes(StandardCharsets.UTF_8);
         return parse(location.file(), Origin.BUILT_IN_DEFAULT, BuiltInDefault.LABEL, defaults, NO_BYTES);
@@ -98,7 +97,7 @@ final class ConfigReader {
             throw new ConfigException(problems);
         }
         ConfigContents contents = new ConfigContents(doc.topLevelKeys(), doc.reserved(), order, storages, unloaded);
-        return new StorageConfigs(file, origin, sha1(digestBytes), contents, warnings);
+        return new StorageConfigs(file, origin, digestBytes, contents, warnings);
     }
 
     /**

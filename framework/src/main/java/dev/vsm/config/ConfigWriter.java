@@ -56,9 +56,39 @@ final class ConfigWriter {
         return HEADER + dump(new MappingNode(Tag.MAP, top, FlowStyle.BLOCK));
     }
 
-    /** One string as a YAML scalar, quoted as {@link #render} would quote it. */
+    /**
+     * One string as a YAML scalar, quoted as {@link #render} would quote it. An absolute path of
+     * letters, digits and {@code /._+-} is a plain scalar that resolves to a string, and is
+     * returned as it is: the built-in default's one path would otherwise start snakeyaml's
+     * emitter (its settings, representers and emitter states) on every command.
+     */
     static String scalar(String text) {
+        return isPlainPath(text) ? text : dumped(text);
+    }
+
+    static String dumped(String text) {
         return dump(string(text)).strip();
+    }
+
+    private static boolean isPlainPath(String text) {
+        if (text.length() < 2 || text.charAt(0) != '/') {
+            return false;
+        }
+        for (int i = 1; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean plain = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '/'
+                    || c == '.'
+                    || c == '_'
+                    || c == '+'
+                    || c == '-';
+            if (!plain) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Node storages(ConfigContents contents, Function<String, Optional<PluginSchema>> schemas) {

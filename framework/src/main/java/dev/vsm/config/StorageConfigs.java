@@ -31,14 +31,21 @@ public final class StorageConfigs {
 
     private final Path file;
     private final Origin origin;
-    private final String digest;
+    /** What the digest is computed over, until {@link #digest()} first asks (then null). */
+    private byte[] digestBytes;
+
+    private String digest;
     private final ConfigContents contents;
     private final List<String> warnings;
 
-    StorageConfigs(Path file, Origin origin, String digest, ConfigContents contents, List<String> warnings) {
+    /**
+     * @param digestBytes what {@link #digest()} is computed over, on first use: few commands show
+     *                    it, and SHA-1 starts the JDK's security providers (about 15 ms)
+     */
+    StorageConfigs(Path file, Origin origin, byte[] digestBytes, ConfigContents contents, List<String> warnings) {
         this.file = requireNonNull(file, "file");
         this.origin = requireNonNull(origin, "origin");
-        this.digest = requireNonNull(digest, "digest");
+        this.digestBytes = requireNonNull(digestBytes, "digestBytes").clone();
         this.contents = requireNonNull(contents, "contents");
         this.warnings = List.copyOf(warnings);
     }
@@ -53,7 +60,11 @@ public final class StorageConfigs {
     }
 
     /** SHA-1 (hex) of the file's bytes; of no bytes when the file does not exist. */
-    public String digest() {
+    public synchronized String digest() {
+        if (digest == null) {
+            digest = ConfigReader.sha1(digestBytes);
+            digestBytes = null;
+        }
         return digest;
     }
 
@@ -107,6 +118,6 @@ public final class StorageConfigs {
 
     @Override
     public String toString() {
-        return "StorageConfigs[" + file + " (" + origin + "), " + contents.order() + ", digest " + digest + "]";
+        return "StorageConfigs[" + file + " (" + origin + "), " + contents.order() + ", digest " + digest() + "]";
     }
 }

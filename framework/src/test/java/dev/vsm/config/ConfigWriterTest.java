@@ -53,6 +53,18 @@ class ConfigWriterTest {
     }
 
     @Test
+    void aPlainPathIsTheScalarTheEmitterWrites() {
+        for (String path : List.of("/var/lib/vz", "/srv/a.b_c+d-e/1", "/x", "/.", "/-", "/+1", "/0.5")) {
+            assertThat(ConfigWriter.scalar(path)).as(path).isEqualTo(ConfigWriter.dumped(path));
+        }
+        // the emitter still quotes what needs it
+        for (String text : List.of("/a b", "/a: b", "/a#b", "/a'b", "/", "relative", "-x", "~", "/\u00e9")) {
+            assertThat(ConfigWriter.scalar(text)).as(text).isEqualTo(ConfigWriter.dumped(text));
+        }
+        assertThat(ConfigWriter.scalar("/a: b")).isNotEqualTo("/a: b");
+    }
+
+    @Test
     void quotesWhatYaml11ReadersWouldMisread() {
         Map<String, Object> values = new LinkedHashMap<>();
         values.put("path", "/srv");
