@@ -72,14 +72,18 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
 
     /** {@link #PATTERN}'s line, and the stack trace of an event's exception after it, as PatternLayout writes them. */
     static final class Line extends LayoutBase<ILoggingEvent> {
-        private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
         private final TargetLengthBasedClassNameAbbreviator logger = new TargetLengthBasedClassNameAbbreviator(20);
-        private final ZoneId zone = ZoneId.systemDefault();
+
+        /** Made with the first line: java.time's formatter and time zone cost a command that logs nothing a few ms. */
+        private static final class Clock {
+            static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+            static final ZoneId ZONE = ZoneId.systemDefault();
+        }
 
         @Override
         public String doLayout(ILoggingEvent event) {
             StringBuilder line = new StringBuilder(128);
-            TIME.formatTo(Instant.ofEpochMilli(event.getTimeStamp()).atZone(zone), line);
+            Clock.TIME.formatTo(Instant.ofEpochMilli(event.getTimeStamp()).atZone(Clock.ZONE), line);
             String level = event.getLevel().toString();
             line.append(' ')
                     .append(level)

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.exec.ProcessDestroyer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The external commands vsm is running, stopped when vsm is (Ctrl-C, SIGTERM): a child never
@@ -20,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * follow it runs in the moments before the JVM halts.
  */
 public final class ChildProcesses implements ProcessDestroyer {
-    private static final Logger LOG = LoggerFactory.getLogger(ChildProcesses.class);
+    private static final LazyLogger LOG = new LazyLogger(ChildProcesses.class);
     private static final int GRACE_SECONDS = 3;
     private static final ChildProcesses JVM = new ChildProcesses();
 
@@ -44,6 +42,10 @@ public final class ChildProcesses implements ProcessDestroyer {
     @Override
     public synchronized boolean add(Process process) {
         if (!hookAdded) {
+            // the logger stopAll uses, made now as it was when it was made with the class: made
+            // first inside the hook, it starts the logging backend while the JVM shuts down, and
+            // once (StreamingTest, in a full run of the module; not again alone) the child outlived it
+            LOG.get();
             Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "vsm-stop-children"));
             hookAdded = true;
         }
@@ -88,10 +90,11 @@ public final class ChildProcesses implements ProcessDestroyer {
             children = new ArrayList<>(running);
         }
         for (Process child : children) {
-            LOG.debug(
-                    "stopping child {} ({})",
-                    child.pid(),
-                    child.info().command().orElse("?"));
+            LOG.get()
+                    .debug(
+                            "stopping child {} ({})",
+                            child.pid(),
+                            child.info().command().orElse("?"));
             child.destroy();
         }
         for (Process child : children) {

@@ -20,8 +20,6 @@ import org.apache.commons.exec.DefaultExecutor;
 import org.apache.commons.exec.ExecuteException;
 import org.apache.commons.exec.ExecuteWatchdog;
 import org.apache.commons.exec.PumpStreamHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs commands with commons-exec: argv lists (never a shell), a watchdog for timeouts, stderr
@@ -37,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * raises {@link InterruptedCommandException} rather than an ordinary failure.
  */
 public final class ProcessCommandRunner implements CommandRunner {
-    private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
+    private static final LazyLogger LOG = new LazyLogger(ProcessCommandRunner.class);
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -163,8 +161,11 @@ public final class ProcessCommandRunner implements CommandRunner {
             watchdog = ExecuteWatchdog.builder().setTimeout(command.timeout()).get();
             executor.setWatchdog(watchdog);
         }
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("run: {}", render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
+        if (LOG.get().isDebugEnabled()) {
+            LOG.get()
+                    .debug(
+                            "run: {}",
+                            render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
         }
         int exit;
         try {

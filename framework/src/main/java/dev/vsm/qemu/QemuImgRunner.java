@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.env.Environment;
+import dev.vsm.exec.LazyLogger;
 import dev.vsm.exec.ProcessCommandRunner;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
@@ -28,8 +29,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link QemuImg} on the installed qemu-img ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on
@@ -42,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * process per image as pve does.
  */
 public final class QemuImgRunner implements QemuImg {
-    private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
+    private static final LazyLogger LOG = new LazyLogger(QemuImgRunner.class);
     /** qemu-img's qcow2 cluster size when none is given and there are no subclusters. */
     private static final int QCOW2_DEFAULT_CLUSTER = 64 * 1024;
 
@@ -283,7 +282,7 @@ public final class QemuImgRunner implements QemuImg {
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
-                LOG.debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
+                LOG.get().debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
                 try {
                     found.add(Inspection.of(image.path(), qemuImgInfo(image.path(), image.format())));
                 } catch (StorageException e) {
