@@ -15,8 +15,12 @@ import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.zeroout.Sysfs;
 import dev.vsm.zeroout.ZeroOutEngine;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The real {@link StorageContext}: processes through commons-exec, local files, the installed
@@ -170,13 +174,34 @@ public final class DefaultStorageContext implements StorageContext {
             if (env != null && !env.isBlank()) {
                 nodeName = env;
             } else {
-                try {
-                    nodeName = InetAddress.getLocalHost().getHostName().split("\\.", 2)[0];
-                } catch (UnknownHostException e) {
-                    nodeName = "localhost";
-                }
+                nodeName = hostName(KERNEL_HOSTNAME).split("\\.", 2)[0];
             }
         }
         return nodeName;
+    }
+
+    /** Where Linux gives {@code uname -n}, the name pve calls the node by. */
+    static final Path KERNEL_HOSTNAME = Path.of("/proc/sys/kernel/hostname");
+
+    /**
+     * The host's name as {@code uname -n} gives it (pve's {@code nodename}), read from {@code file}.
+     * Not {@code InetAddress.getLocalHost()}: it looks the name up (a DNS query when the hosts
+     * file lacks it: seconds on a host whose resolver is down, 10 ms on a good one) only to
+     * return the name it started from, and calls the node {@code localhost} when the lookup fails.
+     */
+    static String hostName(Path file) {
+        try {
+            String name = Files.readString(file, StandardCharsets.US_ASCII).strip();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (IOException e) {
+            // not Linux, or no procfs: the JDK's way
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
     }
 }

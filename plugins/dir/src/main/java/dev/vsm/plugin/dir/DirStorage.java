@@ -43,6 +43,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * One configured dir storage (pve's {@code DirPlugin} with the file-based behaviour of its base
@@ -70,13 +71,14 @@ final class DirStorage implements Storage {
     private final DirLayout layout;
     private final DirOptions options;
     private final MountTable mounts;
-    private final ZoneId zone;
+    /** The zone backup names are in, asked for when a listing needs it (the JDK reads the zone's rules file). */
+    private final Supplier<ZoneId> zone;
 
     DirStorage(StorageConfig config, StorageContext context) {
-        this(config, context, new MountTable(MountTable.PROC_MOUNTS), ZoneId.systemDefault());
+        this(config, context, new MountTable(MountTable.PROC_MOUNTS), ZoneId::systemDefault);
     }
 
-    DirStorage(StorageConfig config, StorageContext context, MountTable mounts, ZoneId zone) {
+    DirStorage(StorageConfig config, StorageContext context, MountTable mounts, Supplier<ZoneId> zone) {
         this.config = requireNonNull(config, "config");
         this.context = requireNonNull(context, "context");
         this.layout = DirLayout.of(config);
@@ -584,7 +586,7 @@ final class DirStorage implements Storage {
         if (types.contains(ContentType.IMAGES)) {
             volumes.addAll(listImages(vmid));
         }
-        ContentFileLister files = new ContentFileLister(config.id(), layout, zone, context.console());
+        ContentFileLister files = new ContentFileLister(config.id(), layout, zone.get(), context.console());
         for (ContentType type : ContentType.values()) {
             if (types.contains(type)
                     && type != ContentType.IMAGES

@@ -33,7 +33,7 @@ final class TestStorage {
         props.put("path", root.toString());
         props.putAll(properties);
         this.storage = new DirStorage(
-                new StorageConfig("local", "dir", props), context, new MountTable(mounts), ZoneId.of("UTC"));
+                new StorageConfig("local", "dir", props), context, new MountTable(mounts), () -> ZoneId.of("UTC"));
     }
 
     static TestStorage in(Path root) {
