@@ -1,6 +1,7 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.Args;
+import dev.vsm.cli.support.TextColumns;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
@@ -86,22 +87,14 @@ public final class ListCommand extends VsmCommand {
     private static StringBuilder row(
             StringBuilder line, int w1, int w4, String volid, String format, String type, String size, String vmid) {
         line.setLength(0);
-        padRight(line, volid, w1).append(' ');
-        padRight(line, format, 7).append(' ');
-        padRight(line, type, 9).append(' ');
-        line.append(" ".repeat(Math.max(0, w4 - size.length()))).append(size);
+        TextColumns.left(line, volid, w1).append(' ');
+        TextColumns.left(line, format, 7).append(' ');
+        TextColumns.left(line, type, 9).append(' ');
+        TextColumns.right(line, size, w4);
         if (vmid != null) {
             line.append(' ').append(vmid);
         }
         return line.append(System.lineSeparator());
-    }
-
-    private static StringBuilder padRight(StringBuilder line, String s, int width) {
-        line.append(s);
-        for (int i = s.length(); i < width; i++) {
-            line.append(' ');
-        }
-        return line;
     }
 
     private static String size(VolumeInfo v) {

@@ -1,11 +1,14 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.cli.support.TextColumns;
 import dev.vsm.engine.StorageManager.StatusRow;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,34 +56,76 @@ public final class StatusCommand extends VsmCommand {
         List<StatusRow> rows = session().manager().status(storage, ct, enabled, target);
         rows.forEach(r ->
                 r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
-        String digest = session().config().digest();
         output.print(
                 out(),
-                rows.stream()
-                        .map(r -> withFormats(withDigest(json(r), digest), r))
-                        .toList(),
-                o -> {
-                    int w = rows.stream()
-                                    .mapToInt(r -> r.storage().length())
-                                    .max()
-                                    .orElse(0)
-                            + 1;
-                    String head = "%-" + w + "s %10s %10s %15s %15s %15s %8s%n";
-                    o.printf(head, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
-                    for (StatusRow r : rows) {
-                        String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
-                        String pct = r.enabled() ? String.format("% 7.2f%%", percent(r)) : String.format("%8s", "N/A");
-                        o.printf(
-                                "%-" + w + "s %10s %10s %15d %15d %15d %s%n",
-                                r.storage(),
-                                r.type(),
-                                state,
-                                r.status().total() / 1024,
-                                r.status().used() / 1024,
-                                r.status().avail() / 1024,
-                                pct);
-                    }
-                });
+                // the JSON rows (and the configuration's digest in each) only when they are printed
+                output.isText() ? List.of() : jsonRows(rows, session().config().digest()),
+                o -> o.print(table(rows)));
+    }
+
+    private List<Map<String, Object>> jsonRows(List<StatusRow> rows, String digest) {
+        return rows.stream()
+                .map(r -> withFormats(withDigest(json(r), digest), r))
+                .toList();
+    }
+
+    /** pvesm's table: {@code printf("%-<w>s %10s %10s %15d %15d %15d %s\n")}, w the longest name + 1. */
+    static String table(List<StatusRow> rows) {
+        int w = rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0) + 1;
+        StringBuilder table = new StringBuilder(96 * (rows.size() + 1));
+        row(table, w, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%", 8);
+        for (StatusRow r : rows) {
+            String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
+            row(
+                    table,
+                    w,
+                    r.storage(),
+                    r.type(),
+                    state,
+                    Long.toString(r.status().total() / 1024),
+                    Long.toString(r.status().used() / 1024),
+                    Long.toString(r.status().avail() / 1024),
+                    r.enabled() ? percentColumn(percent(r)) : "N/A",
+                    8);
+        }
+        return table.toString();
+    }
+
+    private static void row(
+            StringBuilder table,
+            int w,
+            String name,
+            String type,
+            String state,
+            String total,
+            String used,
+            String avail,
+            String pct,
+            int pctWidth) {
+        TextColumns.left(table, name, w).append(' ');
+        TextColumns.right(table, type, 10).append(' ');
+        TextColumns.right(table, state, 10).append(' ');
+        TextColumns.right(table, total, 15).append(' ');
+        TextColumns.right(table, used, 15).append(' ');
+        TextColumns.right(table, avail, 15).append(' ');
+        TextColumns.right(table, pct, pctWidth).append(System.lineSeparator());
+    }
+
+    /**
+     * {@code String.format("% 7.2f%%", percent)}: the formatter rounds the shortest decimal form
+     * of the double half up, which is what BigDecimal does here, without the locale's number data.
+     */
+    static String percentColumn(double percent) {
+        String digits = new BigDecimal(Double.toString(percent))
+                .setScale(2, RoundingMode.HALF_UP)
+                .toPlainString();
+        StringBuilder column = new StringBuilder(9);
+        if (!digits.startsWith("-")) {
+            column.append(' ');
+        }
+        return TextColumns.right(column, digits, 7 - column.length())
+                .append('%')
+                .toString();
     }
 
     /** pve's {@code pve-storage-content-list}: content types, comma-separated. */
