@@ -18,14 +18,39 @@ import picocli.CommandLine.ParameterException;
 public final class Main {
     private static final int REPORT_WAIT_SECONDS = 8;
 
+    /**
+     * picocli's switch for its built-in converters, and the ones vsm leaves out: no option of vsm
+     * is a date, a time or a JDBC type, and looking those classes up (java.time's zone rules among
+     * them) cost every command about 6 ms.
+     */
+    private static final String PICOCLI_CONVERTERS_EXCLUDES = "picocli.converters.excludes";
+
+    private static final String NO_OPTION_TYPES = "java\\.time\\..*,java\\.sql\\..*";
+
     private Main() {}
 
     public static void main(String[] args) {
         CountDownLatch reported = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> awaitReport(reported), "vsm-report"));
+        // a Thread subclass, not a lambda: the first lambda a JVM links costs it 5 ms (the training
+        // run that archives the others does not run main)
+        Runtime.getRuntime().addShutdownHook(new ReportWait(reported));
         int status = run(args, System.out, System.err);
         reported.countDown();
         System.exit(status);
+    }
+
+    private static final class ReportWait extends Thread {
+        private final CountDownLatch reported;
+
+        ReportWait(CountDownLatch reported) {
+            super("vsm-report");
+            this.reported = reported;
+        }
+
+        @Override
+        public void run() {
+            awaitReport(reported);
+        }
     }
 
     /**
@@ -48,6 +73,9 @@ public final class Main {
     public static int run(String[] argv, PrintStream out, PrintStream err) {
         String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
         Vsm vsm = new Vsm(out, err);
+        if (System.getProperty(PICOCLI_CONVERTERS_EXCLUDES) == null) {
+            System.setProperty(PICOCLI_CONVERTERS_EXCLUDES, NO_OPTION_TYPES);
+        }
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);

@@ -50,7 +50,7 @@ class MainTest {
 
     @Test
     void eachSubcommandIsRegisteredUnderItsCommandName() {
-        Subcommands.ALL.forEach((name, command) -> assertThat(command.get()
+        Subcommands.ALL.forEach((name, command) -> assertThat(Subcommands.create(command)
                         .getClass()
                         .getAnnotation(picocli.CommandLine.Command.class)
                         .name())
