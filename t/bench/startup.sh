@@ -36,7 +36,7 @@ for n in 1 50; do
 done
 "$vsm" status >/dev/null
 "$vsm" status --config "$sb/50.yaml" >/dev/null
-flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -Xmx1g -XX:-UsePerfData"
+flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -XX:NewSize=12m -Xmx1g -XX:-UsePerfData"
 vol=local:100/vm-100-disk-0.qcow2
 names=("cli/vsm status, before ($baseline)" "cli/vsm status, after" "vsm status without the CDS archive"
        "cli/vsm path, before" "cli/vsm path, after" "java -version (JVM floor)"
@@ -54,7 +54,13 @@ if [[ -x $jdk25/bin/java ]]; then
 fi
 for ((r = 0; r < runs + 2; r++)); do   # the first two rounds warm the page cache and are dropped
   for i in "${!commands[@]}"; do
-    /usr/bin/time -f "$i %e %U" -a -o "$sb/times" ${commands[$i]} >/dev/null 2>&1
+    # wall from bash's microsecond clock (time's %e has 10 ms steps, a third of java -version);
+    # CPU (user + sys) from time, whose 10 ms steps the medians smooth
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f "%U %S" -o "$sb/cpu" ${commands[$i]} >/dev/null 2>&1
+    t1=$EPOCHREALTIME
+    read -r u s <"$sb/cpu"
+    awk -v i="$i" -v a="${t0/,/.}" -v b="${t1/,/.}" -v u="$u" -v s="$s" 'BEGIN {printf "%s %.4f %.2f\n", i, b - a, u + s}' >>"$sb/times"
   done
   ((r == 1)) && : > "$sb/times"
 done
@@ -62,12 +68,12 @@ med=(); usr=(); rng=()
 for i in "${!commands[@]}"; do
   med+=("$(awk -v c="$i" '$1 == c {print $2}' "$sb/times" | median)")
   usr+=("$(awk -v c="$i" '$1 == c {print $3}' "$sb/times" | median)")
-  rng+=("$(awk -v c="$i" '$1 == c {print $2}' "$sb/times" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f–%.2f", lo, hi}')")
+  rng+=("$(awk -v c="$i" '$1 == c {print $2}' "$sb/times" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f–%.3f", lo, hi}')")
 done
 {
-  echo "Wall time, medians (and ranges) of $runs interleaved runs ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end); user CPU is a median too (less sensitive to the load than wall time)."
+  echo "Wall time, medians (and ranges) of $runs interleaved runs ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end); CPU (user + sys) is a median too (less sensitive to the load than wall time)."
   echo
-  echo "| command | median wall | range | user CPU |"
+  echo "| command | median wall | range | CPU |"
   echo "|---|---|---|---|"
   for i in "${!names[@]}"; do printf '| %s | %.3f s | %s s | %.3f s |\n' "${names[$i]}" "${med[$i]}" "${rng[$i]}" "${usr[$i]}"; done
   echo
