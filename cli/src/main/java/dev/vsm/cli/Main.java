@@ -76,7 +76,7 @@ public final class Main {
         if (System.getProperty(PICOCLI_CONVERTERS_EXCLUDES) == null) {
             System.setProperty(PICOCLI_CONVERTERS_EXCLUDES, NO_OPTION_TYPES);
         }
-        CommandLine cli = new CommandLine(vsm);
+        CommandLine cli = CommandModel.commandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
         try {
