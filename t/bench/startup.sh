@@ -9,13 +9,14 @@
 #   java     java -version with the launcher's flags (the floor: a JVM that runs nothing)
 #   jdk25    the same with JDK 25 first on PATH (when $JDK25, default Temurin 25's directory, exists)
 #   t/bench/startup.sh [runs] [baseline-commit]
-# Writes t/bench/results/startup.md.
+# Writes t/bench/results/startup.md and the chart startup.svg.
 set -euo pipefail
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 runs=${1:-20}
 baseline=${2:-8cbaa97}
 jdk25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 [[ -x /usr/bin/time ]] || need /usr/bin/time time
+need gnuplot gnuplot-nox
 out="$root/t/bench/results"; mkdir -p "$out"
 
 sandbox /var/tmp/vsm-bench-startup
@@ -84,3 +85,27 @@ done
     printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[10]}" "${med[12]}")" "$(ratio "${med[11]}" "${med[12]}")"
   fi
 } | tee "$out/startup.md"
+# the chart: median wall before and after, the JVM floor and the 3x target as lines
+tsv="$out/startup.tsv"
+{ echo -e "command\tbefore\tafter"
+  echo -e "vsm status\t${med[0]}\t${med[1]}"
+  echo -e "vsm path\t${med[3]}\t${med[4]}"
+  echo -e "status, 1 dir storage\t${med[6]}\t${med[8]}"
+  echo -e "status, 50 dir storages\t${med[7]}\t${med[9]}"; } >"$tsv"
+gnuplot <<GP
+set terminal svg size 760,380 dynamic font "sans,11" noenhanced
+set output "$out/startup.svg"
+set title "vsm start-up, median wall of $runs interleaved runs (load $(cut -d' ' -f1 /proc/loadavg))"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set key top left font ",9"
+set grid ytics
+set ylabel "seconds"
+set yrange [0:*]
+plot "$tsv" using 2:xtic(1) title "before ($baseline)" lc rgb "#b0b0b0", \
+     "" using 3 title "after" lc rgb "#2a6fb0", \
+     ${med[5]} title "java -version" with lines lw 2 lc rgb "#303030", \
+     3 * ${med[5]} title "3x java -version (target)" with lines dt 2 lw 2 lc rgb "#c03030"
+GP
+echo "chart: $out/startup.svg" >&2
