@@ -24,10 +24,19 @@ public final class ChildProcesses implements ProcessDestroyer {
 
     private final Set<Process> running = new LinkedHashSet<>();
     private boolean hookAdded;
+    /** Starts between {@link #beforeStart} and {@link #add} (or {@link #afterStart}), and whether this thread has one. */
+    private int starting;
+
+    private final ThreadLocal<Boolean> startingHere = ThreadLocal.withInitial(() -> Boolean.FALSE);
     private boolean oneEndedOnSignal;
     private volatile boolean stopping;
 
     private ChildProcesses() {}
+
+    /** A registry of its own, for tests of the shutdown hook's part ({@link #stopAll}); vsm has one ({@link #jvm}). */
+    static ChildProcesses newRegistry() {
+        return new ChildProcesses();
+    }
 
     /** The one registry of this JVM. */
     public static ChildProcesses jvm() {
@@ -39,16 +48,41 @@ public final class ChildProcesses implements ProcessDestroyer {
         return stopping;
     }
 
-    @Override
-    public synchronized boolean add(Process process) {
+    /**
+     * Called before a child is started (then {@link #afterStart}): puts the shutdown hook in place
+     * and makes its logger, once, and counts the start as in flight. commons-exec registers a
+     * child ({@link #add}) only after it has started pumping the child's output, so a SIGTERM in
+     * between found a hook that knew no child, and the JVM halted with the child running (seen
+     * once StreamingTest's SIGTERM came while the hook's logger was being made there). The hook
+     * now waits for the starts in flight to reach {@link #add}, which stops a child started
+     * once the shutdown has begun.
+     */
+    public synchronized void beforeStart() {
         if (!hookAdded) {
-            // the logger stopAll uses, made now as it was when it was made with the class: made
-            // first inside the hook, it starts the logging backend while the JVM shuts down, and
-            // once (StreamingTest, in a full run of the module; not again alone) the child outlived it
             LOG.get();
             Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "vsm-stop-children"));
             hookAdded = true;
         }
+        starting++;
+        startingHere.set(Boolean.TRUE);
+    }
+
+    /** After a start, whether or not it reached {@link #add} (it failed): it is no longer in flight. */
+    public synchronized void afterStart() {
+        started();
+    }
+
+    private void started() {
+        if (startingHere.get()) {
+            startingHere.set(Boolean.FALSE);
+            starting--;
+            notifyAll();
+        }
+    }
+
+    @Override
+    public synchronized boolean add(Process process) {
+        started();
         if (stopping) {
             process.destroy(); // started in the instant the shutdown began
         }
@@ -83,10 +117,21 @@ public final class ChildProcesses implements ProcessDestroyer {
         return running.size();
     }
 
-    private void stopAll() {
+    void stopAll() {
         List<Process> children;
         synchronized (this) {
             stopping = true;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+            try {
+                // a child just started reaches add() within moments, and add() then stops it
+                for (long left = GRACE_SECONDS * 1000L;
+                        starting > 0 && left > 0;
+                        left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+                    wait(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             children = new ArrayList<>(running);
         }
         for (Process child : children) {

@@ -53,12 +53,15 @@ public final class DataFilter implements AutoCloseable {
                                     : ProcessBuilder.Redirect.from(input.toFile()))
                     .redirectError(err.toFile());
             pb.environment().put("LC_ALL", "C");
+            CHILDREN.beforeStart();
             Process p = pb.start();
             CHILDREN.add(p);
             return new DataFilter(List.copyOf(argv), p, err);
         } catch (IOException e) {
             deleteQuietly(err);
             throw StorageException.failed(e, "command '%s' failed: %s", ShellQuote.join(argv), e.getMessage());
+        } finally {
+            CHILDREN.afterStart();
         }
     }
 

@@ -168,6 +168,7 @@ public final class ProcessCommandRunner implements CommandRunner {
                             render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
         }
         int exit;
+        CHILDREN.beforeStart();
         try {
             exit = executor.execute(line, environment());
         } catch (ExecuteException e) {
@@ -175,6 +176,8 @@ public final class ProcessCommandRunner implements CommandRunner {
         } catch (IOException e) {
             throw StorageException.failed(
                     e, "command '%s' failed: %s", ShellQuote.join(argv), firstLine(e.getMessage()));
+        } finally {
+            CHILDREN.afterStart();
         }
         if (watchdog != null && watchdog.killedProcess()) {
             throw StorageException.failed("command '%s' failed: got timeout", ShellQuote.join(argv));
