@@ -38,11 +38,12 @@ import picocli.CommandLine.Unmatched;
  * every command, before vsm does anything. So the build runs {@link #main} on the compiled
  * commands (exec-maven-plugin, process-classes), which writes picocli's own model of each, as
  * picocli derived it from the annotations, to one resource per command ({@link #resource});
- * {@link #commandLine} makes the
- * same model with picocli's programmatic API, binding each option to its field. The annotations
- * stay the one description of the commands; {@code CommandModelTest} checks that both models
- * give every command the same usage help and the same options. A class the file does not hold
- * (or a missing file) gets picocli's reflective model, as before.
+ * {@link #commandLine} makes the same model with picocli's programmatic API, binding each option
+ * to its field. The annotations stay the one description of the commands; {@code
+ * CommandModelTest} checks that both models give every command the same usage help, options,
+ * parameters and mixins. A class without a saved model gets picocli's reflective one, as before.
+ * Run-time code here avoids lambdas and method references: each links at its first use, a few
+ * tenths of a millisecond of every command's start-up.
  *
  * <p>The file is text: one record per line, a kind and then {@code key=value} fields separated
  * by tabs (backslash, tab and newline escaped, list items separated by {@code \u001f}); a
@@ -74,7 +75,7 @@ final class CommandModel {
         return saved(command) != null;
     }
 
-    /** The saved block of {@code command}, one resource per command so that a command reads only its own; null if none. */
+    /** The saved block of {@code command} (one resource per command: a command reads only its own), or null. */
     private static List<String> saved(Class<?> command) {
         InputStream in = CommandModel.class.getResourceAsStream(resource(command.getName()));
         if (in == null) {
@@ -142,9 +143,9 @@ final class CommandModel {
                 default -> throw new IllegalStateException("vsm's command model: unknown record '" + kind + "'");
             }
         }
-        spec.aliases(aliases.toArray(String[]::new));
-        spec.usageMessage().description(description.toArray(String[]::new));
-        spec.usageMessage().footer(footer.toArray(String[]::new));
+        spec.aliases(aliases.toArray(new String[0]));
+        spec.usageMessage().description(description.toArray(new String[0]));
+        spec.usageMessage().footer(footer.toArray(new String[0]));
         for (Map.Entry<String, CommandLine> sub : subcommands.entrySet()) {
             spec.addSubcommand(sub.getKey(), sub.getValue());
         }
@@ -353,7 +354,7 @@ final class CommandModel {
             from = i + 1;
         }
         items.add(value.substring(from));
-        return items.toArray(String[]::new);
+        return items.toArray(new String[0]);
     }
 
     /** A record's {@code key=value} fields (after its kind); a record of one value has the key {@code value}. */
