@@ -27,7 +27,8 @@ public final class ChildProcesses implements ProcessDestroyer {
     /** Starts between {@link #beforeStart} and {@link #add} (or {@link #afterStart}), and whether this thread has one. */
     private int starting;
 
-    private final ThreadLocal<Boolean> startingHere = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    private final ThreadLocal<Boolean> startingHere =
+            new ThreadLocal<>(); // no initial-value lambda: every command loads this class
     private boolean oneEndedOnSignal;
     private volatile boolean stopping;
 
@@ -73,7 +74,7 @@ public final class ChildProcesses implements ProcessDestroyer {
     }
 
     private void started() {
-        if (startingHere.get()) {
+        if (Boolean.TRUE.equals(startingHere.get())) {
             startingHere.set(Boolean.FALSE);
             starting--;
             notifyAll();
