@@ -73,7 +73,7 @@ public final class StatusCommand extends VsmCommand {
     static String table(List<StatusRow> rows) {
         int w = rows.stream().mapToInt(r -> r.storage().length()).max().orElse(0) + 1;
         StringBuilder table = new StringBuilder(96 * (rows.size() + 1));
-        row(table, w, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%", 8);
+        row(table, w, "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%");
         for (StatusRow r : rows) {
             String state = !r.enabled() ? "disabled" : r.status().active() ? "active" : "inactive";
             row(
@@ -85,8 +85,7 @@ public final class StatusCommand extends VsmCommand {
                     Long.toString(r.status().total() / 1024),
                     Long.toString(r.status().used() / 1024),
                     Long.toString(r.status().avail() / 1024),
-                    r.enabled() ? percentColumn(percent(r)) : "N/A",
-                    8);
+                    r.enabled() ? percentColumn(percent(r)) : "N/A");
         }
         return table.toString();
     }
@@ -100,15 +99,14 @@ public final class StatusCommand extends VsmCommand {
             String total,
             String used,
             String avail,
-            String pct,
-            int pctWidth) {
+            String pct) {
         TextColumns.left(table, name, w).append(' ');
         TextColumns.right(table, type, 10).append(' ');
         TextColumns.right(table, state, 10).append(' ');
         TextColumns.right(table, total, 15).append(' ');
         TextColumns.right(table, used, 15).append(' ');
         TextColumns.right(table, avail, 15).append(' ');
-        TextColumns.right(table, pct, pctWidth).append(System.lineSeparator());
+        TextColumns.right(table, pct, 8).append(System.lineSeparator());
     }
 
     /**
