@@ -2,6 +2,7 @@ package dev.vsm.config;
 
 import dev.vsm.spi.ProcessStamp;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.Urandom;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,7 +19,6 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
@@ -45,7 +45,7 @@ final class AtomicFile {
         Path file = resolveLinks(target);
         Path dir = file.toAbsolutePath().getParent();
         Path temp = dir.resolve(temporaryPrefix(file) + ProcessStamp.current() + "-"
-                + HexFormat.of().toHexDigits(Random.INSTANCE.nextInt()));
+                + HexFormat.of().toHexDigits(Urandom.nextInt()));
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;
@@ -152,10 +152,5 @@ final class AtomicFile {
             return fse.getReason();
         }
         return String.valueOf(e.getMessage());
-    }
-
-    /** Seeded on first write: reading commands never pay for SecureRandom's start-up. */
-    private static final class Random {
-        static final SecureRandom INSTANCE = new SecureRandom();
     }
 }

@@ -51,7 +51,8 @@ public final class ChildProcesses implements ProcessDestroyer {
 
     /**
      * Called before a child is started (then {@link #afterStart}): puts the shutdown hook in place
-     * and makes its logger, once, and counts the start as in flight. commons-exec registers a
+     * and makes its logger, once (unless DEBUG is known off: the hook then logs nothing), and
+     * counts the start as in flight. commons-exec registers a
      * child ({@link #add}) only after it has started pumping the child's output, so a SIGTERM in
      * between found a hook that knew no child, and the JVM halted with the child running (seen
      * once StreamingTest's SIGTERM came while the hook's logger was being made there). The hook
@@ -60,7 +61,7 @@ public final class ChildProcesses implements ProcessDestroyer {
      */
     public synchronized void beforeStart() {
         if (!hookAdded) {
-            LOG.get();
+            LOG.isDebugEnabled();
             Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "vsm-stop-children"));
             hookAdded = true;
         }
@@ -136,11 +137,13 @@ public final class ChildProcesses implements ProcessDestroyer {
             children = new ArrayList<>(running);
         }
         for (Process child : children) {
-            LOG.get()
-                    .debug(
-                            "stopping child {} ({})",
-                            child.pid(),
-                            child.info().command().orElse("?"));
+            if (LOG.isDebugEnabled()) {
+                LOG.get()
+                        .debug(
+                                "stopping child {} ({})",
+                                child.pid(),
+                                child.info().command().orElse("?"));
+            }
             child.destroy();
         }
         for (Process child : children) {

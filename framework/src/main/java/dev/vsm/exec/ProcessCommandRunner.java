@@ -161,7 +161,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             watchdog = ExecuteWatchdog.builder().setTimeout(command.timeout()).get();
             executor.setWatchdog(watchdog);
         }
-        if (LOG.get().isDebugEnabled()) {
+        if (LOG.isDebugEnabled()) {
             LOG.get()
                     .debug(
                             "run: {}",

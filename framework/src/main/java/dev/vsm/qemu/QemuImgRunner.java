@@ -282,7 +282,10 @@ public final class QemuImgRunner implements QemuImg {
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
-                LOG.get().debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
+                if (LOG.isDebugEnabled()) {
+                    LOG.get()
+                            .debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
+                }
                 try {
                     found.add(Inspection.of(image.path(), qemuImgInfo(image.path(), image.format())));
                 } catch (StorageException e) {

@@ -2,7 +2,7 @@ package dev.vsm.lvm;
 
 import static java.util.Objects.requireNonNull;
 
-import java.security.SecureRandom;
+import dev.vsm.spi.Urandom;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -25,7 +25,6 @@ import java.util.regex.Pattern;
 public record ImportTag(String token, String node) {
     private static final String PREFIX = "vsm-importing.";
     private static final Pattern TAG = Pattern.compile(Pattern.quote(PREFIX) + "([0-9a-f]{16})\\.([A-Za-z0-9_-]+)");
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     public ImportTag {
         requireNonNull(token, "token");
@@ -34,7 +33,7 @@ public record ImportTag(String token, String node) {
 
     /** A new tag for an import on {@code nodeName}. */
     public static ImportTag fresh(String nodeName) {
-        return new ImportTag(HexFormat.of().toHexDigits(RANDOM.nextLong()), safeNode(nodeName));
+        return new ImportTag(HexFormat.of().toHexDigits(Urandom.nextLong()), safeNode(nodeName));
     }
 
     /** The node as tags carry it. */

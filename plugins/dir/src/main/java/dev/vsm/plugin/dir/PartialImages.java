@@ -4,12 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ProcessStamp;
+import dev.vsm.spi.Urandom;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -33,7 +33,6 @@ final class PartialImages {
     private static final String MARK = ".vsm-tmp-";
     private static final Pattern TEMPORARY =
             Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String node;
     private final HostFiles files;
@@ -46,7 +45,7 @@ final class PartialImages {
     /** A fresh temporary name for {@code image}, in its directory. */
     Path temporaryFor(Path image) {
         return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessStamp.current() + "-"
-                + HexFormat.of().toHexDigits(RANDOM.nextInt()));
+                + HexFormat.of().toHexDigits(Urandom.nextInt()));
     }
 
     private String safeNode() {

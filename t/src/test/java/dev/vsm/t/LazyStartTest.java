@@ -1,0 +1,58 @@
+package dev.vsm.t;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@code vsm alloc} leaves unstarted, as the JVM's class-load log of the real jar shows:
+ * logback, when nothing is logged, and the security providers, for the random part of its
+ * temporary file's name. Each cost 20-35 ms of every alloc and clone ({@code t/bench/alloc.sh}).
+ * The control: with {@code --verbose} the command run is logged.
+ */
+class LazyStartTest {
+    @TempDir
+    Path sandbox;
+
+    @Test
+    void allocStartsNeitherLoggingNorTheSecurityProviders() throws IOException {
+        Path classes = sandbox.resolve("classes.log");
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).launcher(launcherLogging(classes));
+        String volume = vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
+                .ok()
+                .out();
+        assertThat(volume).contains("local:100/vm-100-disk-0.qcow2");
+        assertThat(Files.readString(classes))
+                .as("classes 'vsm alloc' loaded")
+                .contains(" dev.vsm.exec.ProcessCommandRunner ", " dev.vsm.spi.Urandom ")
+                .doesNotContain(" ch.qos.logback.classic.LoggerContext ")
+                .doesNotContain(" sun.security.provider.Sun ")
+                .doesNotContain(" java.security.SecureRandom ");
+        assertThat(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2")).isRegularFile();
+    }
+
+    @Test
+    void verboseStillLogsTheCommandItRuns() {
+        Vsm vsm = new Vsm(sandbox.resolve("vsm"));
+        Vsm.Result result = vsm.run(
+                        "--verbose", "alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
+                .ok();
+        assertThat(result.err()).contains("DEBUG").contains("run: ").contains("qemu-img create");
+    }
+
+    /** A launcher that runs vsm's jar with the JVM logging each class it loads to {@code log}. */
+    private Path launcherLogging(Path log) throws IOException {
+        Path script = sandbox.resolve("vsm-logging-classes");
+        Files.writeString(
+                script,
+                "#!/bin/bash\nexec java -Xlog:class+load:file=" + log + " -jar "
+                        + Vsm.HOME.resolve("cli/target/vsm-cli.jar") + " \"$@\"\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        return script;
+    }
+}
