@@ -175,6 +175,17 @@ public final class StorageManager {
         return s;
     }
 
+    /** A storage's status, activated in the same call ({@link Storage#activateAndStatus}) unless this manager already did. */
+    private StorageStatus activatedStatus(String storageId) {
+        Storage s = storage(storageId);
+        if (activated.contains(storageId)) {
+            return s.status();
+        }
+        StorageStatus status = s.activateAndStatus();
+        activated.add(storageId);
+        return status;
+    }
+
     /** A volume of an enabled storage, its storage activated: {@link #volume}'s result. */
     public record Volume(Storage storage, VolumeName name) {}
 
@@ -399,7 +410,7 @@ public final class StorageManager {
             StorageStatus st = StorageStatus.INACTIVE;
             if (enabled) {
                 try {
-                    st = activate(cfg.id()).status();
+                    st = activatedStatus(cfg.id());
                 } catch (StorageException e) {
                     context.console().warn(e.getMessage());
                 } catch (RuntimeException e) {

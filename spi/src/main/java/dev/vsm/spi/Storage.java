@@ -162,6 +162,16 @@ public interface Storage {
     StorageStatus status();
 
     /**
+     * {@link #activate()}, then {@link #status()}, in one call ({@code vsm status} of a storage
+     * not activated yet): a plugin that probes a file system that may hang can do both in one
+     * probe, one hand-off to a thread that may be left behind instead of several.
+     */
+    default StorageStatus activateAndStatus() {
+        activate();
+        return status();
+    }
+
+    /**
      * Renames a volume (pve's {@code rename_volume}): to another owner, another name, or both.
      *
      * @param targetVmid the new owner

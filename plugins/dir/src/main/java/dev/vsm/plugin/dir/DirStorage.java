@@ -116,6 +116,24 @@ final class DirStorage implements Storage {
 
     @Override
     public void activate() {
+        activate(false);
+    }
+
+    @Override
+    public StorageStatus activateAndStatus() {
+        return activate(true);
+    }
+
+    /**
+     * Activation's file-system work, in one probe, so that a hung mount makes activation fail
+     * after {@link Probes#LIMIT}, not hang: the directories made, where the path leads, what it
+     * must not lead to, one directory per content type; and with {@code measure} the capacity as
+     * well ({@link #activateAndStatus}: {@code vsm status} of 50 storages hands 50 probes to a
+     * thread, not 150).
+     *
+     * @return the storage's status with {@code measure}, else {@link StorageStatus#INACTIVE}
+     */
+    private StorageStatus activate(boolean measure) {
         Path base = layout.basePath();
         Optional<Path> mountPoint = options.mountPoint();
         if (mountPoint.isPresent() && !mounts.isMounted(mountPoint.get())) {
@@ -123,25 +141,47 @@ final class DirStorage implements Storage {
                     "unable to activate storage '%s' - directory is expected to be a mount point but is not mounted: '%s'",
                     config.id(), mountPoint.get());
         }
-        if (options.createBasePath()) {
-            context.files().createDirectories(base);
+        Optional<StorageStatus> activated = Probes.within(Probes.LIMIT, () -> {
+            if (options.createBasePath()) {
+                context.files().createDirectories(base);
+            }
+            Path real = realDirectory(base);
+            if (real == null && !(context.dryRun() && options.createBasePath())) {
+                throw unreachable(base);
+            }
+            checkNotRoot(base, real);
+            Set<ContentType> content = config.content(DirPlugin.schemaDefaultContent());
+            if (options.createSubdirs()) {
+                createContentDirectories(content);
+            }
+            checkOneDirectoryPerContent(content);
+            return measure ? capacity(base) : StorageStatus.INACTIVE;
+        });
+        return activated.orElseThrow(() -> unreachable(base));
+    }
+
+    private StorageException unreachable(Path base) {
+        return StorageException.failed(
+                "unable to activate storage '%s' - directory '%s' does not exist or is unreachable", config.id(), base);
+    }
+
+    /** Where {@code path} leads; {@code path} itself when that cannot be told. */
+    private static Path realOr(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path;
         }
-        // one probe for both: where the path leads, and whether that is a directory
-        Optional<Path> real = Probes.within(Probes.LIMIT, () -> {
+    }
+
+    /** Where {@code base} leads, if that is a directory; null if it is none or cannot be reached. */
+    private static Path realDirectory(Path base) {
+        try {
             Path resolved = base.toRealPath();
             return Files.isDirectory(resolved) ? resolved : null;
-        });
-        if (real.isEmpty() && !(context.dryRun() && options.createBasePath())) {
-            throw StorageException.failed(
-                    "unable to activate storage '%s' - directory '%s' does not exist or is unreachable",
-                    config.id(), base);
+        } catch (IOException e) {
+            return null;
         }
-        checkNotRoot(base, real);
-        Set<ContentType> content = config.content(DirPlugin.schemaDefaultContent());
-        if (options.createSubdirs()) {
-            createContentDirectories(content);
-        }
-        checkOneDirectoryPerContent(content);
     }
 
     /**
@@ -150,21 +190,24 @@ final class DirStorage implements Storage {
      * make {@code /images}, {@code /template} ... and keep guests' disks among the system's files.
      * The configuration's own {@code path: /} (or {@code /dev/...}) is refused when it is read.
      *
-     * @param real where {@code base} resolves to, if it is a directory that answered in time
+     * @param real where {@code base} resolves to, if it is a directory (else null)
      */
-    private void checkNotRoot(Path base, Optional<Path> real) {
-        if (real.isPresent() && real.get().getNameCount() == 0) {
+    private void checkNotRoot(Path base, Path real) {
+        if (real == null) {
+            return;
+        }
+        if (real.getNameCount() == 0) {
             throw StorageException.badInput(
                     "storage '%s': path '%s' resolves to the root directory '/' - "
                             + "refusing to keep a storage there (point 'path' at a directory of its own)",
                     config.id(), base);
         }
         for (String system : DirPlugin.SYSTEM_DIRS) {
-            if (real.isPresent() && real.get().startsWith(system)) {
+            if (real.startsWith(system)) {
                 throw StorageException.badInput(
                         "storage '%s': path '%s' resolves to '%s', in %s - refusing to keep a storage "
                                 + "there (point 'path' at a directory of its own)",
-                        config.id(), base, real.get(), system);
+                        config.id(), base, real, system);
             }
         }
     }
@@ -206,31 +249,23 @@ final class DirStorage implements Storage {
 
     /**
      * pve's check that no two content types share a directory (through {@code content-dirs} or
-     * symbolic links), by device and inode: one stat per directory, in one probe (a hung mount
-     * makes activation fail, not hang). The message names the directory's real path, as pve does.
+     * symbolic links), by device and inode: one stat per directory (inside activation's probe).
+     * The message names the directory's real path, as pve does.
      */
     private void checkOneDirectoryPerContent(Set<ContentType> content) {
-        List<ContentType> types = sortedById(content, false);
-        Optional<Path> shared = Probes.within(Probes.LIMIT, () -> {
-            Map<Object, ContentType> seen = new HashMap<>();
-            for (ContentType type : types) {
-                Path subdir = layout.subdir(type);
-                Object key;
-                try {
-                    key = Files.readAttributes(subdir, BasicFileAttributes.class)
-                            .fileKey();
-                } catch (IOException e) {
-                    continue; // not there: pve's abs_path gives undef, and the type is skipped
-                }
-                if (key != null && seen.putIfAbsent(key, type) != null) {
-                    return subdir.toRealPath();
-                }
+        Map<Object, ContentType> seen = new HashMap<>();
+        for (ContentType type : sortedById(content, false)) {
+            Path subdir = layout.subdir(type);
+            Object key;
+            try {
+                key = Files.readAttributes(subdir, BasicFileAttributes.class).fileKey();
+            } catch (IOException e) {
+                continue; // not there: pve's abs_path gives undef, and the type is skipped
             }
-            return null;
-        });
-        if (shared.isPresent()) {
-            throw StorageException.failed(
-                    "storage '%s' uses directory %s for multiple content types", config.id(), shared.get());
+            if (key != null && seen.putIfAbsent(key, type) != null) {
+                throw StorageException.failed(
+                        "storage '%s' uses directory %s for multiple content types", config.id(), realOr(subdir));
+            }
         }
     }
 
@@ -241,19 +276,21 @@ final class DirStorage implements Storage {
             return StorageStatus.INACTIVE;
         }
         Path base = layout.basePath();
-        return Probes.within(Probes.LIMIT, () -> {
-                    if (!Files.isDirectory(base)) {
-                        return StorageStatus.INACTIVE;
-                    }
-                    // java.io.File's space calls are one statvfs each; a FileStore reads the mount table first
-                    File dir = base.toFile();
-                    long total = dir.getTotalSpace();
-                    if (total <= 0) {
-                        return StorageStatus.INACTIVE;
-                    }
-                    return StorageStatus.of(total, total - dir.getFreeSpace(), dir.getUsableSpace(), true);
-                })
-                .orElse(StorageStatus.INACTIVE);
+        return Probes.within(Probes.LIMIT, () -> capacity(base)).orElse(StorageStatus.INACTIVE);
+    }
+
+    /** The file system's capacity at {@code base}; inactive when it is not a directory. */
+    private static StorageStatus capacity(Path base) {
+        if (!Files.isDirectory(base)) {
+            return StorageStatus.INACTIVE;
+        }
+        // java.io.File's space calls are one statvfs each; a FileStore reads the mount table first
+        File dir = base.toFile();
+        long total = dir.getTotalSpace();
+        if (total <= 0) {
+            return StorageStatus.INACTIVE;
+        }
+        return StorageStatus.of(total, total - dir.getFreeSpace(), dir.getUsableSpace(), true);
     }
 
     // --- allocation and removal (pve Plugin alloc_image, free_image)

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeoutException;
  * limit as pve runs them in a forked child with a 2 s timeout.
  *
  * <p>The probes run on a pool of daemon threads that outlives each probe: a probe that answers
- * hands its thread to the next one, so {@code vsm status} of 50 storages (three probes each:
- * two at activation, one for the capacity) starts one thread, not 150. A probe that hangs keeps
+ * hands its thread to the next one, so {@code vsm status} of 50 storages (one probe each:
+ * activation and capacity together) starts one thread for its 50 probes. A probe that hangs keeps
  * its thread, and the next probe gets a new one; a thread idle for a few seconds ends.
  */
 final class Probes {
@@ -32,7 +32,12 @@ final class Probes {
 
     private Probes() {}
 
-    /** The probe's answer, or empty when it failed or did not answer in time (its thread is then left behind). */
+    /**
+     * The probe's answer, or empty when it did not answer in time (its thread is then left
+     * behind) or failed with a checked exception ({@link java.io.IOException}: a path that
+     * cannot be read). What it throws unchecked (a {@link dev.vsm.spi.StorageException} that
+     * names the problem) is thrown here.
+     */
     static <T> Optional<T> within(Duration limit, Callable<T> probe) {
         Future<T> answer = POOL.submit(probe);
         try {
@@ -41,6 +46,12 @@ final class Probes {
             answer.cancel(true);
             return Optional.empty();
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException unchecked) {
+                throw unchecked;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -52,6 +52,26 @@ class DirActivationTest {
     }
 
     @Test
+    void activateAndStatusActivatesAndMeasuresInOneCall() {
+        Path path = root.resolve("vz");
+        TestStorage t = TestStorage.in(path);
+        StorageStatus status = t.storage.activateAndStatus();
+        assertThat(TestStorage.tree(path)).containsExactly("dump/", "images/", "private/");
+        assertThat(status.active()).isTrue();
+        assertThat(status.total()).isEqualTo(t.storage.status().total()).isPositive();
+    }
+
+    @Test
+    void activateAndStatusFailsAsActivationDoes() {
+        Path path = root.resolve("vz");
+        TestStorage t = TestStorage.in(path, Map.of("mkdir", false));
+        assertThatThrownBy(t.storage::activateAndStatus)
+                .hasMessage("unable to activate storage 'local' - directory '" + path
+                        + "' does not exist or is unreachable");
+        assertThat(path).doesNotExist();
+    }
+
+    @Test
     void createSubdirsOffMakesOnlyThePath() {
         Path path = root.resolve("vz");
         TestStorage.in(path, Map.of("create-subdirs", false)).storage.activate();
