@@ -37,16 +37,22 @@ for n in 1 50; do
 done
 "$vsm" status >/dev/null
 "$vsm" status --config "$sb/50.yaml" >/dev/null
-flags="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -XX:NewSize=12m -Xmx1g -XX:-UsePerfData"
+# the launcher's own JVM flags (its default for $VSM_JAVA_OPTS), so java -version runs the same way
+flags=$(sed -n 's/^flags=\${VSM_JAVA_OPTS:-\(.*\)}$/\1/p' "$root/cli/vsm")
+[[ -n $flags ]] || { echo "startup.sh: cannot read the JVM flags from cli/vsm" >&2; exit 1; }
+# the flags before G1 and the static archive: the floor the ratios were taken against until then
+serial="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -XX:NewSize=12m -Xmx1g -XX:-UsePerfData"
 vol=local:100/vm-100-disk-0.qcow2
 names=("cli/vsm status, before ($baseline)" "cli/vsm status, after" "vsm status without the CDS archive"
        "cli/vsm path, before" "cli/vsm path, after" "java -version (JVM floor)"
        "status of 1 dir storage, before" "status of 50 dir storages, before"
-       "status of 1 dir storage, after" "status of 50 dir storages, after")
+       "status of 1 dir storage, after" "status of 50 dir storages, after"
+       "java -version, serial collector (the floor before G1)")
 commands=("$sb/before/cli/vsm status" "$vsm status" "java $flags -jar $root/cli/target/vsm-cli.jar status"
           "$sb/before/cli/vsm path $vol" "$vsm path $vol" "java $flags -version"
           "$sb/before/cli/vsm status --config $sb/1.yaml" "$sb/before/cli/vsm status --config $sb/50.yaml"
-          "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml")
+          "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml"
+          "java $serial -version")
 if [[ -x $jdk25/bin/java ]]; then
   PATH="$jdk25/bin:$PATH" "$vsm" status >/dev/null 2>&1   # makes the AOT cache (first run after a build)
   names+=("cli/vsm status, after, JDK 25 (AOT cache)" "cli/vsm path, after, JDK 25" "java -version, JDK 25")
@@ -80,9 +86,11 @@ done
   echo
   printf 'status: %.2fx faster than before, %.2fx java -version; path: %.2fx faster, %.2fx java -version.\n' \
     "$(ratio "${med[0]}" "${med[1]}")" "$(ratio "${med[1]}" "${med[5]}")" "$(ratio "${med[3]}" "${med[4]}")" "$(ratio "${med[4]}" "${med[5]}")"
+  printf 'Against java -version with the serial collector: status %.2fx, path %.2fx.\n' \
+    "$(ratio "${med[1]}" "${med[10]}")" "$(ratio "${med[4]}" "${med[10]}")"
   printf '50 dir storages against 1: %.2fx before, %.2fx after.\n' "$(ratio "${med[7]}" "${med[6]}")" "$(ratio "${med[9]}" "${med[8]}")"
-  if ((${#commands[@]} > 10)); then
-    printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[10]}" "${med[12]}")" "$(ratio "${med[11]}" "${med[12]}")"
+  if ((${#commands[@]} > 11)); then
+    printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[11]}" "${med[13]}")" "$(ratio "${med[12]}" "${med[13]}")"
   fi
 } | tee "$out/startup.md"
 # the chart: median wall before and after, the JVM floor and the 3x target as lines

@@ -13,12 +13,12 @@ import java.util.stream.Stream;
 
 /**
  * The training run behind vsm's class-data sharing archive: the build runs it once with
- * {@code -XX:ArchiveClassesAtExit}, and the JVM writes every class it loaded, parsed and
- * verified, to the archive that {@code cli/vsm} maps at start-up; {@code cli/vsm} runs it with
+ * {@code -XX:DumpLoadedClassList}, and the JVM then dumps every class it loaded, parsed and
+ * verified, into the archive that {@code cli/vsm} maps at start-up; {@code cli/vsm} runs it with
  * {@code -XX:AOTCacheOutput} on a java that has ahead-of-time caches. It runs the read-only
  * commands scripts call in loops (and their machine formats, help, the version, and dry runs of
- * alloc, clone and free) against a throw-away configuration, so it needs nothing from the
- * machine and changes nothing on it.
+ * alloc, clone and free) against a throw-away configuration, and one {@code path} against the
+ * machine's (the built-in default where there is none), so it changes nothing on the machine.
  */
 public final class CdsTraining {
     private CdsTraining() {}
@@ -40,6 +40,9 @@ public final class CdsTraining {
                     List.of("list", "local", cfg),
                     List.of("list", "local", cfg, "--output-format", "yaml"),
                     List.of("path", "local:100/vm-100-disk-0.qcow2", cfg),
+                    // no --config: the built-in default, on a machine without a configuration
+                    // (path reads the configuration and needs nothing to exist)
+                    List.of("path", "local:100/vm-100-disk-0.qcow2"),
                     List.of(
                             "volid",
                             sandbox.resolve("store/images/100/vm-100-disk-0.raw")
