@@ -37,27 +37,31 @@ for n in 1 50; do
 done
 "$vsm" status >/dev/null
 "$vsm" status --config "$sb/50.yaml" >/dev/null
-# the launcher's own JVM flags (its default for $VSM_JAVA_OPTS), so java -version runs the same way
-flags=$(sed -n 's/^flags=\${VSM_JAVA_OPTS:-\(.*\)}$/\1/p' "$root/cli/vsm")
-[[ -n $flags ]] || { echo "startup.sh: cannot read the JVM flags from cli/vsm" >&2; exit 1; }
-# the flags before G1 and the static archive: the floor the ratios were taken against until then
-serial="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms16m -XX:NewSize=12m -Xmx1g -XX:-UsePerfData"
+# the launcher's own JVM flags (its defaults for $VSM_JAVA_OPTS: with the class-data sharing
+# archive, and on JDK 25 with the AOT cache), so java -version runs the same way
+launcher_flags() {
+  local f; f=$(sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$root/cli/vsm")
+  [[ -n $f ]] || { echo "startup.sh: cannot read $1 from cli/vsm" >&2; exit 1; }
+  echo "$f"
+}
+flags=$(launcher_flags cds_flags)
+aot_flags=$(launcher_flags aot_flags)
 vol=local:100/vm-100-disk-0.qcow2
 names=("cli/vsm status, before ($baseline)" "cli/vsm status, after" "vsm status without the CDS archive"
        "cli/vsm path, before" "cli/vsm path, after" "java -version (JVM floor)"
        "status of 1 dir storage, before" "status of 50 dir storages, before"
        "status of 1 dir storage, after" "status of 50 dir storages, after"
-       "java -version, serial collector (the floor before G1)")
+       "java -version, serial collector (the floor before G1: the JDK 25 flags)")
 commands=("$sb/before/cli/vsm status" "$vsm status" "java $flags -jar $root/cli/target/vsm-cli.jar status"
           "$sb/before/cli/vsm path $vol" "$vsm path $vol" "java $flags -version"
           "$sb/before/cli/vsm status --config $sb/1.yaml" "$sb/before/cli/vsm status --config $sb/50.yaml"
           "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml"
-          "java $serial -version")
+          "java $aot_flags -version")
 if [[ -x $jdk25/bin/java ]]; then
   PATH="$jdk25/bin:$PATH" "$vsm" status >/dev/null 2>&1   # makes the AOT cache (first run after a build)
   names+=("cli/vsm status, after, JDK 25 (AOT cache)" "cli/vsm path, after, JDK 25" "java -version, JDK 25")
   commands+=("env PATH=$jdk25/bin:$PATH $vsm status" "env PATH=$jdk25/bin:$PATH $vsm path $vol"
-             "env PATH=$jdk25/bin:$PATH java $flags -version")
+             "env PATH=$jdk25/bin:$PATH java $aot_flags -version")
 fi
 for ((r = 0; r < runs + 2; r++)); do   # the first two rounds warm the page cache and are dropped
   for i in "${!commands[@]}"; do
