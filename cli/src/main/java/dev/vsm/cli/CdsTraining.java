@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import dev.vsm.lock.LockDirectory;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -18,7 +19,8 @@ import java.util.stream.Stream;
  * {@code -XX:AOTCacheOutput} on a java that has ahead-of-time caches. It runs the read-only
  * commands scripts call in loops (and their machine formats, help, the version, and dry runs of
  * alloc, clone and free) against a throw-away configuration, and one {@code path} against the
- * machine's (the built-in default where there is none), so it changes nothing on the machine.
+ * machine's (the built-in default where there is none), so it changes nothing on the machine;
+ * given a lock directory of its own ({@code $VSM_LOCK_DIR}), a real alloc and free too.
  */
 public final class CdsTraining {
     private CdsTraining() {}
@@ -63,6 +65,16 @@ public final class CdsTraining {
             PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
             for (List<String> command : commands) {
                 Main.run(command.toArray(String[]::new), nowhere, nowhere);
+            }
+            if (System.getenv(LockDirectory.ENV) != null) {
+                // a real alloc and free (the lock, qemu-img, the temporary file and its move), only
+                // when the caller gave vsm a lock directory of the training's own: without one they
+                // would lock in the machine's
+                for (List<String> command : List.of(
+                        List.of("alloc", "local", "100", "vm-100-disk-1.qcow2", "1M", "--format", "qcow2", cfg),
+                        List.of("free", "local:100/vm-100-disk-1.qcow2", cfg))) {
+                    Main.run(command.toArray(String[]::new), nowhere, nowhere);
+                }
             }
         } finally {
             delete(sandbox);

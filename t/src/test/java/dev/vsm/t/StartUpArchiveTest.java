@@ -27,6 +27,8 @@ class StartUpArchiveTest {
         assertThat(listing)
                 .as("what the JVM says of the archive cli/vsm gave it")
                 .contains("archive is valid")
-                .contains(" dev.vsm.cli.Main ", " picocli.CommandLine ", " dev.vsm.plugin.dir.DirPlugin ");
+                .contains(" dev.vsm.cli.Main ", " picocli.CommandLine ", " dev.vsm.plugin.dir.DirPlugin ")
+                .as("what a real alloc loads, trained with a lock directory of the training's own")
+                .contains(" dev.vsm.lock.FileLocks$Acquisition ", " dev.vsm.spi.Urandom ");
     }
 }
