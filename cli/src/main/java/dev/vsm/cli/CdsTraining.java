@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import dev.vsm.env.Environment;
 import dev.vsm.lock.LockDirectory;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -66,7 +67,7 @@ public final class CdsTraining {
             for (List<String> command : commands) {
                 Main.run(command.toArray(String[]::new), nowhere, nowhere);
             }
-            if (System.getenv(LockDirectory.ENV) != null) {
+            if (Environment.system().get(LockDirectory.ENV) != null) {
                 // a real alloc and free (the lock, qemu-img, the temporary file and its move), only
                 // when the caller gave vsm a lock directory of the training's own: without one they
                 // would lock in the machine's
