@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
  * later, from the ahead-of-time cache it makes on its first run). The archive is a contract
  * between {@code cli/pom.xml}, which names it after the java that made it, and the launcher,
  * which maps it only under that java: a name the two disagree on, or an archive the JVM rejects,
- * would leave every command 60-70 ms slower and nothing else would notice. The JVM's {@code
+ * would leave every command without any archive, about 90 ms slower ({@code t/bench/startup.sh}),
+ * and nothing else would notice. The JVM's {@code
  * -XX:+PrintSharedArchiveAndExit} lists the classes of the archive it mapped and says whether it
  * passed validation.
  */
