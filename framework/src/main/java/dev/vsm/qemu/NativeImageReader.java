@@ -7,16 +7,14 @@ import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.util.Map;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
  * Reads what {@code qemu-img info} reports about a qcow2 or raw image file from the file itself:
  * the qcow2 header ({@link Qcow2Header}), or for raw the file's size. Everything else (other
- * formats, block devices, headers it does not trust) it leaves to qemu-img. The allocated size is
- * not read here: Java cannot see a file's block count, so {@link AllocatedBytes} adds it for many
- * files at once.
+ * formats, block devices, headers it does not trust) it leaves to qemu-img. The allocated size and
+ * the inode change time are not read here: {@link BatchStat} reads them for many files at once.
  */
 final class NativeImageReader {
     private static final int SECTOR = 512;
@@ -24,15 +22,14 @@ final class NativeImageReader {
     /** What reading one image came to. */
     sealed interface Outcome permits Read, Fallback, Failed {}
 
-    /** The image, read; {@code allocated} still to be added. */
+    /** The image, read; its allocated size and change time still to be added. */
     record Read(
             long virtualSize,
             String format,
             String backingFile,
             String backingFormat,
             Integer clusterSize,
-            boolean extendedL2,
-            Long ctime)
+            boolean extendedL2)
             implements Outcome {}
 
     /** qemu-img must answer, for {@code reason}. */
@@ -46,26 +43,24 @@ final class NativeImageReader {
         if (!VolumeFormat.QCOW2.is(format) && !VolumeFormat.RAW.is(format)) {
             return new Fallback("format " + format + " is read by qemu-img");
         }
-        Map<String, Object> stat;
+        BasicFileAttributes stat;
         try {
-            stat = Files.readAttributes(path, "unix:size,ctime,isRegularFile");
+            stat = Files.readAttributes(path, BasicFileAttributes.class);
         } catch (IOException | UnsupportedOperationException e) {
             return new Fallback("cannot stat it here: " + e.getMessage());
         }
-        if (!Boolean.TRUE.equals(stat.get("isRegularFile"))) {
+        if (!stat.isRegularFile()) {
             return new Fallback("not a regular file");
         }
-        Long ctime = stat.get("ctime") instanceof FileTime t ? t.toMillis() / 1000 : null;
         if (VolumeFormat.RAW.is(format)) {
             // qemu counts whole sectors: a raw file's size is rounded up to 512 bytes
-            long size = (Long) stat.get("size");
-            return new Read(
-                    (size + SECTOR - 1) / SECTOR * SECTOR, VolumeFormat.RAW.id(), null, null, null, false, ctime);
+            long size = stat.size();
+            return new Read((size + SECTOR - 1) / SECTOR * SECTOR, VolumeFormat.RAW.id(), null, null, null, false);
         }
-        return readQcow2(path, ctime);
+        return readQcow2(path);
     }
 
-    private static Outcome readQcow2(Path path, Long ctime) {
+    private static Outcome readQcow2(Path path) {
         Qcow2Header h;
         try {
             h = Qcow2Header.read(path);
@@ -87,7 +82,6 @@ final class NativeImageReader {
                 h.backingFile(),
                 h.backingFormat(),
                 h.clusterSize(),
-                h.extendedL2(),
-                ctime);
+                h.extendedL2());
     }
 }

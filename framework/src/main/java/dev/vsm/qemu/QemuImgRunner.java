@@ -35,8 +35,8 @@ import java.util.regex.Pattern;
  * the PATH). Argv come from {@link QemuImgCommands}; this class runs them and reads the answers.
  *
  * <p>{@link #info} and {@link #inspect} read qcow2 headers and raw file sizes in Java
- * ({@link NativeImageReader}) and the allocated sizes with one {@code stat} for all images
- * ({@link AllocatedBytes}); qemu-img answers for other formats and for headers the reader does not
+ * ({@link NativeImageReader}) and the allocated sizes and change times with one {@code stat} for
+ * all images ({@link BatchStat}, run while the headers are read); qemu-img answers for other formats and for headers the reader does not
  * trust. {@code VSM_IMAGE_INFO=qemu-img} makes every answer come from {@code qemu-img info}, one
  * process per image as pve does.
  */
@@ -59,7 +59,7 @@ public final class QemuImgRunner implements QemuImg {
 
     private final ProgressOutput progress;
     private final NativeImageReader reader;
-    private final AllocatedBytes allocated;
+    private final BatchStat batchStat;
     private final String timeoutOverride;
     private Boolean extendedL2;
 
@@ -104,7 +104,7 @@ public final class QemuImgRunner implements QemuImg {
         this.progress = requireNonNull(progress, "progress");
         this.argv = new QemuImgCommands(program, this::extendedL2Supported);
         this.reader = settings.readHeaders() ? new NativeImageReader() : null;
-        this.allocated = new AllocatedBytes(queries);
+        this.batchStat = new BatchStat(queries);
         this.timeoutOverride = settings.timeoutOverride();
     }
 
@@ -245,39 +245,40 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public List<Inspection> inspect(List<ImageFile> images) {
-        // headers are read on every core: each read is a few system calls and some cold code
+        // the stat process runs while the headers are read, on every core (each read is a few
+        // system calls and some cold code); it stats every file the reader may read
+        BatchStat.Pending stats = reader == null
+                ? null
+                : batchStat.start(images.stream()
+                        .filter(i -> VolumeFormat.QCOW2.is(i.format()) || VolumeFormat.RAW.is(i.format()))
+                        .map(ImageFile::path)
+                        .toList());
         List<NativeImageReader.Outcome> outcomes = (images.size() > 1 ? images.parallelStream() : images.stream())
                 .map(image -> reader == null
                         ? new NativeImageReader.Fallback("VSM_IMAGE_INFO=qemu-img")
                         : reader.read(image.path(), image.format()))
                 .toList();
-        List<Path> read = new ArrayList<>();
-        for (int i = 0; i < images.size(); i++) {
-            if (outcomes.get(i) instanceof NativeImageReader.Read) {
-                read.add(images.get(i).path());
-            }
-        }
-        Map<Path, Long> bytes = read.isEmpty() ? Map.of() : allocated.of(read);
+        Map<Path, BatchStat.Entry> stat = stats == null ? Map.of() : stats.join();
         List<Inspection> found = new ArrayList<>();
         for (int i = 0; i < images.size(); i++) {
             ImageFile image = images.get(i);
             NativeImageReader.Outcome o = outcomes.get(i);
             if (o instanceof NativeImageReader.Read r) {
-                Long used = bytes.get(image.path());
+                BatchStat.Entry s = stat.get(image.path());
                 found.add(
-                        used == null
+                        s == null
                                 ? Inspection.failed(
                                         image.path(), StorageException.failed("failed to stat '%s'", image.path()))
                                 : Inspection.of(
                                         image.path(),
                                         ImageInfo.builder(r.format())
                                                 .virtualSize(r.virtualSize())
-                                                .actualSize(used)
+                                                .actualSize(s.allocated())
                                                 .backingFile(r.backingFile())
                                                 .backingFormat(r.backingFormat())
                                                 .clusterSize(r.clusterSize())
                                                 .extendedL2(r.extendedL2())
-                                                .ctime(r.ctime())
+                                                .ctime(s.ctime())
                                                 .build()));
             } else if (o instanceof NativeImageReader.Failed f) {
                 found.add(Inspection.failed(image.path(), f.error()));
