@@ -59,11 +59,9 @@ final class ImageLister {
         List<Path> files = new ArrayList<>();
         List<ImageFile> toInspect = new ArrayList<>();
         Map<Path, VolumeFormat> formats = new HashMap<>();
-        for (Candidate c : candidates(vmid)) {
+        for (Candidate c : candidates(vmid, true)) {
             Path file = c.file();
-            // one lstat per file; a file that is no symbolic link in a directory already checked
-            // for links out of the storage needs nothing more (stat would see what lstat saw)
-            BasicFileAttributes stat = c.dirChecked() ? FileStat.lstat(file).orElse(null) : null;
+            BasicFileAttributes stat = c.lstat();
             if (stat == null || stat.isSymbolicLink()) {
                 Optional<String> linkOut = layout.linkOut(file);
                 if (linkOut.isPresent()) {
@@ -117,50 +115,70 @@ final class ImageLister {
 
     /** The volume names ({@code <vmid>/<name>}) of one owner's image files, read from the directory alone. */
     List<String> volnames(int vmid) {
-        return candidates(vmid).stream()
+        return candidates(vmid, false).stream()
                 .map(c -> vmid + "/" + c.file().getFileName())
                 .toList();
     }
 
     /**
-     * An image file found in an owner's directory, with the format its name gives.
-     * {@code dirChecked}: the directories above it lead to no symbolic link out of the storage.
+     * An image file found in an owner's directory, with the format its name gives, and its
+     * lstat when the directories above it lead to no symbolic link out of the storage (null when
+     * they may, or when lstat failed: then the file is checked on its own).
      */
-    private record Candidate(Path file, VolumeFormat format, boolean dirChecked) {}
+    private record Candidate(Path file, VolumeFormat format, BasicFileAttributes lstat) {}
 
     /**
      * The image files, in the order of pve's glob over {@code images/*}{@code /*}: owner
      * directories are digits only, and '/' sorts before every digit, so owners in glob order, each
-     * one's files in glob order, is the glob order of the whole paths.
+     * one's files in glob order, is the glob order of the whole paths. The owners' directories
+     * are read on every core (a directory read and, with {@code lstat}, a stat per file, in cold
+     * code); without {@code lstat} the candidates' {@code lstat} is null.
      */
-    private List<Candidate> candidates(Integer vmid) {
-        List<Path> owners =
-                vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(layout.subdir(ContentType.IMAGES));
+    private List<Candidate> candidates(Integer vmid, boolean lstat) {
+        Path images = layout.subdir(ContentType.IMAGES);
+        // an owner's directory leads out of the storage only through itself or what is above it
+        boolean imagesClean = vmid == null && layout.linkOut(images).isEmpty();
+        List<Path> owners = vmid != null ? List.of(layout.imageDir(vmid)) : FileStat.entries(images);
+        List<List<Candidate>> perOwner = (owners.size() > 1 ? owners.parallelStream() : owners.stream())
+                .map(ownerDir -> ownerCandidates(ownerDir, imagesClean, lstat))
+                .toList();
         List<Candidate> files = new ArrayList<>();
-        for (Path ownerDir : owners) {
-            String owner = ownerDir.getFileName().toString();
-            if (!OWNER.matcher(owner).matches() || Long.parseLong(owner) > Integer.MAX_VALUE) {
+        perOwner.forEach(files::addAll);
+        return files;
+    }
+
+    /** {@code imagesClean}: {@code images} itself was checked, and leads to no link out of the storage. */
+    private List<Candidate> ownerCandidates(Path ownerDir, boolean imagesClean, boolean lstat) {
+        String owner = ownerDir.getFileName().toString();
+        if (!OWNER.matcher(owner).matches() || Long.parseLong(owner) > Integer.MAX_VALUE) {
+            return List.of();
+        }
+        List<Candidate> files = new ArrayList<>();
+        Boolean dirClean = null;
+        for (Path file : FileStat.entries(ownerDir)) {
+            String name = file.getFileName().toString();
+            if (!hasImageExtension(name)) {
                 continue;
             }
-            boolean checked = false;
-            boolean dirClean = false;
-            for (Path file : FileStat.entries(ownerDir)) {
-                String name = file.getFileName().toString();
-                if (!hasImageExtension(name)) {
-                    continue;
-                }
-                VolumeFormat format;
-                try {
-                    format = ImageFileName.parse(name).format();
-                } catch (StorageException e) {
-                    continue; // not an image name vsm (and pve) accepts
-                }
-                if (!checked) {
-                    checked = true;
-                    dirClean = layout.linkOut(ownerDir).isEmpty() && !Files.isSymbolicLink(ownerDir);
-                }
-                files.add(new Candidate(file, format, dirClean));
+            VolumeFormat format;
+            try {
+                format = ImageFileName.parse(name).format();
+            } catch (StorageException e) {
+                continue; // not an image name vsm (and pve) accepts
             }
+            if (!lstat) {
+                files.add(new Candidate(file, format, null));
+                continue;
+            }
+            if (dirClean == null) {
+                dirClean = imagesClean
+                        ? !Files.isSymbolicLink(ownerDir)
+                        : layout.linkOut(ownerDir).isEmpty() && !Files.isSymbolicLink(ownerDir);
+            }
+            // one lstat per file; a file that is no symbolic link in a directory already checked
+            // for links out of the storage needs nothing more (stat would see what lstat saw)
+            files.add(
+                    new Candidate(file, format, dirClean ? FileStat.lstat(file).orElse(null) : null));
         }
         return files;
     }

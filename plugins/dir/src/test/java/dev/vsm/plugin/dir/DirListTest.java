@@ -428,6 +428,30 @@ class DirListTest {
     }
 
     @Test
+    void imagesOfAnImagesDirectoryLinkedOutOfTheStorageAreSkippedAndOfOneLinkedInsideListed() throws IOException {
+        Path store = root.resolve("store");
+        Path outside = root.resolve("outside");
+        Files.createDirectories(store);
+        Files.createDirectories(outside.resolve("100"));
+        Files.write(outside.resolve("100/vm-100-disk-0.raw"), new byte[512]);
+        Files.createSymbolicLink(store.resolve("images"), outside);
+        TestStorage out = TestStorage.in(store);
+        assertThat(out.storage.listImages(null)).isEmpty();
+        assertThat(out.console.warnings)
+                .containsExactly("skipping '" + store.resolve("images/100/vm-100-disk-0.raw") + "': '"
+                        + store.resolve("images") + "' is a symbolic link to '" + outside
+                        + "', outside the storage's directory '" + store
+                        + "' (vsm does not follow symbolic links inside a storage)");
+
+        Files.delete(store.resolve("images"));
+        Files.move(outside, store.resolve("real-images"));
+        Files.createSymbolicLink(store.resolve("images"), Path.of("real-images"));
+        TestStorage in = TestStorage.in(store);
+        assertThat(in.storage.listImages(null)).map(VolumeInfo::volid).containsExactly("local:100/vm-100-disk-0.raw");
+        assertThat(in.console.warnings).isEmpty();
+    }
+
+    @Test
     void subvolsAreListedWithoutQemuImg() throws IOException {
         Files.createDirectories(root.resolve("images/101/subvol-101-disk-0.subvol/etc"));
         TestStorage t = TestStorage.in(root);
