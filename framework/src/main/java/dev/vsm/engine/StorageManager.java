@@ -345,10 +345,25 @@ public final class StorageManager {
         if (types.isEmpty()) {
             return List.of();
         }
-        Storage storage = activate(storageId);
-        List<VolumeInfo> list = new ArrayList<>(storage.listVolumes(vmid, types));
-        list.sort(Comparator.comparing(v -> v.volid().toLowerCase(Locale.ROOT)));
-        return list;
+        return byLowerCaseVolid(activate(storageId).listVolumes(vmid, types));
+    }
+
+    /**
+     * Volumes sorted by volume id in lower case, as pvesm lists them (equal keys keep the plugin's
+     * order); each key computed once, not in every comparison (10,000 volumes: 14 comparisons each).
+     */
+    static List<VolumeInfo> byLowerCaseVolid(List<VolumeInfo> volumes) {
+        record Keyed(String key, VolumeInfo volume) {}
+        List<Keyed> keyed = new ArrayList<>(volumes.size());
+        for (VolumeInfo v : volumes) {
+            keyed.add(new Keyed(v.volid().toLowerCase(Locale.ROOT), v));
+        }
+        keyed.sort(Comparator.comparing(Keyed::key));
+        List<VolumeInfo> sorted = new ArrayList<>(keyed.size());
+        for (Keyed k : keyed) {
+            sorted.add(k.volume());
+        }
+        return sorted;
     }
 
     /**
