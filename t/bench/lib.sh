@@ -29,6 +29,15 @@ timed() { local t0 t1; t0=$(now); "$@" >/dev/null; t1=$(now); echo "$t1 - $t0" |
 allocated() { local b; b=($(stat -L -c '%b %B' "$1")); echo $((b[0] * b[1])); }
 ratio() { echo "scale=6; $1 / $2" | bc -l; }
 
+# launcher_flags cds_flags|aot_flags: the JVM flags cli/vsm gives java (its defaults for
+# $VSM_JAVA_OPTS: with the class-data sharing archive, and on JDK 25 with the AOT cache), for a
+# baseline run the same way.
+launcher_flags() {
+  local f; f=$(sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$root/cli/vsm")
+  [[ -n $f ]] || { echo "$(basename "$0"): cannot read $1 from cli/vsm" >&2; exit 1; }
+  echo "$f"
+}
+
 # (These two set a variable rather than print: a cleanup registered in a $(...) subshell would
 # be lost.)
 

@@ -4,6 +4,9 @@
 # CPU and peak RSS of each, and the difference of the medians against the target (list at most
 # 0.2 s over status, at most 100 MB RSS). First checks that the listing (text and JSON) is
 # identical to the one qemu-img gives (VSM_IMAGE_INFO=qemu-img, one qemu-img info per image).
+# Interleaved with them, the floor of any Java listing: ListFloor (next to this script) does only
+# the system calls a listing cannot do without, with the launcher's JVM flags, against an empty
+# main run the same way.
 #   t/bench/list10k.sh [images] [rounds]
 # Writes t/bench/results/list10k.md. SKIP_QEMU_IMG=1 leaves out the qemu-img comparison (it
 # runs one qemu-img per image: over a minute for 10,000).
@@ -61,11 +64,17 @@ fi
 
 # one run: wall, user+sys CPU (s), peak RSS (KiB)
 run() { /usr/bin/time -f '%e %U %S %M' -o "$sb/t" "$@" >"$sb/o" 2>/dev/null; awk '{print $1, $2 + $3, $4}' "$sb/t"; }
-: >"$sb/status"; : >"$sb/list"
+mkdir -p "$sb/floor"
+javac -d "$sb/floor" "$root/t/bench/ListFloor.java"
+read -ra jvm_flags <<<"$(launcher_flags cds_flags)"
+floor=(java "${jvm_flags[@]}" -cp "$sb/floor" ListFloor)
+: >"$sb/status"; : >"$sb/list"; : >"$sb/empty"; : >"$sb/floor.t"
 "$vsm" status >/dev/null; "$vsm" list many >/dev/null # warm the page cache and the build
 for ((r = 0; r < rounds; r++)); do
   run "$vsm" status >>"$sb/status"
   run "$vsm" list many >>"$sb/list"
+  run "${floor[@]}" >>"$sb/empty"
+  run "${floor[@]}" "$img" >>"$sb/floor.t"
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 col() { awk -v c="$2" '{print $c}' "$1"; }
@@ -78,6 +87,10 @@ read -r sc _ _ <<<"$(stats "$sb/status" 2)"
 read -r lc lcmin lcmax <<<"$(stats "$sb/list" 2)"
 read -r sr _ _ <<<"$(stats "$sb/status" 3)"
 read -r lr lrmin lrmax <<<"$(stats "$sb/list" 3)"
+read -r ew _ _ <<<"$(stats "$sb/empty" 1)"
+read -r fw fwmin fwmax <<<"$(stats "$sb/floor.t" 1)"
+read -r ec _ _ <<<"$(stats "$sb/empty" 2)"
+read -r fc _ _ <<<"$(stats "$sb/floor.t" 2)"
 diff=$(echo "$lw - $sw" | bc -l)
 wall_ok=$(echo "$diff <= 0.2" | bc -l); rss_ok=$((lr <= 100 * 1024))
 {
@@ -90,4 +103,7 @@ wall_ok=$(echo "$diff <= 0.2" | bc -l); rss_ok=$((lr <= 100 * 1024))
     $((lr / 1024)) $((lrmin / 1024)) $((lrmax / 1024))
   printf '| list − status | %.3f s (target ≤ 0.2 s: %s) | %.3f s | RSS target ≤ 100 MB: %s |\n' "$diff" \
     "$([[ $wall_ok == 1 ]] && echo met || echo missed)" "$(echo "$lc - $sc" | bc -l)" "$([[ $rss_ok == 1 ]] && echo met || echo missed)"
+  printf '| java, empty main (the launcher'"'"'s flags) | %.3f s | %.3f s | |\n' "$ew" "$ec"
+  printf '| ListFloor: the least a Java listing does | %.3f s [%.3f–%.3f] | %.3f s | |\n' "$fw" "$fwmin" "$fwmax" "$fc"
+  printf '| ListFloor − empty main | %.3f s | %.3f s | |\n' "$(echo "$fw - $ew" | bc -l)" "$(echo "$fc - $ec" | bc -l)"
 } | tee "$out/list10k.md"

@@ -37,13 +37,7 @@ for n in 1 50; do
 done
 "$vsm" status >/dev/null
 "$vsm" status --config "$sb/50.yaml" >/dev/null
-# the launcher's own JVM flags (its defaults for $VSM_JAVA_OPTS: with the class-data sharing
-# archive, and on JDK 25 with the AOT cache), so java -version runs the same way
-launcher_flags() {
-  local f; f=$(sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$root/cli/vsm")
-  [[ -n $f ]] || { echo "startup.sh: cannot read $1 from cli/vsm" >&2; exit 1; }
-  echo "$f"
-}
+# the launcher's own JVM flags, so java -version runs the same way
 flags=$(launcher_flags cds_flags)
 aot_flags=$(launcher_flags aot_flags)
 vol=local:100/vm-100-disk-0.qcow2
