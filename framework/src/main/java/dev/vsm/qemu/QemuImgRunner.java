@@ -36,9 +36,9 @@ import java.util.regex.Pattern;
  *
  * <p>{@link #info} and {@link #inspect} read qcow2 headers and raw file sizes in Java
  * ({@link NativeImageReader}) and the allocated sizes and change times with one {@code stat} for
- * all images ({@link BatchStat}, run while the headers are read); qemu-img answers for other formats and for headers the reader does not
- * trust. {@code VSM_IMAGE_INFO=qemu-img} makes every answer come from {@code qemu-img info}, one
- * process per image as pve does.
+ * all images ({@link BatchStat}, run while the headers are read); qemu-img answers for other
+ * formats and for headers the reader does not trust. {@code VSM_IMAGE_INFO=qemu-img} makes every
+ * answer come from {@code qemu-img info}, one process per image as pve does.
  */
 public final class QemuImgRunner implements QemuImg {
     private static final LazyLogger LOG = new LazyLogger(QemuImgRunner.class);
