@@ -44,26 +44,39 @@ final class BatchStat {
 
     /**
      * {@link #of} on a thread of its own, so that the stat processes run while the caller reads
-     * the files' headers.
+     * the files' headers; for one file (a command's {@code info}) on the caller's thread when it
+     * joins, since one header read is no work to overlap.
      */
     Pending start(List<Path> files) {
         List<Path> copy = List.copyOf(files);
-        return new Pending(CompletableFuture.supplyAsync(() -> of(copy), task -> {
-            Thread t = new Thread(task, "vsm-stat");
-            t.setDaemon(true);
-            t.start();
-        }));
+        if (copy.size() <= 1) {
+            return new Pending(null, copy);
+        }
+        return new Pending(
+                CompletableFuture.supplyAsync(() -> of(copy), task -> {
+                    Thread t = new Thread(task, "vsm-stat");
+                    t.setDaemon(true);
+                    t.start();
+                }),
+                copy);
     }
 
     /** The answer of {@link #start}, once its processes have ended. */
-    static final class Pending {
+    final class Pending {
+        /** null: stat on {@link #join}. */
         private final CompletableFuture<Map<Path, Entry>> future;
 
-        private Pending(CompletableFuture<Map<Path, Entry>> future) {
+        private final List<Path> files;
+
+        private Pending(CompletableFuture<Map<Path, Entry>> future, List<Path> files) {
             this.future = future;
+            this.files = files;
         }
 
         Map<Path, Entry> join() {
+            if (future == null) {
+                return of(files);
+            }
             try {
                 return future.join();
             } catch (CompletionException e) {
