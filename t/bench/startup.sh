@@ -7,6 +7,8 @@
 #   after    this tree's cli/vsm (CDS archive, or on JDK 25+ the AOT cache)
 #   no-cds   this tree's jar without the archive (what the archive alone is worth)
 #   java     java -version with the launcher's flags (the floor: a JVM that runs nothing)
+#   floor    StatusFloor (next to this script): the least a status and a path do on vsm's
+#            libraries and contracts, with an archive of its own
 #   jdk25    the same with JDK 25 first on PATH (when $JDK25, default Temurin 25's directory, exists)
 #   t/bench/startup.sh [runs] [baseline-commit]
 # Writes t/bench/results/startup.md and the chart startup.svg.
@@ -51,6 +53,25 @@ commands=("$sb/before/cli/vsm status" "$vsm status" "java $flags -jar $root/cli/
           "$sb/before/cli/vsm status --config $sb/1.yaml" "$sb/before/cli/vsm status --config $sb/50.yaml"
           "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml"
           "java $aot_flags -version")
+# the floor of these commands on vsm's libraries and contracts (StatusFloor, next to this script),
+# with a class-data sharing archive made as the build makes vsm's: a class list from its training
+# runs, dumped into one static archive for G1 and the launcher's heap limit
+mkdir -p "$sb/floor/classes"
+javac -nowarn -d "$sb/floor/classes" -cp "$root/cli/target/vsm-cli.jar" "$root/t/bench/StatusFloor.java"
+jar --create --file "$sb/floor/floor.jar" -C "$sb/floor/classes" .
+fcp="$sb/floor/floor.jar:$root/cli/target/vsm-cli.jar"
+for training in "status --config $sb/1.yaml" "status --config $sb/50.yaml" "path --config $sb/1.yaml s01:100/vm-100-disk-0.qcow2"; do
+  # shellcheck disable=SC2086 # the training's arguments are words
+  java -XX:DumpLoadedClassList="$sb/floor/part.classlist" -XX:TieredStopAtLevel=1 -XX:+UseG1GC -cp "$fcp" StatusFloor $training >/dev/null
+  cat "$sb/floor/part.classlist" >>"$sb/floor/floor.classlist"
+done
+java -Xshare:dump -XX:SharedClassListFile="$sb/floor/floor.classlist" -XX:SharedArchiveFile="$sb/floor/floor.jsa" \
+  -XX:+UseG1GC -Xmx1g -Xlog:disable -Xlog:all=error:stderr -cp "$fcp" >/dev/null
+floor="java $flags -XX:SharedArchiveFile=$sb/floor/floor.jsa -Xlog:disable -Xlog:all=warning:stderr -cp $fcp StatusFloor"
+names+=("StatusFloor status, 1 dir storage (the floor on vsm's libraries)" "StatusFloor status, 50 dir storages"
+        "StatusFloor path")
+commands+=("$floor status --config $sb/1.yaml" "$floor status --config $sb/50.yaml"
+           "$floor path --config $sb/1.yaml s01:100/vm-100-disk-0.qcow2")
 if [[ -x $jdk25/bin/java ]]; then
   PATH="$jdk25/bin:$PATH" "$vsm" status >/dev/null 2>&1   # makes the AOT cache (first run after a build)
   names+=("cli/vsm status, after, JDK 25 (AOT cache)" "cli/vsm path, after, JDK 25" "java -version, JDK 25")
@@ -87,17 +108,23 @@ done
   printf 'Against java -version with the serial collector: status %.2fx, path %.2fx.\n' \
     "$(ratio "${med[1]}" "${med[10]}")" "$(ratio "${med[4]}" "${med[10]}")"
   printf '50 dir storages against 1: %.2fx before, %.2fx after.\n' "$(ratio "${med[7]}" "${med[6]}")" "$(ratio "${med[9]}" "${med[8]}")"
-  if ((${#commands[@]} > 11)); then
-    printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[11]}" "${med[13]}")" "$(ratio "${med[12]}" "${med[13]}")"
+  printf 'StatusFloor: status %.2fx java -version, path %.2fx; 50 dir storages against 1: %.2fx.\n' \
+    "$(ratio "${med[11]}" "${med[5]}")" "$(ratio "${med[13]}" "${med[5]}")" "$(ratio "${med[12]}" "${med[11]}")"
+  printf 'vsm against StatusFloor: status %.2fx (%+.3f s), path %.2fx (%+.3f s), 50 dir storages %.2fx (%+.3f s).\n' \
+    "$(ratio "${med[1]}" "${med[11]}")" "$(echo "${med[1]} - ${med[11]}" | bc -l)" \
+    "$(ratio "${med[4]}" "${med[13]}")" "$(echo "${med[4]} - ${med[13]}" | bc -l)" \
+    "$(ratio "${med[9]}" "${med[12]}")" "$(echo "${med[9]} - ${med[12]}" | bc -l)"
+  if ((${#commands[@]} > 14)); then
+    printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[14]}" "${med[16]}")" "$(ratio "${med[15]}" "${med[16]}")"
   fi
 } | tee "$out/startup.md"
 # the chart: median wall before and after, the JVM floor and the 3x target as lines
 tsv="$out/startup.tsv"
-{ echo -e "command\tbefore\tafter"
-  echo -e "vsm status\t${med[0]}\t${med[1]}"
-  echo -e "vsm path\t${med[3]}\t${med[4]}"
-  echo -e "status, 1 dir storage\t${med[6]}\t${med[8]}"
-  echo -e "status, 50 dir storages\t${med[7]}\t${med[9]}"; } >"$tsv"
+{ echo -e "command\tbefore\tafter\tfloor"
+  echo -e "vsm status\t${med[0]}\t${med[1]}\t${med[11]}"
+  echo -e "vsm path\t${med[3]}\t${med[4]}\t${med[13]}"
+  echo -e "status, 1 dir storage\t${med[6]}\t${med[8]}\t${med[11]}"
+  echo -e "status, 50 dir storages\t${med[7]}\t${med[9]}\t${med[12]}"; } >"$tsv"
 gnuplot <<GP
 set terminal svg size 760,380 dynamic font "sans,11" noenhanced
 set output "$out/startup.svg"
@@ -115,6 +142,7 @@ set label "java -version" at graph 0.01, first ${med[5]} left offset 0,0.6 font 
 set arrow from graph 0, first 3 * ${med[5]} to graph 1, first 3 * ${med[5]} nohead dt 2 lw 2 lc rgb "#c03030"
 set label "target: 3x" at graph 0.01, first 3 * ${med[5]} left offset 0,0.6 font ",9" tc rgb "#c03030"
 plot "$tsv" skip 1 using 2:xtic(1) title "before ($baseline)" lc rgb "#b0b0b0", \\
-     "" skip 1 using 3 title "after" lc rgb "#2a6fb0"
+     "" skip 1 using 3 title "after" lc rgb "#2a6fb0", \\
+     "" skip 1 using 4 title "StatusFloor (vsm's libraries and contracts, nothing else)" lc rgb "#60a060"
 GP
 echo "chart: $out/startup.svg" >&2
