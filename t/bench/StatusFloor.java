@@ -1,8 +1,10 @@
 import dev.vsm.spi.StoragePlugin;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * The least work {@code vsm status} and {@code vsm path} do on vsm's libraries and contracts, for
- * startup.sh's floor rows (DESIGN.md: picocli for the command line, snakeyaml-engine for the
+ * the floor rows of startup.sh and alloc.sh (DESIGN.md: picocli for the command line, snakeyaml-engine for the
  * configuration, plugins found by {@code ServiceLoader}; pve's probes of a storage under a time
  * limit, so that a hung mount cannot hang the command):
  * <ul>
@@ -33,13 +35,18 @@ import picocli.CommandLine.ParseResult;
  *   <li>{@code ServiceLoader} finds and makes the {@link StoragePlugin}s on the class path;
  *   <li>status: each storage is probed on a thread, waited for at most 2 s: its directory and
  *       one per content type made if missing, where it leads, its capacity; one line each;
- *   <li>path: the volume's file under its storage's directory.
+ *   <li>path: the volume's file under its storage's directory;
+ *   <li>exec: the command given, run as a child process and waited for, and with {@code --sync}
+ *       the file it made and its directory synced (what {@code vsm alloc} and {@code vsm clone}
+ *       cannot do less than, beside the above: they run qemu-img, and docs/guarantees.md has a
+ *       new image synced).
  * </ul>
  * No schema, no checks, no locks, no error messages: what a Java 17 program cannot leave out.
  * The JVM's flags and class-data sharing are the caller's (startup.sh gives it an archive made
  * as the build makes vsm's).
  *   java StatusFloor status --config FILE
  *   java StatusFloor path --config FILE STORAGE:VMID/NAME
+ *   java StatusFloor exec --config FILE [--sync FILE] -- COMMAND [ARG...]
  */
 public final class StatusFloor {
     private static final String[] SUBDIRS = {
@@ -52,9 +59,14 @@ public final class StatusFloor {
         CommandSpec path = CommandSpec.create()
                 .addOption(OptionSpec.builder("--config").type(String.class).build())
                 .addPositional(PositionalParamSpec.builder().type(String.class).build());
+        CommandSpec exec = CommandSpec.create()
+                .addOption(OptionSpec.builder("--config").type(String.class).build())
+                .addOption(OptionSpec.builder("--sync").type(String.class).build())
+                .addPositional(PositionalParamSpec.builder().type(String[].class).arity("1..*").build());
         CommandLine cli = new CommandLine(CommandSpec.create())
                 .addSubcommand("status", status)
-                .addSubcommand("path", path);
+                .addSubcommand("path", path)
+                .addSubcommand("exec", exec);
         ParseResult command = cli.parseArgs(args).subcommand();
         Map<?, ?> storages = storages(Path.of(command.matchedOptionValue("--config", "")));
         int plugins = 0;
@@ -63,6 +75,24 @@ public final class StatusFloor {
         }
         if (plugins == 0) {
             throw new IllegalStateException("no storage plugin on the class path");
+        }
+        if (command.commandSpec() == exec) {
+            String[] argv = command.matchedPositionalValue(0, new String[0]);
+            Process process = new ProcessBuilder(argv).redirectErrorStream(true).start();
+            process.getInputStream().transferTo(System.out);
+            int exit;
+            try {
+                exit = process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            String made = command.matchedOptionValue("--sync", null);
+            if (exit == 0 && made != null) {
+                sync(Path.of(made));
+                sync(Path.of(made).toAbsolutePath().getParent());
+            }
+            System.exit(exit);
         }
         if (command.commandSpec() == path) {
             String volid = command.matchedPositionalValue(0, "");
@@ -94,6 +124,13 @@ public final class StatusFloor {
         System.out.println(String.format("%-10s %7s %10s %15s %15s %15s %8s",
                 "Name", "Type", "Status", "Total (KiB)", "Used (KiB)", "Available (KiB)", "%"));
         lines.forEach(System.out::println);
+    }
+
+    /** fsync of a file or directory. */
+    private static void sync(Path path) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
     }
 
     private static Map<?, ?> storages(Path config) throws IOException {

@@ -38,6 +38,26 @@ launcher_flags() {
   echo "$f"
 }
 
+# status_floor DIR TRAINING...: builds StatusFloor (next to this script) in DIR and sets $floor to
+# the command that runs it with the launcher's flags and a class-data sharing archive of its own,
+# made as the build makes vsm's: a class list from its training runs (each TRAINING one
+# argument string), dumped into one static archive for G1 and the launcher's heap limit.
+status_floor() {
+  local dir=$1 training cp; shift
+  mkdir -p "$dir/classes"
+  javac -nowarn -d "$dir/classes" -cp "$root/cli/target/vsm-cli.jar" "$root/t/bench/StatusFloor.java"
+  jar --create --file "$dir/floor.jar" -C "$dir/classes" .
+  cp="$dir/floor.jar:$root/cli/target/vsm-cli.jar"
+  for training in "$@"; do
+    # shellcheck disable=SC2086 # the training's arguments are words
+    java -XX:DumpLoadedClassList="$dir/part.classlist" -XX:TieredStopAtLevel=1 -XX:+UseG1GC -cp "$cp" StatusFloor $training >/dev/null
+    cat "$dir/part.classlist" >>"$dir/floor.classlist"
+  done
+  java -Xshare:dump -XX:SharedClassListFile="$dir/floor.classlist" -XX:SharedArchiveFile="$dir/floor.jsa" \
+    -XX:+UseG1GC -Xmx1g -Xlog:disable -Xlog:all=error:stderr -cp "$cp" >/dev/null
+  floor="java $(launcher_flags cds_flags) -XX:SharedArchiveFile=$dir/floor.jsa -Xlog:disable -Xlog:all=warning:stderr -cp $cp StatusFloor"
+}
+
 # (These two set a variable rather than print: a cleanup registered in a $(...) subshell would
 # be lost.)
 

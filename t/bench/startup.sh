@@ -53,21 +53,9 @@ commands=("$sb/before/cli/vsm status" "$vsm status" "java $flags -jar $root/cli/
           "$sb/before/cli/vsm status --config $sb/1.yaml" "$sb/before/cli/vsm status --config $sb/50.yaml"
           "$vsm status --config $sb/1.yaml" "$vsm status --config $sb/50.yaml"
           "java $aot_flags -version")
-# the floor of these commands on vsm's libraries and contracts (StatusFloor, next to this script),
-# with a class-data sharing archive made as the build makes vsm's: a class list from its training
-# runs, dumped into one static archive for G1 and the launcher's heap limit
-mkdir -p "$sb/floor/classes"
-javac -nowarn -d "$sb/floor/classes" -cp "$root/cli/target/vsm-cli.jar" "$root/t/bench/StatusFloor.java"
-jar --create --file "$sb/floor/floor.jar" -C "$sb/floor/classes" .
-fcp="$sb/floor/floor.jar:$root/cli/target/vsm-cli.jar"
-for training in "status --config $sb/1.yaml" "status --config $sb/50.yaml" "path --config $sb/1.yaml s01:100/vm-100-disk-0.qcow2"; do
-  # shellcheck disable=SC2086 # the training's arguments are words
-  java -XX:DumpLoadedClassList="$sb/floor/part.classlist" -XX:TieredStopAtLevel=1 -XX:+UseG1GC -cp "$fcp" StatusFloor $training >/dev/null
-  cat "$sb/floor/part.classlist" >>"$sb/floor/floor.classlist"
-done
-java -Xshare:dump -XX:SharedClassListFile="$sb/floor/floor.classlist" -XX:SharedArchiveFile="$sb/floor/floor.jsa" \
-  -XX:+UseG1GC -Xmx1g -Xlog:disable -Xlog:all=error:stderr -cp "$fcp" >/dev/null
-floor="java $flags -XX:SharedArchiveFile=$sb/floor/floor.jsa -Xlog:disable -Xlog:all=warning:stderr -cp $fcp StatusFloor"
+# the floor of these commands on vsm's libraries and contracts (StatusFloor, next to this script)
+status_floor "$sb/floor" "status --config $sb/1.yaml" "status --config $sb/50.yaml" \
+  "path --config $sb/1.yaml s01:100/vm-100-disk-0.qcow2"
 names+=("StatusFloor status, 1 dir storage (the floor on vsm's libraries)" "StatusFloor status, 50 dir storages"
         "StatusFloor path")
 commands+=("$floor status --config $sb/1.yaml" "$floor status --config $sb/50.yaml"
