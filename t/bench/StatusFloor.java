@@ -24,10 +24,10 @@ import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The least work {@code vsm status} and {@code vsm path} do on vsm's libraries and contracts, for
- * the floor rows of startup.sh and alloc.sh (DESIGN.md: picocli for the command line, snakeyaml-engine for the
- * configuration, plugins found by {@code ServiceLoader}; pve's probes of a storage under a time
- * limit, so that a hung mount cannot hang the command):
+ * The least work {@code vsm status}, {@code vsm path} and {@code vsm alloc} do on vsm's
+ * libraries and contracts, for the floor rows of startup.sh and alloc.sh (picocli for the command
+ * line, snakeyaml-engine for the configuration, plugins found by {@code ServiceLoader}; pve's
+ * probes of a storage under a time limit, so that a hung mount cannot hang the command):
  * <ul>
  *   <li>picocli parses the arguments, with a model made by its programmatic API (as vsm's saved
  *       model is, without reading annotations);

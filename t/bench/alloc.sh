@@ -43,6 +43,7 @@ case_run() {
   }
   # the floor (StatusFloor exec: vsm's libraries, its plugins found, then the bare command) for
   # the case with the least disk time, where the start-up is most of the overhead
+  # shellcheck disable=SC2086 # $floor is a command line: its words
   run_floor() {
     sync; echo "$name floor $(timed $floor exec --config "$VSM_CONFIG" --sync "$store/images/100/x.$format" -- \
       qemu-img create -o preallocation="$mode" \
@@ -72,6 +73,7 @@ clone_run() {
       -f qcow2 "$store/images/101/x.qcow2" -o extended_l2=on,cluster_size=128k,preallocation=metadata)"
     rm -f "$store/images/101/x.qcow2"
   }
+  # shellcheck disable=SC2086 # $floor is a command line: its words
   run_floor() {
     mkdir -p "$store/images/101"
     sync; echo "$name floor $(cd "$store/images/101" && timed $floor exec --config "$VSM_CONFIG" --sync "$store/images/101/x.qcow2" -- \
