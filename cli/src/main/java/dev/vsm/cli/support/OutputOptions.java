@@ -1,7 +1,5 @@
 package dev.vsm.cli.support;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,14 +29,13 @@ public final class OutputOptions {
     public void print(PrintStream out, Object data, Consumer<PrintStream> text) {
         switch (format) {
             case text -> out.print(rendered(text));
-            case json -> out.println(json(data, false));
-            case json_pretty -> out.println(json(data, true));
+            case json -> out.println(PlainData.json(data, false));
+            case json_pretty -> out.println(PlainData.json(data, true));
             case yaml -> {
-                Object plain = new ObjectMapper().convertValue(data, Object.class);
                 out.print(new Dump(DumpSettings.builder()
                                 .setDefaultFlowStyle(FlowStyle.BLOCK)
                                 .build())
-                        .dumpToString(plain));
+                        .dumpToString(PlainData.plain(data)));
             }
         }
         out.flush();
@@ -59,18 +56,6 @@ public final class OutputOptions {
 
     public boolean isText() {
         return format == Format.text;
-    }
-
-    private static String json(Object data, boolean pretty) {
-        ObjectMapper mapper = new ObjectMapper();
-        if (pretty) {
-            mapper.enable(SerializationFeature.INDENT_OUTPUT);
-        }
-        try {
-            return mapper.writeValueAsString(data);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("cannot render JSON", e);
-        }
     }
 
     static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
