@@ -10,6 +10,7 @@
 #   floor    StatusFloor (next to this script): the least a status and a path do on vsm's
 #            libraries and contracts, with an archive of its own
 #   jdk25    the same with JDK 25 first on PATH (when $JDK25, default Temurin 25's directory, exists)
+#   json     status --output-format json, before and after
 #   t/bench/startup.sh [runs] [baseline-commit]
 # Writes t/bench/results/startup.md and the chart startup.svg.
 set -euo pipefail
@@ -22,7 +23,10 @@ need gnuplot gnuplot-nox
 out="$root/t/bench/results"; mkdir -p "$out"
 
 sandbox /var/tmp/vsm-bench-startup
-git -C "$root" archive "$baseline" | tar -x -C "$sb" --one-top-level=before
+# --no-same-permissions: git archive writes directories group-writable (0775), which a tar run
+# as root keeps, and vsm then refuses its training's lock directory inside them (so the baseline
+# got a poor class-data sharing archive)
+git -C "$root" archive "$baseline" | tar -x --no-same-permissions -C "$sb" --one-top-level=before
 echo "building $baseline in $sb/before ..." >&2
 (cd "$sb/before" && mvn -B -q -Dstyle.color=never -DskipTests -pl cli -am package >&2)
 (cd "$root" && mvn -B -q -Dstyle.color=never -DskipTests -pl cli -am package >&2)
@@ -66,6 +70,10 @@ if [[ -x $jdk25/bin/java ]]; then
   commands+=("env PATH=$jdk25/bin:$PATH $vsm status" "env PATH=$jdk25/bin:$PATH $vsm path $vol"
              "env PATH=$jdk25/bin:$PATH java $aot_flags -version")
 fi
+# a machine format: JSON through what writes it (jackson), before and after
+json_at=${#commands[@]}
+names+=("cli/vsm status --output-format json, before" "cli/vsm status --output-format json, after")
+commands+=("$sb/before/cli/vsm status --output-format json" "$vsm status --output-format json")
 for ((r = 0; r < runs + 2; r++)); do   # the first two rounds warm the page cache and are dropped
   for i in "${!commands[@]}"; do
     # wall from bash's microsecond clock (time's %e has 10 ms steps, a third of java -version);
@@ -102,7 +110,10 @@ done
     "$(ratio "${med[1]}" "${med[11]}")" "$(echo "${med[1]} - ${med[11]}" | bc -l)" \
     "$(ratio "${med[4]}" "${med[13]}")" "$(echo "${med[4]} - ${med[13]}" | bc -l)" \
     "$(ratio "${med[9]}" "${med[12]}")" "$(echo "${med[9]} - ${med[12]}" | bc -l)"
-  if ((${#commands[@]} > 14)); then
+  printf 'status --output-format json: %.2fx faster than before, %.2fx java -version, %+.3f s over text.\n' \
+    "$(ratio "${med[json_at]}" "${med[json_at + 1]}")" "$(ratio "${med[json_at + 1]}" "${med[5]}")" \
+    "$(echo "${med[json_at + 1]} - ${med[1]}" | bc -l)"
+  if ((json_at > 14)); then
     printf 'JDK 25: status %.2fx, path %.2fx its java -version.\n' "$(ratio "${med[14]}" "${med[16]}")" "$(ratio "${med[15]}" "${med[16]}")"
   fi
 } | tee "$out/startup.md"
