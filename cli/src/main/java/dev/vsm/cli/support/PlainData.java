@@ -35,14 +35,14 @@ final class PlainData {
             if (pretty) {
                 g.useDefaultPrettyPrinter();
             }
-            write(g, data);
+            write(g, plain(data));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot render JSON", e);
         }
         return text.toString();
     }
 
-    /** {@code data} with maps as {@link LinkedHashMap}s, collections as lists and enum constants as their names (for YAML). */
+    /** {@code data} with maps as {@link LinkedHashMap}s, collections as lists and enum constants as their names: what JSON and YAML are written from. */
     static Object plain(Object data) {
         if (data instanceof Map<?, ?> map) {
             Map<String, Object> copy = new LinkedHashMap<>();
@@ -64,41 +64,37 @@ final class PlainData {
         return scalar(data);
     }
 
-    private static void write(JsonGenerator g, Object data) throws IOException {
-        if (data instanceof Map<?, ?> map) {
+    /** Writes what {@link #plain} made: maps of strings, lists and scalars. */
+    private static void write(JsonGenerator g, Object plain) throws IOException {
+        if (plain instanceof Map<?, ?> map) {
             g.writeStartObject();
             for (Map.Entry<?, ?> e : map.entrySet()) {
-                g.writeFieldName(key(e.getKey()));
+                g.writeFieldName((String) e.getKey());
                 write(g, e.getValue());
             }
             g.writeEndObject();
-        } else if (data instanceof Collection<?> || data instanceof Object[]) {
+        } else if (plain instanceof List<?> items) {
             g.writeStartArray();
-            for (Object item : items(data)) {
+            for (Object item : items) {
                 write(g, item);
             }
             g.writeEndArray();
-        } else if (data instanceof Enum<?> constant) {
-            g.writeString(constant.name());
+        } else if (plain == null) {
+            g.writeNull();
+        } else if (plain instanceof String text) {
+            g.writeString(text);
+        } else if (plain instanceof Boolean b) {
+            g.writeBoolean(b);
+        } else if (plain instanceof Double d) {
+            g.writeNumber(d);
+        } else if (plain instanceof Float f) {
+            g.writeNumber(f);
+        } else if (plain instanceof BigDecimal d) {
+            g.writeNumber(d);
+        } else if (plain instanceof BigInteger i) {
+            g.writeNumber(i);
         } else {
-            Object value = scalar(data);
-            if (value == null) {
-                g.writeNull();
-            } else if (value instanceof String s) {
-                g.writeString(s);
-            } else if (value instanceof Boolean b) {
-                g.writeBoolean(b);
-            } else if (value instanceof Double d) {
-                g.writeNumber(d);
-            } else if (value instanceof Float f) {
-                g.writeNumber(f);
-            } else if (value instanceof BigDecimal d) {
-                g.writeNumber(d);
-            } else if (value instanceof BigInteger i) {
-                g.writeNumber(i);
-            } else {
-                g.writeNumber(((Number) value).longValue());
-            }
+            g.writeNumber(((Number) plain).longValue());
         }
     }
 
