@@ -472,9 +472,8 @@ public final class StorageManager {
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
     public VolumeId volumeIdForPath(Path path) {
         Path abs = path.toAbsolutePath().normalize();
-        if (!path.toAbsolutePath().equals(abs)
-                && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            // a path that does not exist is taken only as vsm path prints one: without . or ..
+        if (goesUp(path) && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // a ".." is read lexically only where the file exists; a "." or "//" names the same file either way
             throw StorageException.badInput(
                     "path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
         }
@@ -489,6 +488,15 @@ public final class StorageManager {
         }
         throw StorageException.badInput(
                 "path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));
+    }
+
+    private static boolean goesUp(Path path) {
+        for (Path name : path) {
+            if (name.toString().equals("..")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

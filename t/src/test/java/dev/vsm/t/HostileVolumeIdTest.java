@@ -290,14 +290,22 @@ class HostileVolumeIdTest {
         }
     }
 
-    /** {@code //} and {@code /./} in a host path name the same file (pve's path_to_volume_id reads it through abs_path). */
+    /**
+     * {@code //} and {@code /./} in a host path name the same file, whether it exists or not yet
+     * (pve's path_to_volume_id reads it through abs_path); a {@code ..} is taken only where the
+     * file exists, since it is read without following links.
+     */
     @Test
     void extraSeparatorsInAHostPathNameTheSameVolume() {
         Vsm vsm = new Vsm(sandbox).env("VSM_CONFIG", config.toString());
-        for (String file :
-                new String[] {store + "/images/100//./vm-100-disk-0.raw", store + "//images/./100/vm-100-disk-0.raw"}) {
-            assertThat(vsm.run("volid", file).ok().out().strip()).isEqualTo("local:100/vm-100-disk-0.raw");
+        for (String disk : new String[] {"vm-100-disk-0.raw", "vm-100-disk-7.raw"}) {
+            for (String file : new String[] {store + "/images/100//./" + disk, store + "//images/./100/" + disk}) {
+                assertThat(vsm.run("volid", file).ok().out().strip()).isEqualTo("local:100/" + disk);
+            }
         }
+        assertThat(vsm.run("volid", store + "/images/100/../100/vm-100-disk-0.raw").ok().out().strip())
+                .isEqualTo("local:100/vm-100-disk-0.raw");
+        vsm.run("volid", store + "/images/100/../100/vm-100-disk-7.raw").badInput("is not a volume of any storage");
     }
 
     /** Arguments shown in a failure message: control characters escaped, long ones cut. */
