@@ -303,7 +303,10 @@ class HostileVolumeIdTest {
                 assertThat(vsm.run("volid", file).ok().out().strip()).isEqualTo("local:100/" + disk);
             }
         }
-        assertThat(vsm.run("volid", store + "/images/100/../100/vm-100-disk-0.raw").ok().out().strip())
+        assertThat(vsm.run("volid", store + "/images/100/../100/vm-100-disk-0.raw")
+                        .ok()
+                        .out()
+                        .strip())
                 .isEqualTo("local:100/vm-100-disk-0.raw");
         vsm.run("volid", store + "/images/100/../100/vm-100-disk-7.raw").badInput("is not a volume of any storage");
     }

@@ -110,7 +110,8 @@ public final class DiskVolumeGroup implements AutoCloseable {
      * recovers from. A thin operation commits lvm2's metadata (the pool's next transaction id, and
      * the message the kernel is to get: create or delete a thin device) and then sends the message;
      * killed in between, lvm2's id is one ahead of the kernel's and the message stays in lvm2's
-     * metadata, and lvm2's next activation of the pool sends it. Returns whether that was so.
+     * metadata until lvm2's next lvcreate or lvremove in the pool sends it (activating the pool
+     * does not). Returns whether that was so.
      */
     public boolean checkThinPoolAfterAKill(String pool, String where) {
         return checkThinPool(pool, where, true);
