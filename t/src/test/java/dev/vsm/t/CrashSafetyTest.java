@@ -257,7 +257,9 @@ class CrashSafetyTest {
 
     @Test
     void killedSaferemoveIsFinishedByCleanup() throws Exception {
-        try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128).create()) {
+        // room for a del- LV from every round (a free finishes the pending ones before its own, and a
+        // kill may stop it at any of them), the round's volume and the first one, 4 MiB each
+        try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(4L * (ROUNDS + 8)).create()) {
             killedSaferemoveIsFinishedByCleanup(vg);
         }
     }
