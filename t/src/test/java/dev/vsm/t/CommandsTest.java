@@ -62,6 +62,18 @@ class CommandsTest {
                         .out())
                 .isEqualTo("st:iso/x.iso\n");
         vsm.run("volid", "/etc/passwd").badInput("is not a volume of any storage");
+
+        // a trailing slash: only a directory, so an image file is no volume, a subvol is
+        vsm.run("volid", store.resolve("images/100/vm-100-disk-0.raw") + "/")
+                .badInput("is not a volume of any storage");
+        vsm.run("volid", store.resolve("images/100/vm-100-disk-5.raw") + "/")
+                .badInput("is not a volume of any storage");
+        vsm.run("set", "st", "--content", "backup,images,iso,rootdir").ok();
+        vsm.run("alloc", "st", "101", "", "0", "--format", "subvol").ok();
+        assertThat(vsm.run("volid", store.resolve("images/101/subvol-101-disk-0.subvol") + "/")
+                        .ok()
+                        .out())
+                .isEqualTo("st:101/subvol-101-disk-0.subvol\n");
     }
 
     @Test

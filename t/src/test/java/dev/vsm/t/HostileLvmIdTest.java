@@ -145,6 +145,8 @@ class HostileLvmIdTest {
                 .anySatisfy(
                         argv -> assertThat(argv).startsWith("/sbin/lvcreate").contains("vm-100-control"));
         vsm.run("free", "san:vm-100-control").ok();
+        // a trailing slash leads only to a directory, never to an LV (seed 1455442874083 at 60 cases)
+        refused("vm-100-disk-0/", "volid", "/dev/" + vg.name() + "/vm-100-disk-0/");
 
         String lvsBefore = lvmState();
         int runs = 0;
