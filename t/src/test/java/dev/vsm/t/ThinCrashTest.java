@@ -108,9 +108,19 @@ class ThinCrashTest {
                     target = volumes.get(random.nextInt(volumes.size()));
                     args = new String[] {"free", "thin:" + target};
                 }
-                Crashes.Kill kill = process
-                        ? crashes.killWhileItsCommandsRun(vsm, window[op], args)
-                        : crashes.killItsCommandsInProcess(vsm, window[op], args);
+                Crashes.Kill kill;
+                try {
+                    kill = process
+                            ? crashes.killWhileItsCommandsRun(vsm, window[op], args)
+                            : crashes.killItsCommandsInProcess(vsm, window[op], args);
+                } catch (AssertionError e) {
+                    // a command that finished on its own failed (seen once: lvremove's "Cannot deactivate
+                    // logical volume" in a free): say what held the devices open
+                    throw new AssertionError(
+                            String.join(" ", args) + " round " + round + ", seed " + SEED + ": " + e.getMessage() + "\n"
+                                    + DiskVolumeGroup.openDevices(),
+                            e);
+                }
                 killed[op] += kill.finishedFirst() ? 0 : 1;
                 String where = String.join(" ", args) + " round " + round + (process ? " (a vsm process)" : "")
                         + ", seed " + SEED + (kill.finishedFirst() ? " (finished)" : " (killed)");

@@ -159,6 +159,40 @@ public final class DiskVolumeGroup implements AutoCloseable {
         return pending;
     }
 
+    /**
+     * What holds device-mapper devices open, for a failure's message: {@code dmsetup info -c}
+     * (the open counts) and each process with a device-mapper node among its open files.
+     */
+    public static String openDevices() {
+        StringBuilder b = new StringBuilder(
+                HostTools.run(Map.of(), "dmsetup", "info", "-c").out());
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
+                try (var fds = Files.list(proc.resolve("fd"))) {
+                    for (Path fd : fds.toList()) {
+                        String target = Files.readSymbolicLink(fd).toString();
+                        if (target.startsWith("/dev/dm-") || target.startsWith("/dev/mapper/")) {
+                            b.append(proc.getFileName())
+                                    .append(" (")
+                                    .append(Files.readString(proc.resolve("cmdline"))
+                                            .replace('\0', ' ')
+                                            .strip())
+                                    .append(") has ")
+                                    .append(target)
+                                    .append(" open\n");
+                        }
+                    }
+                } catch (IOException e) {
+                    // the process ended while we looked: it holds nothing now
+                }
+            }
+        } catch (IOException e) {
+            b.append("(/proc unreadable: ").append(e).append(")\n");
+        }
+        return b.toString();
+    }
+
     /** The group's lvm2 metadata as text ({@code vgcfgbackup}). */
     private String metadata() {
         try {
