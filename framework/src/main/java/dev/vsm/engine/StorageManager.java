@@ -25,6 +25,7 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -472,7 +473,7 @@ public final class StorageManager {
     /** The volume id of a file or device path (pve's {@code path_to_volume_id}); exit 2 when no storage owns it. */
     public VolumeId volumeIdForPath(Path path) {
         Path abs = path.toAbsolutePath().normalize();
-        if (goesUp(path) && !java.nio.file.Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (goesUp(path) && !Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
             // a ".." is read lexically only where the file exists; a "." or "//" names the same file either way
             throw StorageException.badInput(
                     "path '%s' is not a volume of any storage", VolumeId.printable(path.toString()));

@@ -31,7 +31,7 @@ public final class VolidCommand extends VsmCommand {
     private Path file() {
         try {
             Path file = Path.of(path);
-            if (path.length() > 1 && path.endsWith("/") && !Files.isDirectory(file)) {
+            if (path.endsWith("/") && !Files.isDirectory(file)) {
                 throw notAVolume();
             }
             return file;
