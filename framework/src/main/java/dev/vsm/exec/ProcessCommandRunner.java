@@ -195,16 +195,31 @@ public final class ProcessCommandRunner implements CommandRunner {
     private static Result finish(Command command, int exit, String stdout, String stderr) {
         if (exit != 0) {
             String last = cause(stderr);
+            Stderr whole = stderr.isBlank() ? null : new Stderr(command, stderr);
             String prefix = command.errorPrefix();
             if (prefix != null) {
-                throw StorageException.failed("%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
+                throw StorageException.failed(whole, "%s: %s", prefix, last.isEmpty() ? "exit code " + exit : last);
             }
             throw StorageException.failed(
+                    whole,
                     "command '%s' failed: %s",
                     ShellQuote.join(command.argv()),
                     last.isEmpty() ? "exit code " + exit : "exit code " + exit + " - " + last);
         }
         return new Result(exit, stdout, stderr);
+    }
+
+    /**
+     * Everything a failed command wrote to stderr, the cause of vsm's one-line error: lvm2 says
+     * why in the lines before its last ({@code Logical volume vg/x in use.} before {@code Cannot
+     * deactivate logical volume vg/x.}), and {@code --verbose} prints them with the stack trace.
+     */
+    static final class Stderr extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Stderr(Command command, String stderr) {
+            super("stderr of " + command.argv().get(0) + ":\n" + stderr.stripTrailing(), null, false, false);
+        }
     }
 
     private Map<String, String> environment() {

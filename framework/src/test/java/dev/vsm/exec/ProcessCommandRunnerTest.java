@@ -47,6 +47,22 @@ class ProcessCommandRunnerTest {
         assertThatThrownBy(() -> runner.query(Command.of("false"))).hasMessage("command 'false' failed: exit code 1");
     }
 
+    /** lvm2 says why before its last line: the whole stderr is the cause, which {@code --verbose} prints. */
+    @Test
+    void keepsTheWholeStderrAsTheCause() {
+        var runner = new ProcessCommandRunner(false, console);
+        assertThatThrownBy(() -> runner.run(Command.of(
+                                "sh",
+                                "-c",
+                                "echo '  Logical volume vg/x in use.' >&2; "
+                                        + "echo '  Cannot deactivate logical volume vg/x.' >&2; exit 5")
+                        .withErrorPrefix("lvremove 'vg/x' error")))
+                .hasMessage("lvremove 'vg/x' error: Cannot deactivate logical volume vg/x.")
+                .cause()
+                .hasMessage("stderr of sh:\n  Logical volume vg/x in use.\n  Cannot deactivate logical volume vg/x.");
+        assertThatThrownBy(() -> runner.query(Command.of("false"))).hasNoCause();
+    }
+
     /** lvm2 with metadata backups off warns after its error: the error is what failed. */
     @Test
     void reportsTheLastLineThatIsNotAWarning() {

@@ -106,7 +106,8 @@ class ThinCrashTest {
                                 .toList();
                     }
                     target = volumes.get(random.nextInt(volumes.size()));
-                    args = new String[] {"free", "thin:" + target};
+                    // --verbose: a failed lvremove's every line (seen once: "Cannot deactivate logical volume")
+                    args = new String[] {"--verbose", "free", "thin:" + target};
                 }
                 Crashes.Kill kill;
                 try {
