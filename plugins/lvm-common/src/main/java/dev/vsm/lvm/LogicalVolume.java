@@ -19,6 +19,8 @@ import java.util.List;
  * @param tags            its tags ({@code pve-vm-100}, ...)
  * @param metadataSize    for a thin pool, its metadata size in bytes (0 otherwise)
  * @param ctime           creation time, seconds since the epoch, or null when not reported
+ * @param kernelMajor     the major number of its device-mapper device, -1 when the kernel has none
+ *                        (or lvm2 did not report it)
  */
 public record LogicalVolume(
         String vg,
@@ -32,7 +34,8 @@ public record LogicalVolume(
         String uuid,
         List<String> tags,
         long metadataSize,
-        Long ctime) {
+        Long ctime,
+        int kernelMajor) {
     public LogicalVolume {
         requireNonNull(vg, "vg");
         requireNonNull(name, "name");
@@ -57,6 +60,18 @@ public record LogicalVolume(
 
     public boolean active() {
         return state() == 'a';
+    }
+
+    /**
+     * Whether the kernel has a device for this LV without a live table: {@code d} (no table),
+     * {@code i} (a table loaded, never resumed), or {@code X} (lvm2 could not read the status of
+     * a device, as when it has no table). A SIGKILL in lvm2's activation of a new LV, between its
+     * creating the device and resuming its table, leaves this; {@code lvchange -ay} loads and
+     * resumes the table.
+     */
+    public boolean mappedWithoutLiveTable() {
+        char state = state();
+        return kernelMajor >= 0 && (state == 'd' || state == 'i' || state == 'X');
     }
 
     public boolean isThinPool() {

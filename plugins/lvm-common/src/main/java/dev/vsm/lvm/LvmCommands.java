@@ -40,7 +40,8 @@ public final class LvmCommands {
             "uuid",
             "tags",
             "metadata_size",
-            "time");
+            "time",
+            "lv_kernel_major");
 
     private static final List<String> REPORT_OPTIONS =
             List.of("--separator", ":", "--noheadings", "--units", "b", "--unbuffered", "--nosuffix");

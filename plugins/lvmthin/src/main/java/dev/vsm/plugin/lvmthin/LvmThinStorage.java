@@ -209,17 +209,29 @@ final class LvmThinStorage implements Storage {
         List<String> snapshots = lvs.names(vg()).stream()
                 .filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name()))
                 .toList();
-        boolean exists = lvs.find(vg(), volume.name()).isPresent();
-        if (!exists && snapshots.isEmpty()) {
+        Optional<LogicalVolume> lv = lvs.find(vg(), volume.name());
+        if (lv.isEmpty() && snapshots.isEmpty()) {
             throw doesNotExist(volume);
         }
         for (String snapshot : snapshots) {
             lvm.lvremoveSnapshot(vg(), snapshot);
         }
-        if (exists) {
+        if (lv.isPresent()) {
+            finishActivation(lv.get());
             lvm.lvremove(vg(), volume.name());
         }
         return Optional.empty();
+    }
+
+    /**
+     * Before a volume is removed: {@code lvchange -ay -K} when a kill in lvm2's activation of it
+     * left its device without a live table. lvremove would remove that device, then take the
+     * pool for unused, fail to deactivate it and stop ("Cannot deactivate logical volume").
+     */
+    private void finishActivation(LogicalVolume lv) {
+        if (lv.mappedWithoutLiveTable()) {
+            lvm.activateThin(vg(), lv.name());
+        }
     }
 
     // --- listing and sizes
@@ -362,8 +374,9 @@ final class LvmThinStorage implements Storage {
     @Override
     public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
         LvsReport lvs = lvm.lvs(vg());
-        existing(lvs, volume);
+        LogicalVolume current = existing(lvs, volume);
         LogicalVolume lv = existingSnapshot(lvs, volume, snapshot);
+        finishActivation(current);
         lvm.thinRollback(vg(), volume.name(), lv.name());
     }
 
