@@ -19,8 +19,9 @@ import java.util.List;
  * @param tags            its tags ({@code pve-vm-100}, ...)
  * @param metadataSize    for a thin pool, its metadata size in bytes (0 otherwise)
  * @param ctime           creation time, seconds since the epoch, or null when not reported
- * @param kernelMajor     the major number of its device-mapper device, -1 when the kernel has none
- *                        (or lvm2 did not report it)
+ * @param mapped          whether lvm2 finds a device-mapper device of it ({@code lv_active}
+ *                        {@code active}; not where activation is off or the host has no
+ *                        device-mapper: {@code unknown} or empty)
  */
 public record LogicalVolume(
         String vg,
@@ -35,7 +36,7 @@ public record LogicalVolume(
         List<String> tags,
         long metadataSize,
         Long ctime,
-        int kernelMajor) {
+        boolean mapped) {
     public LogicalVolume {
         requireNonNull(vg, "vg");
         requireNonNull(name, "name");
@@ -63,15 +64,15 @@ public record LogicalVolume(
     }
 
     /**
-     * Whether the kernel has a device for this LV without a live table: {@code d} (no table),
-     * {@code i} (a table loaded, never resumed), or {@code X} (lvm2 could not read the status of
-     * a device, as when it has no table). A SIGKILL in lvm2's activation of a new LV, between its
-     * creating the device and resuming its table, leaves this; {@code lvchange -ay} loads and
-     * resumes the table.
+     * Whether the kernel has a device for this LV without a live table: state {@code d} (no
+     * table), {@code i} (a table loaded, never resumed), or {@code X} (lvm2 could not read the
+     * status of a device, as when it has none; on a host without device-mapper every LV reads
+     * {@code X}, unmapped). A SIGKILL in lvm2's activation of a new LV, between its creating the
+     * device and resuming its table, leaves this; {@code lvchange -ay} loads and resumes the table.
      */
     public boolean mappedWithoutLiveTable() {
         char state = state();
-        return kernelMajor >= 0 && (state == 'd' || state == 'i' || state == 'X');
+        return mapped && (state == 'd' || state == 'i' || state == 'X');
     }
 
     public boolean isThinPool() {

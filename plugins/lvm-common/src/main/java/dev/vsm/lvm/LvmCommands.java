@@ -41,7 +41,7 @@ public final class LvmCommands {
             "tags",
             "metadata_size",
             "time",
-            "lv_kernel_major");
+            "lv_active");
 
     private static final List<String> REPORT_OPTIONS =
             List.of("--separator", ":", "--noheadings", "--units", "b", "--unbuffered", "--nosuffix");

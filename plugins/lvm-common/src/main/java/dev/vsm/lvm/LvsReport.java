@@ -11,7 +11,7 @@ import java.util.Optional;
  *
  * <p>Parsing is forgiving: fields are trimmed; a line without a valid VG or LV name or a size is skipped (pve
  * does the same); missing trailing columns read as empty (percentages and metadata size 0, no
- * creation time, no kernel device); a line whose size is not a number (a warning printed to
+ * creation time, unmapped); a line whose size is not a number (a warning printed to
  * stdout) is skipped. LVM tags may contain {@code :}, the separator: when a line has more fields
  * than columns, the extra ones belong to the tags column, the only free-text column before the
  * last three.
@@ -43,7 +43,6 @@ public final class LvsReport {
             Long metadataSize = line.number(10);
             String time = line.text(11);
             Long ctime = time.isEmpty() ? null : line.number(11);
-            Long kernelMajor = line.text(12).isEmpty() ? null : line.number(12);
             volumes.add(new LogicalVolume(
                     vg,
                     name,
@@ -57,7 +56,7 @@ public final class LvsReport {
                     tags(line.text(TAGS)),
                     metadataSize == null ? 0 : metadataSize,
                     ctime,
-                    kernelMajor == null ? -1 : kernelMajor.intValue()));
+                    line.text(12).equals("active")));
         }
         return new LvsReport(volumes);
     }

@@ -28,6 +28,7 @@ class ImportTagTest {
     }
 
     private static LogicalVolume lv(List<String> tags) {
-        return new LogicalVolume("vg", "vm-100-disk-0", 4 << 20, "-wi-------", "", 0, 0, 0, "uuid", tags, 0, null, -1);
+        return new LogicalVolume(
+                "vg", "vm-100-disk-0", 4 << 20, "-wi-------", "", 0, 0, 0, "uuid", tags, 0, null, false);
     }
 }

@@ -44,12 +44,12 @@ class LvmCommandsTest {
                         "--config",
                         "report/time_format=\"%s\"",
                         "--options",
-                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time,lv_kernel_major",
+                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time,lv_active",
                         "vg0");
         assertThat(LvmCommands.lvs(null).argv())
                 .last()
                 .isEqualTo(
-                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time,lv_kernel_major");
+                        "vg_name,lv_name,lv_size,lv_attr,pool_lv,data_percent,metadata_percent,snap_percent,uuid,tags,metadata_size,time,lv_active");
     }
 
     @Test

@@ -7,10 +7,10 @@ import org.junit.jupiter.api.Test;
 
 /** lvs reports as lvm2 2.03 prints them, and the odd ones. */
 class LvsReportTest {
-    /** Recorded on this project's test machines (lvm2 2.03.16, activation disabled: state X, no kernel device). */
+    /** Recorded on this project's test machines (lvm2 2.03.16, activation disabled: state X, unmapped). */
     private static final String RECORDED = """
-              vsmexp:vm-100-disk-0:4194304:-wi-XX----:::::4rOf2a-t59I-nvaW-fd1s-ftHT-6Ym1-CeE1Wd:pve-vm-100::1796034965:-1
-              vsmexp:del-vm-100-disk-1:8388608:-wi-XX----:::::Qm3kDs-0000-nvaW-fd1s-ftHT-6Ym1-CeE1Wd:pve-vm-100::1796034999:-1
+              vsmexp:vm-100-disk-0:4194304:-wi-XX----:::::4rOf2a-t59I-nvaW-fd1s-ftHT-6Ym1-CeE1Wd:pve-vm-100::1796034965:unknown
+              vsmexp:del-vm-100-disk-1:8388608:-wi-XX----:::::Qm3kDs-0000-nvaW-fd1s-ftHT-6Ym1-CeE1Wd:pve-vm-100::1796034999:unknown
             """;
 
     @Test
@@ -28,7 +28,7 @@ class LvsReportTest {
         assertThat(lv.poolLv()).isEmpty();
         assertThat(lv.metadataSize()).isZero();
         assertThat(lv.ctime()).isEqualTo(1796034965L);
-        assertThat(lv.kernelMajor()).isEqualTo(-1);
+        assertThat(lv.mapped()).isFalse();
         assertThat(lv.mappedWithoutLiveTable())
                 .as("X without a kernel device: activation disabled")
                 .isFalse();
@@ -39,9 +39,9 @@ class LvsReportTest {
     @Test
     void activeVolumeAndThinPool() {
         String out = """
-                  pve:data:107374182400:twi-aotz--::12.50:1.20::Hx1y-uuid::1073741824:1700000000:254
-                  pve:vm-101-disk-0:34359738368:Vwi-a-tz--:data:25.00:::Ab-uuid:pve-vm-101::1700000100:254
-                  pve:root:10737418240:-wi-ao----:::::Cd-uuid:::1690000000:254
+                  pve:data:107374182400:twi-aotz--::12.50:1.20::Hx1y-uuid::1073741824:1700000000:active
+                  pve:vm-101-disk-0:34359738368:Vwi-a-tz--:data:25.00:::Ab-uuid:pve-vm-101::1700000100:active
+                  pve:root:10737418240:-wi-ao----:::::Cd-uuid:::1690000000:active
                 """;
         LvsReport r = LvsReport.parse(out);
         LogicalVolume pool = r.find("pve", "data").orElseThrow();
@@ -64,16 +64,16 @@ class LvsReportTest {
     @Test
     void devicesWithoutALiveTable() {
         LvsReport r = LvsReport.parse("""
-                  vx:none:4194304:Vwi-XXtz--:pool::::u1:::1700000000:254
-                  vx:loaded:4194304:Vwi-i-tz--:pool:0.00:::u2:::1700000000:254
-                  vx:active:4194304:Vwi-a-tz--:pool:0.00:::u3:::1700000000:254
-                  vx:inactive:4194304:Vwi---tz--:pool:0.00:::u4:::1700000000:-1
+                  vx:none:4194304:Vwi-XXtz--:pool::::u1:::1700000000:active
+                  vx:loaded:4194304:Vwi-i-tz--:pool:0.00:::u2:::1700000000:active
+                  vx:active:4194304:Vwi-a-tz--:pool:0.00:::u3:::1700000000:active
+                  vx:inactive:4194304:Vwi---tz--:pool:0.00:::u4:::1700000000:
                 """);
         assertThat(r.volumes())
                 .filteredOn(LogicalVolume::mappedWithoutLiveTable)
                 .extracting(LogicalVolume::name)
                 .containsExactly("none", "loaded");
-        assertThat(r.find("vx", "active").orElseThrow().kernelMajor()).isEqualTo(254);
+        assertThat(r.find("vx", "active").orElseThrow().mapped()).isTrue();
     }
 
     @Test
@@ -93,7 +93,7 @@ class LvsReportTest {
         LogicalVolume lv = r.find("vg0", "vm-100-disk-0").orElseThrow();
         assertThat(lv.tags()).isEmpty();
         assertThat(lv.ctime()).isNull();
-        assertThat(lv.kernelMajor()).isEqualTo(-1);
+        assertThat(lv.mapped()).isFalse();
         assertThat(lv.uuid()).isEmpty();
         LogicalVolume bare = r.find("vg0", "vm-100-disk-1").orElseThrow();
         assertThat(bare.attr()).isEmpty();
@@ -103,12 +103,12 @@ class LvsReportTest {
 
     @Test
     void tagsHoldingTheSeparator() {
-        LvsReport r = LvsReport.parse("  vg0:vm-100-disk-0:1048576:-wi-------:::::u:pve-vm-100,a:b:c,d::77:-1\n");
+        LvsReport r = LvsReport.parse("  vg0:vm-100-disk-0:1048576:-wi-------:::::u:pve-vm-100,a:b:c,d::77:\n");
         LogicalVolume lv = r.find("vg0", "vm-100-disk-0").orElseThrow();
         assertThat(lv.tags()).containsExactly("pve-vm-100", "a:b:c", "d");
         assertThat(lv.ctime()).isEqualTo(77L);
         assertThat(lv.metadataSize()).isZero();
-        assertThat(lv.kernelMajor()).isEqualTo(-1);
+        assertThat(lv.mapped()).isFalse();
     }
 
     @Test

@@ -28,7 +28,7 @@ class ThinPoolUsageTest {
                 List.of(),
                 GIB,
                 1700000000L,
-                254);
+                true);
     }
 
     @Test
@@ -60,7 +60,7 @@ class ThinPoolUsageTest {
     @Test
     void aPoolThatDoesNotZeroNewBlocksIsReported() {
         LogicalVolume notZeroing = new LogicalVolume(
-                "pve", "data", 100 * GIB, "twi-aot---", "", 3, 3, 0, "uuid", List.of(), GIB, 1700000000L, 254);
+                "pve", "data", 100 * GIB, "twi-aot---", "", 3, 3, 0, "uuid", List.of(), GIB, 1700000000L, true);
         assertThat(new ThinPoolUsage("local-lvm", notZeroing).warnings())
                 .containsExactly(
                         "storage 'local-lvm': thin pool pve/data does not zero new blocks (lvs -o zero) - a new volume may read what a "
