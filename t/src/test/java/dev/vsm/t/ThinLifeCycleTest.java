@@ -249,11 +249,13 @@ class ThinLifeCycleTest {
                     .isZero();
             assertThat(vg.lvNames()).containsExactly("data", "vm-101-disk-0");
         }
+        vsm.run("alloc", "thin", "100", "", "4M").ok(); // the pool's other user now
         vsm.run("snapshot", "thin:vm-101-disk-0", "s1").ok();
         leaveWithoutALiveTable("vm-101-disk-0", false);
         Vsm.Result rollback = vsm.run("rollback", "thin:vm-101-disk-0", "s1");
         assertThat(rollback.exit()).as("rollback: %s", rollback.err()).isZero();
         vsm.run("free", "thin:vm-101-disk-0").ok();
+        vsm.run("free", "thin:vm-100-disk-0").ok();
         assertThat(vg.lvNames()).containsExactly("data");
     }
 
