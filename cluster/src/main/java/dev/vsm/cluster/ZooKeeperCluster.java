@@ -2,8 +2,6 @@ package dev.vsm.cluster;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.config.ClusterSettings;
 import dev.vsm.config.ConfigSource;
 import dev.vsm.config.ConfigStore;
@@ -12,6 +10,7 @@ import dev.vsm.engine.cluster.Cluster;
 import dev.vsm.engine.cluster.ClusterStatus;
 import dev.vsm.engine.cluster.ClusterStatus.LockHeld;
 import dev.vsm.engine.cluster.ClusterStatus.NodeSeen;
+import dev.vsm.json.JsonTree;
 import dev.vsm.lock.FileLocks;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
@@ -565,10 +564,10 @@ final class ZooKeeperCluster implements Cluster {
             String path = nodesPath() + "/" + name;
             String lastSeen = null;
             try {
-                JsonNode json = new ObjectMapper().readTree(client().getData().forPath(path));
-                lastSeen = json.path("last-seen").isTextual()
-                        ? json.path("last-seen").asText()
-                        : null;
+                JsonTree lastSeenField = JsonTree.parse(
+                                new String(client().getData().forPath(path), StandardCharsets.UTF_8))
+                        .path("last-seen");
+                lastSeen = lastSeenField.isString() ? lastSeenField.text(null) : null;
             } catch (IOException e) {
                 // not JSON: shown as unknown
             } catch (KeeperException.NoNodeException e) {

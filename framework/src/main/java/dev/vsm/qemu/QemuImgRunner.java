@@ -2,11 +2,10 @@ package dev.vsm.qemu;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.env.Environment;
 import dev.vsm.exec.LazyLogger;
 import dev.vsm.exec.ProcessCommandRunner;
+import dev.vsm.json.JsonTree;
 import dev.vsm.progress.ProgressMeter;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.spi.Command;
@@ -316,8 +315,10 @@ public final class QemuImgRunner implements QemuImg {
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
         List<String> names = new ArrayList<>();
         try {
-            JsonNode snapshots = Json.MAPPER.readTree(r.stdout()).path("snapshots");
-            snapshots.forEach(n -> names.add(n.path("name").asText()));
+            for (JsonTree snapshot :
+                    JsonTree.parse(r.stdout()).path("snapshots").elements()) {
+                names.add(snapshot.path("name").text(""));
+            }
         } catch (java.io.IOException e) {
             throw StorageException.failed(e, "qemu-img info '%s': unreadable output - %s", path, e.getMessage());
         }
@@ -361,11 +362,11 @@ public final class QemuImgRunner implements QemuImg {
                         .withTimeout(INFO_TIMEOUT)
                         .withErrorPrefix("qemu-img measure '" + source + "' failed"));
         try {
-            JsonNode n = Json.MAPPER.readTree(r.stdout());
-            if (n == null || !n.has("required")) {
+            JsonTree n = JsonTree.parse(r.stdout());
+            if (!n.has("required")) {
                 throw StorageException.failed("qemu-img measure '%s' returned no 'required' size", source);
             }
-            return n.get("required").asLong();
+            return n.path("required").asLong(0);
         } catch (IOException e) {
             throw StorageException.failed("qemu-img measure returned invalid JSON: %s", e.getMessage());
         }
@@ -404,34 +405,30 @@ public final class QemuImgRunner implements QemuImg {
 
     /** Reads {@code qemu-img info --output=json}. */
     public static ImageInfo parseInfo(String json, Long ctime) {
-        JsonNode n;
+        JsonTree n;
         try {
-            n = Json.MAPPER.readTree(json);
+            n = JsonTree.parse(json);
         } catch (IOException e) {
             throw StorageException.failed("qemu-img info returned invalid JSON: %s", e.getMessage());
         }
-        if (n == null || !n.has("virtual-size") || !n.has("format")) {
+        if (!n.has("virtual-size") || !n.has("format")) {
             throw StorageException.failed("qemu-img info returned no virtual-size/format");
         }
-        String format = n.get("format").asText();
+        String format = n.path("format").text("");
         boolean qcow2 = VolumeFormat.QCOW2.is(format);
-        Integer cluster = qcow2 && n.has("cluster-size") ? n.get("cluster-size").asInt() : null;
+        Integer cluster =
+                qcow2 && n.has("cluster-size") ? (int) n.path("cluster-size").asLong(0) : null;
         boolean extL2 = qcow2
                 && n.path("format-specific").path("data").path("extended-l2").asBoolean(false);
         return ImageInfo.builder(format)
-                .virtualSize(n.get("virtual-size").asLong())
+                .virtualSize(n.path("virtual-size").asLong(0))
                 .actualSize(n.path("actual-size").asLong(0))
-                .backingFile(text(n, "backing-filename"))
-                .backingFormat(text(n, "backing-filename-format"))
+                .backingFile(n.path("backing-filename").text(null))
+                .backingFormat(n.path("backing-filename-format").text(null))
                 .clusterSize(cluster)
                 .extendedL2(extL2)
                 .ctime(ctime)
                 .build();
-    }
-
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        return v == null || v.isNull() ? null : v.asText();
     }
 
     private static Long ctime(Path path) {
@@ -441,10 +438,5 @@ public final class QemuImgRunner implements QemuImg {
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return null;
         }
-    }
-
-    /** Made on first use: an ObjectMapper costs start-up time that most commands never need. */
-    private static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 }

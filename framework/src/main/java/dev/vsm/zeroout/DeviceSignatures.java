@@ -2,8 +2,7 @@ package dev.vsm.zeroout;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.json.JsonTree;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.StorageException;
@@ -20,7 +19,6 @@ import java.util.Optional;
  * kernel knows of count too, whatever their signatures.
  */
 public final class DeviceSignatures {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private final CommandRunner commands;
@@ -63,12 +61,12 @@ public final class DeviceSignatures {
             return found; // wipefs prints nothing at all for a device without signatures
         }
         try {
-            for (JsonNode s : JSON.readTree(r.stdout()).path("signatures")) {
+            for (JsonTree s : JsonTree.parse(r.stdout()).path("signatures").elements()) {
                 found.add(String.format(
                         "%s signature at offset %s of %s",
-                        s.path("type").asText("?"),
-                        s.path("offset").asText("?"),
-                        s.path("device").asText(device.name())));
+                        s.path("type").text("?"),
+                        s.path("offset").text("?"),
+                        s.path("device").text(device.name())));
             }
         } catch (IOException e) {
             throw StorageException.badInput(
