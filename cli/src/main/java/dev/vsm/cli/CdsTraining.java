@@ -70,9 +70,12 @@ public final class CdsTraining {
             if (Environment.system().get(LockDirectory.ENV) != null) {
                 // a real alloc and free (the lock, qemu-img, the temporary file and its move), only
                 // when the caller gave vsm a lock directory of the training's own: without one they
-                // would lock in the machine's
+                // would lock in the machine's; between them, a listing and the info of a real image
+                // (its header read, its allocated bytes, qemu-img's JSON)
                 for (List<String> command : List.of(
                         List.of("alloc", "local", "100", "vm-100-disk-1.qcow2", "1M", "--format", "qcow2", cfg),
+                        List.of("list", "local", cfg),
+                        List.of("info", "local:100/vm-100-disk-1.qcow2", cfg),
                         List.of("free", "local:100/vm-100-disk-1.qcow2", cfg))) {
                     Main.run(command.toArray(String[]::new), nowhere, nowhere);
                 }
