@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code vsm alloc} leaves unstarted, as the JVM's class-load log of the real jar shows:
  * logback, when nothing is logged, and the security providers, for the random part of its
  * temporary file's name. Each cost 20-35 ms of every alloc and clone ({@code t/bench/alloc.sh}).
+ * An LVM command leaves logback unstarted too while lvm2 says nothing on stderr.
  * The control: with {@code --verbose} the command run is logged.
  */
 class LazyStartTest {
@@ -34,6 +35,18 @@ class LazyStartTest {
                 .doesNotContain(" sun.security.provider.Sun ")
                 .doesNotContain(" java.security.SecureRandom ");
         assertThat(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2")).isRegularFile();
+    }
+
+    /** lvm2's stderr goes to the debug log; a command whose lvm2 calls print nothing makes no logger. */
+    @Test
+    void anLvmCommandWhoseLvm2IsQuietStartsNoLogging() throws IOException {
+        Path classes = sandbox.resolve("classes.log");
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).launcher(launcherLogging(classes));
+        vsm.run("scan", "lvm").ok();
+        assertThat(Files.readString(classes))
+                .as("classes 'vsm scan lvm' loaded")
+                .contains(" dev.vsm.lvm.Lvm ")
+                .doesNotContain(" ch.qos.logback.classic.LoggerContext ");
     }
 
     @Test

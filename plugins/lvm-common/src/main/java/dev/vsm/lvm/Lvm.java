@@ -22,8 +22,6 @@ import org.slf4j.LoggerFactory;
  * {@link LvmStderr noise}; a failing command fails with its last stderr line, as pve words it.
  */
 public final class Lvm {
-    private static final Logger LOG = LoggerFactory.getLogger(Lvm.class);
-
     private final CommandRunner runner;
     private final Console console;
 
@@ -219,11 +217,21 @@ public final class Lvm {
     }
 
     private static String logged(Command command, Result result) {
-        if (LOG.isDebugEnabled()) {
-            for (String line : LvmStderr.meaningful(result.stderr())) {
-                LOG.debug("{}: {}", command.argv().get(0), line);
+        List<String> said = LvmStderr.meaningful(result.stderr());
+        if (!said.isEmpty() && Log.LOG.isDebugEnabled()) {
+            for (String line : said) {
+                Log.LOG.debug("{}: {}", command.argv().get(0), line);
             }
         }
         return result.stdout();
+    }
+
+    /**
+     * The logger, made when lvm2 first says something on stderr: the first logger starts the
+     * logging backend (some 200 classes, none of them in vsm's class-data sharing archive), which a
+     * command whose lvm2 calls print nothing there never needs.
+     */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(Lvm.class);
     }
 }
