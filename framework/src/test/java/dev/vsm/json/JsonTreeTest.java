@@ -7,24 +7,40 @@ import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
 class JsonTreeTest {
-    /** {@code qemu-img info --output=json} of a linked clone, as qemu-img 7.2 prints it. */
+    /** {@code qemu-img info --output=json} of a linked clone with a snapshot, as qemu-img 7.2 printed it. */
     private static final String INFO = """
             {
-                "children": [
-                    {"name": "file", "info": {"children": [], "virtual-size": 262144, "filename": "c.qcow2",
-                     "format": "file", "actual-size": 200704, "format-specific": {"type": "file", "data": {}},
-                     "dirty-flag": false}}
-                ],
                 "backing-filename-format": "qcow2",
+                "snapshots": [
+                    {
+                        "icount": 0,
+                        "vm-clock-nsec": 0,
+                        "name": "before-upgrade",
+                        "date-sec": 1796358790,
+                        "date-nsec": 365810000,
+                        "vm-clock-sec": 0,
+                        "id": "1",
+                        "vm-state-size": 0
+                    }
+                ],
                 "virtual-size": 1073741824,
                 "filename": "c.qcow2",
                 "cluster-size": 131072,
                 "format": "qcow2",
-                "actual-size": 200704,
-                "format-specific": {"type": "qcow2", "data": {"compat": "1.1", "compression-type": "zlib",
-                    "lazy-refcounts": false, "refcount-bits": 16, "corrupt": false, "extended-l2": true}},
-                "full-backing-filename": "/s/images/100/base-100-disk-0.qcow2",
-                "backing-filename": "../100/base-100-disk-0.qcow2",
+                "actual-size": 405504,
+                "format-specific": {
+                    "type": "qcow2",
+                    "data": {
+                        "compat": "1.1",
+                        "compression-type": "zlib",
+                        "lazy-refcounts": false,
+                        "refcount-bits": 16,
+                        "corrupt": false,
+                        "extended-l2": true
+                    }
+                },
+                "full-backing-filename": "b.qcow2",
+                "backing-filename": "b.qcow2",
                 "dirty-flag": false
             }
             """;
@@ -41,9 +57,10 @@ class JsonTreeTest {
                         .path("lazy-refcounts")
                         .asBoolean(true))
                 .isFalse();
-        assertThat(info.path("children").elements()).hasSize(1);
-        assertThat(info.path("children").elements().get(0).path("name").text(null))
-                .isEqualTo("file");
+        assertThat(info.path("snapshots").elements()).hasSize(1);
+        assertThat(info.path("snapshots").elements().get(0).path("name").text(null))
+                .isEqualTo("before-upgrade");
+        assertThat(info.path("backing-filename").text(null)).isEqualTo("b.qcow2");
     }
 
     @Test
@@ -52,7 +69,7 @@ class JsonTreeTest {
         for (JsonTree missing : new JsonTree[] {
             info.path("no-such-field"),
             info.path("format").path("type"),
-            info.path("children").path("name"),
+            info.path("snapshots").path("name"),
             info.path("no").path("deeper").path("still")
         }) {
             assertThat(missing.isMissing()).isTrue();
