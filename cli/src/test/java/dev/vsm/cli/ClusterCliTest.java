@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +29,9 @@ class ClusterCliTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(true);
+        // its data directory, and the configuration file ZooKeeper writes beside it, inside tmp (not /tmp)
+        Path data = Files.createDirectories(tmp.resolve("zookeeper/data"));
+        server = new TestingServer(new InstanceSpec(data.toFile(), -1, -1, -1, true, -1), true);
         config = tmp.resolve("storage.yaml");
         Files.writeString(
                 config,

@@ -35,7 +35,7 @@ class ClusterLocksTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(Fixtures.zooKeeperIn(tmp, "zookeeper"), true);
     }
 
     @AfterEach

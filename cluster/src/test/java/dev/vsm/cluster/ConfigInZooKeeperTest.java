@@ -36,7 +36,7 @@ class ConfigInZooKeeperTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(true);
+        server = new TestingServer(Fixtures.zooKeeperIn(tmp, "zookeeper"), true);
     }
 
     @AfterEach

@@ -9,7 +9,9 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.VolumeFormat;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.apache.curator.test.InstanceSpec;
 
 /** What the cluster tests share: a {@code dir}-like schema, settings, and stores on a cluster. */
 final class Fixtures {
@@ -48,6 +51,16 @@ final class Fixtures {
                 new ConfigLocation(dir.resolve("local.yaml"), true, dir.resolve("local")),
                 cluster.configSource(),
                 SCHEMAS);
+    }
+
+    /**
+     * A ZooKeeper server on a free port whose files all stay under {@code dir/name}. ZooKeeper's
+     * embedded server writes its configuration file next to the data directory, which Curator
+     * otherwise makes straight under /tmp: each server would leave a file there.
+     */
+    static InstanceSpec zooKeeperIn(Path dir, String name) throws IOException {
+        Path data = Files.createDirectories(dir.resolve(name).resolve("data"));
+        return new InstanceSpec(data.toFile(), -1, -1, -1, true, -1);
     }
 
     static byte[] bytes(String text) {

@@ -33,7 +33,10 @@ class NoQuorumTest {
 
     @BeforeEach
     void start() throws Exception {
-        ensemble = new TestingCluster(3);
+        ensemble = new TestingCluster(List.of(
+                Fixtures.zooKeeperIn(tmp, "zookeeper1"),
+                Fixtures.zooKeeperIn(tmp, "zookeeper2"),
+                Fixtures.zooKeeperIn(tmp, "zookeeper3")));
         ensemble.start();
     }
 

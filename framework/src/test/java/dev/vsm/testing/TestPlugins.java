@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.jar.JarEntry;
@@ -44,7 +43,7 @@ public final class TestPlugins {
                 compile(name, sources, classes, classPath);
                 return pack(dir.resolve(name + ".jar"), sources, classes);
             } finally {
-                deleteTree(classes);
+                Trees.delete(classes);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -124,14 +123,6 @@ public final class TestPlugins {
             out.putNextEntry(new JarEntry(root.relativize(file).toString().replace(File.separatorChar, '/')));
             Files.copy(file, out);
             out.closeEntry();
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

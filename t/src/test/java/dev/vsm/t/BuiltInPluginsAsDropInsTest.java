@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.Trees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ class BuiltInPluginsAsDropInsTest {
     @Test
     void theClassPathHasNoPlugin() throws IOException {
         for (String type : List.of("dir", "lvm", "lvmthin")) {
-            deleteTree(plugins.resolve(type.equals("dir") ? "dir.jar" : type));
+            Trees.delete(plugins.resolve(type.equals("dir") ? "dir.jar" : type));
         }
         vsm.writeConfig("storages: {}\n");
         assertThat(vsm.run("plugins", "--output-format", "json").ok().json()).isEmpty();
@@ -194,16 +195,5 @@ class BuiltInPluginsAsDropInsTest {
             }
         }
         throw new AssertionError("no plugin from " + source + " in " + listed);
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (Files.isDirectory(p)) {
-            try (var children = Files.list(p)) {
-                for (Path c : children.toList()) {
-                    deleteTree(c);
-                }
-            }
-        }
-        Files.deleteIfExists(p);
     }
 }

@@ -1,5 +1,7 @@
 package dev.vsm.t;
 
+import dev.vsm.testing.Trees;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +42,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
      */
     static final int TICK_MILLIS = 500;
 
+    private Path home;
     private TestingCluster cluster;
     private CuratorFramework client;
     private final List<InstanceSpec> stopped = new ArrayList<>();
@@ -55,13 +58,19 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     void start() throws Exception {
-        List<InstanceSpec> specs = new ArrayList<>();
-        for (int id = 1; id <= 3; id++) {
-            // ports -1: free ones; maxClientCnxns 0: no per-address limit (24 vsm processes share 127.0.0.1)
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MILLIS, 0, Map.of(), "127.0.0.1"));
-        }
-        cluster = new TestingCluster(specs);
+        // Each server's data directory, and the configuration file ZooKeeper writes beside it,
+        // under a directory of the ensemble's own that close() removes: Curator's default data
+        // directories sit straight in /tmp, where those files would stay.
+        home = Files.createTempDirectory("vsm-zookeeper-");
         try {
+            List<InstanceSpec> specs = new ArrayList<>();
+            for (int id = 1; id <= 3; id++) {
+                File data = Files.createDirectories(home.resolve("server" + id + "/data"))
+                        .toFile();
+                // ports -1: free ones; maxClientCnxns 0: no per-address limit (24 vsm processes share 127.0.0.1)
+                specs.add(new InstanceSpec(data, -1, -1, -1, true, id, TICK_MILLIS, 0, Map.of(), "127.0.0.1"));
+            }
+            cluster = new TestingCluster(specs);
             cluster.start();
             client = CuratorFrameworkFactory.builder()
                     .connectString(connectString())
@@ -85,6 +94,10 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
         if (cluster != null) {
             cluster.close();
             cluster = null;
+        }
+        if (home != null) {
+            Trees.delete(home);
+            home = null;
         }
     }
 
