@@ -206,7 +206,23 @@ public final class ProcessCommandRunner implements CommandRunner {
                     ShellQuote.join(command.argv()),
                     last.isEmpty() ? "exit code " + exit : "exit code " + exit + " - " + last);
         }
+        if (!stderr.isBlank() && LOG.isDebugEnabled()) {
+            logStderr(command, stderr);
+        }
         return new Result(exit, stdout, stderr);
+    }
+
+    /**
+     * What a command said on stderr while succeeding, for {@code --verbose} only: lvm2's warnings
+     * ("Activation disabled" on a host without device-mapper, a device's "No medium found"),
+     * qemu-img's notes. pve prints them; vsm keeps a successful command quiet.
+     */
+    private static void logStderr(Command command, String stderr) {
+        String tool = command.argv().get(0);
+        stderr.lines()
+                .map(String::strip)
+                .filter(line -> !line.isEmpty())
+                .forEach(line -> LOG.get().debug("{}: {}", tool, line));
     }
 
     /**

@@ -3,6 +3,10 @@ package dev.vsm.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.vsm.env.Environment;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.Console;
@@ -14,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class ProcessCommandRunnerTest {
     private final List<String> out = new ArrayList<>();
@@ -45,6 +50,42 @@ class ProcessCommandRunnerTest {
                 .isInstanceOf(StorageException.class)
                 .hasMessage("unable to create image: real cause");
         assertThatThrownBy(() -> runner.query(Command.of("false"))).hasMessage("command 'false' failed: exit code 1");
+    }
+
+    /**
+     * What a succeeding command says on stderr (lvm2's warnings) is logged at DEBUG, a line at a
+     * time under the tool's name; with DEBUG known to be off it is not, and no logger is asked.
+     */
+    @Test
+    void logsTheStderrOfASucceedingCommandAtDebug() {
+        Logger logger = (Logger) LoggerFactory.getLogger(ProcessCommandRunner.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+        logger.setAdditive(false); // into the list, not onto the build's console
+        Command warning = Command.of(
+                "sh", "-c", "echo '  WARNING: Activation disabled.' >&2; echo >&2; echo '  vg0' >&2; echo report");
+        try {
+            var runner = new ProcessCommandRunner(false, console);
+            assertThat(runner.query(warning).stdout()).isEqualTo("report\n");
+            assertThat(events.list)
+                    .filteredOn(
+                            e -> e.getLevel() == Level.DEBUG && !e.getMessage().startsWith("run: "))
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .containsExactly("sh: WARNING: Activation disabled.", "sh: vg0");
+
+            events.list.clear();
+            LazyLogger.debugOff(true);
+            assertThat(runner.query(warning).stdout()).isEqualTo("report\n");
+            assertThat(events.list).isEmpty();
+        } finally {
+            LazyLogger.debugOff(false);
+            logger.setLevel(level);
+            logger.setAdditive(true);
+            logger.detachAppender(events);
+        }
     }
 
     /** lvm2 says why before its last line: the whole stderr is the cause, which {@code --verbose} prints. */

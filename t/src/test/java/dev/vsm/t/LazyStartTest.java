@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code vsm alloc} leaves unstarted, as the JVM's class-load log of the real jar shows:
  * logback, when nothing is logged, and the security providers, for the random part of its
  * temporary file's name. Each cost 20-35 ms of every alloc and clone ({@code t/bench/alloc.sh}).
- * An LVM command leaves logback unstarted too while lvm2 says nothing on stderr.
+ * An LVM command leaves logback unstarted too, also when lvm2 warns on stderr.
  * The control: with {@code --verbose} the command run is logged.
  */
 class LazyStartTest {
@@ -37,16 +37,30 @@ class LazyStartTest {
         assertThat(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2")).isRegularFile();
     }
 
-    /** lvm2's stderr goes to the debug log; a command whose lvm2 calls print nothing makes no logger. */
+    /**
+     * What lvm2 says on stderr while succeeding is for {@code --verbose} only: an LVM command whose
+     * lvm2 warns (here about a setting it does not know) makes no logger without it, and with it
+     * the warning is logged.
+     */
     @Test
-    void anLvmCommandWhoseLvm2IsQuietStartsNoLogging() throws IOException {
+    void anLvmCommandWhoseLvm2WarnsStartsNoLoggingUnlessVerbose() throws IOException {
+        Path lvmSystemDir = Files.createDirectories(sandbox.resolve("lvm"));
+        Files.writeString(lvmSystemDir.resolve("lvm.conf"), "global {\n    no_such_setting = 1\n}\n");
         Path classes = sandbox.resolve("classes.log");
-        Vsm vsm = new Vsm(sandbox.resolve("vsm")).launcher(launcherLogging(classes));
-        vsm.run("scan", "lvm").ok();
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).env("LVM_SYSTEM_DIR", lvmSystemDir.toString());
+
+        vsm.launcher(launcherLogging(classes)).run("scan", "lvm").ok();
         assertThat(Files.readString(classes))
                 .as("classes 'vsm scan lvm' loaded")
                 .contains(" dev.vsm.lvm.Lvm ")
                 .doesNotContain(" ch.qos.logback.classic.LoggerContext ");
+
+        assertThat(vsm.launcher(Vsm.LAUNCHER)
+                        .run("--verbose", "scan", "lvm")
+                        .ok()
+                        .err())
+                .contains("DEBUG")
+                .contains("vgs: Configuration setting \"global/no_such_setting\" unknown.");
     }
 
     @Test

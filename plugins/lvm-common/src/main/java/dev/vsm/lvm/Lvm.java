@@ -4,13 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
-import dev.vsm.spi.CommandRunner.Result;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * lvm2 for a plugin: runs {@link LvmCommands} through the plugin's {@link CommandRunner} (reads
@@ -18,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * parses the reports.
  *
  * <p>What lvm2 prints on stderr while succeeding (warnings such as "Activation disabled" on
- * hosts without device-mapper) goes to the debug log ({@code vsm --verbose}), without the
- * {@link LvmStderr noise}; a failing command fails with its last stderr line, as pve words it.
+ * hosts without device-mapper) is the runner's to log ({@code vsm --verbose}); a failing command
+ * fails with its last stderr line, as pve words it.
  */
 public final class Lvm {
     private final CommandRunner runner;
@@ -209,29 +206,10 @@ public final class Lvm {
     }
 
     private String query(Command command) {
-        return logged(command, runner.query(command));
+        return runner.query(command).stdout();
     }
 
     private void run(Command command) {
-        logged(command, runner.run(command));
-    }
-
-    private static String logged(Command command, Result result) {
-        List<String> said = LvmStderr.meaningful(result.stderr());
-        if (!said.isEmpty() && Log.LOG.isDebugEnabled()) {
-            for (String line : said) {
-                Log.LOG.debug("{}: {}", command.argv().get(0), line);
-            }
-        }
-        return result.stdout();
-    }
-
-    /**
-     * The logger, made when lvm2 first says something on stderr: the first logger starts the
-     * logging backend (some 200 classes, none of them in vsm's class-data sharing archive), which a
-     * command whose lvm2 calls print nothing there never needs.
-     */
-    private static final class Log {
-        static final Logger LOG = LoggerFactory.getLogger(Lvm.class);
+        runner.run(command);
     }
 }
