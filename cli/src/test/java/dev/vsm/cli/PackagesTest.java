@@ -42,7 +42,7 @@ class PackagesTest {
                 .resideInAPackage("dev.vsm.cli..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage("dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..")
+                .resideInAnyPackage("dev.vsm.files..", "dev.vsm.lvm..", "dev.vsm.plugin..", "dev.vsm.example..")
                 .check(VSM);
     }
 

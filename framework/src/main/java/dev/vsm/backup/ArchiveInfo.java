@@ -2,9 +2,9 @@ package dev.vsm.backup;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.BackupArchiveName;
+import dev.vsm.files.ContentFileNames;
 import dev.vsm.spi.StorageException;
-import dev.vsm.spi.files.BackupArchiveName;
-import dev.vsm.spi.files.ContentFileNames;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,7 @@
 package dev.vsm.config;
 
-import dev.vsm.spi.ProcessStamp;
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.spi.StorageException;
-import dev.vsm.spi.Urandom;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,6 +18,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
@@ -35,6 +35,7 @@ import java.util.Set;
  * died meanwhile are removed by {@link #removeStaleTemporaries}.
  */
 final class AtomicFile {
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<PosixFilePermission> NEW_FILE_MODE = PosixFilePermissions.fromString("rw-------");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
@@ -45,7 +46,7 @@ final class AtomicFile {
         Path file = resolveLinks(target);
         Path dir = file.toAbsolutePath().getParent();
         Path temp = dir.resolve(temporaryPrefix(file) + ProcessStamp.current() + "-"
-                + HexFormat.of().toHexDigits(Urandom.nextInt()));
+                + HexFormat.of().toHexDigits(RANDOM.nextInt()));
         try {
             Files.createDirectories(dir);
             PosixFileAttributes old = Files.exists(file) ? Files.readAttributes(file, PosixFileAttributes.class) : null;

@@ -13,7 +13,6 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
-import dev.vsm.spi.SnapshotNames;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;

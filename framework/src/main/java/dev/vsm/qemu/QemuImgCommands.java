@@ -6,6 +6,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.ImageOptions.Subclusters;
 import dev.vsm.spi.Preallocation;
+import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
@@ -120,13 +121,13 @@ public final class QemuImgCommands {
      * {@code volume_snapshot_rollback}, {@code volume_snapshot_delete} for qcow2 on file storages,
      * which run {@code qemu-img snapshot -c|-a|-d <name> <path>}). qemu-img snapshot has no
      * {@code -f}: the image options name the format, so that it is not probed.
-     *
-     * @param action {@code -c}, {@code -a} or {@code -d}
      */
-    public List<String> snapshot(String action, String name, Path path, String format) {
-        if (!List.of("-c", "-a", "-d").contains(action)) {
-            throw new IllegalArgumentException("qemu-img snapshot action " + action);
-        }
+    public List<String> snapshot(QemuImg.SnapshotAction what, String name, Path path, String format) {
+        String action = switch (what) {
+            case CREATE -> "-c";
+            case APPLY -> "-a";
+            case DELETE -> "-d";
+        };
         return List.of(
                 program,
                 "snapshot",

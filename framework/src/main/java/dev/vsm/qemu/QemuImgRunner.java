@@ -16,6 +16,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.QemuImg;
+import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
@@ -303,7 +304,7 @@ public final class QemuImgRunner implements QemuImg {
             case APPLY -> "unable to roll back '" + path + "' to snapshot '" + name + "'";
             case DELETE -> "unable to delete snapshot '" + name + "' of '" + path + "'";
         };
-        commands.run(Command.of(commands().snapshot(action.option(), name, path, format))
+        commands.run(Command.of(commands().snapshot(action, name, path, format))
                 .withTimeout(Duration.ofSeconds(BASE_TIMEOUT_SECONDS))
                 .withErrorPrefix(what));
     }
@@ -353,6 +354,14 @@ public final class QemuImgRunner implements QemuImg {
             meter.advanceTo(conversion.sizeBytes());
             meter.finish();
         }
+    }
+
+    @Override
+    public long volumeSizeKib(SourceImage source, VolumeFormat targetFormat, ImageOptions options) {
+        long bytes = targetFormat == VolumeFormat.RAW
+                ? source.virtualSize()
+                : measure(source.path(), source.format(), targetFormat, options);
+        return Math.max(1, (bytes + 1023) / 1024);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.vsm.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.vsm.spi.ProcessStamp;
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.vsm.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.spi.StorageException;
 import dev.vsm.testing.ChildJvm;
 import java.io.BufferedReader;
@@ -79,7 +80,7 @@ class ConcurrentEditTest {
         for (String prefix : List.of("p1", "p2")) {
             children.add(ChildJvm.start(
                     ConfigEditorMain.class,
-                    List.of(ConfigStore.class, StorageException.class, Compose.class),
+                    List.of(ConfigStore.class, StorageException.class, ProcessStamp.class, Compose.class),
                     files.file.toString(),
                     files.lockDir.toString(),
                     files.localDir.toString(),

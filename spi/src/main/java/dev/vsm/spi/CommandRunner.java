@@ -1,5 +1,7 @@
 package dev.vsm.spi;
 
+import java.util.Objects;
+
 /**
  * Runs external commands for a plugin. Both methods throw {@link StorageException} (kind
  * FAILED) when the command cannot start, times out or exits non-zero.
@@ -15,5 +17,46 @@ public interface CommandRunner {
     Result run(Command command);
 
     /** What a finished command printed. */
-    record Result(int exitCode, String stdout, String stderr) {}
+    final class Result {
+        private final int exitCode;
+        private final String stdout;
+        private final String stderr;
+
+        public Result(int exitCode, String stdout, String stderr) {
+            this.exitCode = exitCode;
+            this.stdout = stdout;
+            this.stderr = stderr;
+        }
+
+        public int exitCode() {
+            return exitCode;
+        }
+
+        public String stdout() {
+            return stdout;
+        }
+
+        public String stderr() {
+            return stderr;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this
+                    || o instanceof Result that
+                            && exitCode == that.exitCode
+                            && Objects.equals(stdout, that.stdout)
+                            && Objects.equals(stderr, that.stderr);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(exitCode, stdout, stderr);
+        }
+
+        @Override
+        public String toString() {
+            return "Result[exitCode=" + exitCode + ", stdout=" + stdout + ", stderr=" + stderr + "]";
+        }
+    }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * qemu-img, as the framework runs it. Every argv and {@code -o} option string is built in the
@@ -38,25 +39,15 @@ public interface QemuImg {
 
     /** What {@link #snapshot} does to an internal snapshot. */
     enum SnapshotAction {
-        /** {@code qemu-img snapshot -c}. */
-        CREATE("-c"),
-        /** {@code qemu-img snapshot -a}: the image goes back to the snapshot's state. */
-        APPLY("-a"),
-        /** {@code qemu-img snapshot -d}. */
-        DELETE("-d");
-
-        private final String option;
-
-        SnapshotAction(String option) {
-            this.option = option;
-        }
-
-        public String option() {
-            return option;
-        }
+        /** Takes a snapshot. */
+        CREATE,
+        /** The image goes back to the snapshot's state. */
+        APPLY,
+        /** Deletes the snapshot. */
+        DELETE
     }
 
-    /** {@code qemu-img snapshot -c|-a|-d <name> -f <format> <path>}: an internal snapshot of a qcow2 image. */
+    /** {@code qemu-img snapshot}: creates, applies or deletes an internal snapshot of a qcow2 image. */
     void snapshot(Path path, String format, SnapshotAction action, String name);
 
     /** The names of an image's internal snapshots, oldest first ({@code qemu-img info}'s {@code snapshots}). */
@@ -89,6 +80,13 @@ public interface QemuImg {
     long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options);
 
     /**
+     * The KiB a volume of {@code targetFormat} needs to hold {@code source}, for a volume that
+     * cannot grow (an LV): the virtual size for raw, {@link #measure}'s figure for other formats
+     * (qcow2's metadata on top of the data); rounded up to whole KiB.
+     */
+    long volumeSizeKib(SourceImage source, VolumeFormat targetFormat, ImageOptions options);
+
+    /**
      * {@link #info} for many images, each answered on its own: one image's error does not keep
      * the others from being read. The framework reads qcow2 headers and raw sizes itself where it
      * can, so listing a storage does not cost a process per image.
@@ -106,9 +104,40 @@ public interface QemuImg {
     }
 
     /** An image file and the format it should be in (null: probe it). */
-    record ImageFile(Path path, String format) {
-        public ImageFile {
+    final class ImageFile {
+        private final Path path;
+        private final String format;
+
+        public ImageFile(Path path, String format) {
             requireNonNull(path, "path");
+            this.path = path;
+            this.format = format;
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        public String format() {
+            return format;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this
+                    || o instanceof ImageFile that
+                            && Objects.equals(path, that.path)
+                            && Objects.equals(format, that.format);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(path, format);
+        }
+
+        @Override
+        public String toString() {
+            return "ImageFile[path=" + path + ", format=" + format + "]";
         }
     }
 
@@ -116,12 +145,19 @@ public interface QemuImg {
      * What one image says about itself, or why it could not be read: exactly one of {@code info}
      * and {@code error} is set.
      */
-    record Inspection(Path path, ImageInfo info, StorageException error) {
-        public Inspection {
+    final class Inspection {
+        private final Path path;
+        private final ImageInfo info;
+        private final StorageException error;
+
+        public Inspection(Path path, ImageInfo info, StorageException error) {
             requireNonNull(path, "path");
             if ((info == null) == (error == null)) {
                 throw new IllegalArgumentException("exactly one of info and error");
             }
+            this.path = path;
+            this.info = info;
+            this.error = error;
         }
 
         public static Inspection of(Path path, ImageInfo info) {
@@ -138,6 +174,37 @@ public interface QemuImg {
                 throw error;
             }
             return info;
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        public ImageInfo info() {
+            return info;
+        }
+
+        public StorageException error() {
+            return error;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this
+                    || o instanceof Inspection that
+                            && Objects.equals(path, that.path)
+                            && Objects.equals(info, that.info)
+                            && Objects.equals(error, that.error);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(path, info, error);
+        }
+
+        @Override
+        public String toString() {
+            return "Inspection[path=" + path + ", info=" + info + ", error=" + error + "]";
         }
     }
 }

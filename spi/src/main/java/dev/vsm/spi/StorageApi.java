@@ -9,9 +9,10 @@ package dev.vsm.spi;
  * A plugin jar built against version {@code v} keeps linking and working against every SPI that
  * accepts {@code v}: no class, method, constructor or constant it can reach is removed or changes
  * its signature or meaning, no abstract method is added to an interface it implements, and every
- * value it constructs stays constructible as it was. The build checks the binary half of this
- * promise: {@code japicmp} ({@code spi/pom.xml}) compares the SPI with the baseline jar
- * {@code spi/api/vsm-spi-baseline.jar} and fails on any binary-incompatible change.
+ * value it constructs stays constructible as it was. A plugin's source keeps compiling, too. The
+ * build checks both: {@code japicmp} ({@code spi/pom.xml}) compares the SPI with the baseline jar
+ * {@code spi/api/vsm-spi-baseline.jar} and fails on any binary- or source-incompatible change, a
+ * new abstract method on any interface among them (which japicmp alone rates binary-compatible).
  *
  * <p>Compatible changes, which bump {@link #VERSION} and {@link #AGE} together:
  * <ul>
@@ -20,18 +21,22 @@ package dev.vsm.spi;
  *       plus a constant of {@link Operation});</li>
  *   <li>a new constant of an enum ({@link Operation}, {@link Feature}, {@link ContentType},
  *       {@link StreamFormat}, ...): a plugin must not assume a switch over one is exhaustive;</li>
- *   <li>a new field of a value: values are final classes made with builders or static factories
+ *  <li>a new field of a value. The rule for values: every value is a final class, none is a
+ *       record. Values with several optional parts are made with builders or static factories
  *       ({@link VolumeInfo#builder}, {@link ImageInfo#builder}, {@link VolumeName#builder},
  *       {@link PluginSchema#builder}, {@link ImageConversion#builder}, {@link StorageStatus#of},
- *       {@link AllocRequest#of}, ...), never records, whose public canonical constructor would
- *       change with each new component; a new field gets a builder setter with a default, and
- *       the old factories stay;</li>
- *   <li>a new class, a new method on a value or on an interface the engine implements
- *       ({@link StorageContext}, {@link QemuImg}, {@link HostFiles}, ...; plugins call those, they
- *       do not implement them).</li>
+ *       {@link AllocRequest#of}, ...); small ones ({@link VolumeId}, {@link StorageConfig},
+ *       {@link SourceImage}, ...) have a public constructor. A new field gets a builder setter or
+ *       a new constructor or factory, with a default, and the old ones stay. A record could not
+ *       grow so: its canonical constructor, and the accessors it must have, change with each new
+ *       component ({@code SpiDependenciesTest} holds the rule);</li>
+ *   <li>a new class, or a new method on a value;</li>
+ *   <li>a new default method on an interface the engine implements ({@link StorageContext},
+ *       {@link QemuImg}, {@link HostFiles}, ...): plugins call those and do not implement them,
+ *       but a test's recording context does, so they grow by default methods too.</li>
  * </ul>
- * Incompatible changes (a removed or changed method, a new abstract method on an interface
- * plugins implement, a value's factory removed) reset {@link #AGE} to 0, so that vsm refuses
+ * Incompatible changes (a removed or changed method, a new abstract method on any interface, a
+ * value's constructor or factory removed) reset {@link #AGE} to 0, so that vsm refuses
  * older plugins with a message instead of failing in them later; the baseline jar is then
  * regenerated ({@code spi/api/update-baseline.sh}, CONTRIBUTING.md).
  *

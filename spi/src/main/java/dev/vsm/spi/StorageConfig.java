@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -15,11 +16,18 @@ import java.util.Set;
  * plugin's schema: {@code Boolean}, {@code Long}, {@code Double}, {@code String} or
  * {@code List<String>}. Absent keys are absent (defaults are the plugin's to apply).
  */
-public record StorageConfig(String id, String type, Map<String, Object> properties) {
-    public StorageConfig {
+public final class StorageConfig {
+    private final String id;
+    private final String type;
+    private final Map<String, Object> properties;
+
+    public StorageConfig(String id, String type, Map<String, Object> properties) {
         requireNonNull(id, "id");
         requireNonNull(type, "type");
         properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+        this.id = id;
+        this.type = type;
+        this.properties = properties;
     }
 
     public Optional<Object> get(String key) {
@@ -74,5 +82,36 @@ public record StorageConfig(String id, String type, Map<String, Object> properti
             copy.put(key, value);
         }
         return new StorageConfig(id, type, copy);
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public Map<String, Object> properties() {
+        return properties;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this
+                || o instanceof StorageConfig that
+                        && Objects.equals(id, that.id)
+                        && Objects.equals(type, that.type)
+                        && Objects.equals(properties, that.properties);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, type, properties);
+    }
+
+    @Override
+    public String toString() {
+        return "StorageConfig[id=" + id + ", type=" + type + ", properties=" + properties + "]";
     }
 }

@@ -2,6 +2,7 @@ package dev.vsm.spi;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -9,16 +10,21 @@ import java.util.regex.Pattern;
  * A volume id, {@code storeid:volname}. The volume name is everything after the first colon
  * that follows a valid storage id; it may itself hold colons and slashes.
  */
-public record VolumeId(String storage, String volname) {
+public final class VolumeId {
+    private final String storage;
+    private final String volname;
+
+    public VolumeId(String storage, String volname) {
+        requireNonNull(storage, "storage");
+        requireNonNull(volname, "volname");
+        this.storage = storage;
+        this.volname = volname;
+    }
+
     private static final Pattern VOLID =
             Pattern.compile("^([a-z][a-z0-9\\-_.]*[a-z0-9]):(.+)$", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
     private static final Pattern STORAGE_ID =
             Pattern.compile("^[a-z][a-z0-9\\-_.]*[a-z0-9]$", Pattern.CASE_INSENSITIVE);
-
-    public VolumeId {
-        requireNonNull(storage, "storage");
-        requireNonNull(volname, "volname");
-    }
 
     /** Parses {@code storeid:volname}; fails with pve's {@code unable to parse volume ID '<volid>'}. */
     public static VolumeId parse(String volid) {
@@ -74,5 +80,26 @@ public record VolumeId(String storage, String volname) {
     @Override
     public String toString() {
         return storage + ":" + volname;
+    }
+
+    public String storage() {
+        return storage;
+    }
+
+    public String volname() {
+        return volname;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this
+                || o instanceof VolumeId that
+                        && Objects.equals(storage, that.storage)
+                        && Objects.equals(volname, that.volname);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(storage, volname);
     }
 }

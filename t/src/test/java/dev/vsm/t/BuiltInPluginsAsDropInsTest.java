@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The built-in plugins dir, lvm and lvmthin shipped as drop-ins: vsm started with a class path of
  * the CLI, the framework, the SPI and the third-party libraries only (the jars the CLI's manifest
- * names, less the plugins and the LVM library), and the plugins' jars in its plugin directory —
- * dir as one jar, lvm and lvmthin each as a sub-directory holding the plugin's jar and the LVM
- * library's (vsm-lvm). Each loads from there and works; an lvm drop-in without its library
- * does not.
+ * names, less the plugins and the LVM library), and the plugins' jars in its plugin directory,
+ * each a sub-directory holding the plugin's jar and the libraries it bundles: the file-storage
+ * library (vsm-files) for all three, the LVM library (vsm-lvm) for lvm and lvmthin. Each loads
+ * from there and works; a drop-in without its library does not.
  */
 class BuiltInPluginsAsDropInsTest {
     private static final Path LIB = Vsm.HOME.resolve("cli/target/lib");
@@ -39,18 +39,20 @@ class BuiltInPluginsAsDropInsTest {
     void setUp() throws IOException {
         vsm = new Vsm(sandbox).launcher(launcherWithoutPlugins(sandbox));
         plugins = sandbox.resolve("plugins");
-        Files.copy(jar("vsm-plugin-dir"), plugins.resolve("dir.jar"));
-        for (String type : List.of("lvm", "lvmthin")) {
+        for (String type : List.of("dir", "lvm", "lvmthin")) {
             Path dir = Files.createDirectories(plugins.resolve(type));
             Files.copy(jar("vsm-plugin-" + type), dir.resolve("vsm-plugin-" + type + ".jar"));
-            Files.copy(jar("vsm-lvm"), dir.resolve("vsm-lvm.jar"));
+            Files.copy(jar("vsm-files"), dir.resolve("vsm-files.jar"));
+            if (!type.equals("dir")) {
+                Files.copy(jar("vsm-lvm"), dir.resolve("vsm-lvm.jar"));
+            }
         }
     }
 
     @Test
     void theClassPathHasNoPlugin() throws IOException {
         for (String type : List.of("dir", "lvm", "lvmthin")) {
-            Trees.delete(plugins.resolve(type.equals("dir") ? "dir.jar" : type));
+            Trees.delete(plugins.resolve(type));
         }
         vsm.writeConfig("storages: {}\n");
         assertThat(vsm.run("plugins", "--output-format", "json").ok().json()).isEmpty();
@@ -67,7 +69,7 @@ class BuiltInPluginsAsDropInsTest {
                     path: %s
                 """.formatted(store));
         JsonNode dir =
-                bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("dir.jar"));
+                bySource(vsm.run("plugins", "--output-format", "json").ok().json(), plugins.resolve("dir"));
         assertThat(dir.get("type").asText()).isEqualTo("dir");
         assertThat(dir.get("status").asText()).isEqualTo("loaded");
 
@@ -87,6 +89,22 @@ class BuiltInPluginsAsDropInsTest {
                 .containsExactly("dd:100/vm-100-disk-0.raw");
         vsm.run("free", "dd:100/vm-100-disk-0.raw").ok();
         assertThat(disk).doesNotExist();
+    }
+
+    @Test
+    void aDirDropInWithoutTheFileLibraryDoesNotWork() throws IOException {
+        Files.delete(plugins.resolve("dir/vsm-files.jar"));
+        vsm.writeConfig("""
+                storages:
+                  dd:
+                    type: dir
+                    path: %s
+                """.formatted(sandbox.resolve("d")));
+        Vsm.Result status = vsm.run("status", "--storage", "dd");
+        assertThat(status.exit())
+                .as("stdout: %s stderr: %s", status.out(), status.err())
+                .isNotZero();
+        assertThat(status.err()).contains("dev/vsm/files/");
     }
 
     @Nested

@@ -2,7 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vsm.spi.ProcessStamp;
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

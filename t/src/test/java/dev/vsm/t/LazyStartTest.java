@@ -21,7 +21,7 @@ class LazyStartTest {
     Path sandbox;
 
     @Test
-    void allocStartsNeitherLoggingNorTheSecurityProviders() throws IOException {
+    void allocStartsNoLogging() throws IOException {
         Path classes = sandbox.resolve("classes.log");
         Vsm vsm = new Vsm(sandbox.resolve("vsm")).launcher(launcherLogging(classes));
         String volume = vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
@@ -30,10 +30,8 @@ class LazyStartTest {
         assertThat(volume).contains("local:100/vm-100-disk-0.qcow2");
         assertThat(Files.readString(classes))
                 .as("classes 'vsm alloc' loaded")
-                .contains(" dev.vsm.exec.ProcessCommandRunner ", " dev.vsm.spi.Urandom ")
-                .doesNotContain(" ch.qos.logback.classic.LoggerContext ")
-                .doesNotContain(" sun.security.provider.Sun ")
-                .doesNotContain(" java.security.SecureRandom ");
+                .contains(" dev.vsm.exec.ProcessCommandRunner ")
+                .doesNotContain(" ch.qos.logback.classic.LoggerContext ");
         assertThat(vsm.defaultLocal().resolve("images/100/vm-100-disk-0.qcow2")).isRegularFile();
     }
 

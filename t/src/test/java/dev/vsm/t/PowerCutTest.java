@@ -3,7 +3,7 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.vsm.spi.ProcessStamp;
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.t.guest.FlakeyDevice;
 import dev.vsm.t.guest.InGuest;
 import java.io.IOException;

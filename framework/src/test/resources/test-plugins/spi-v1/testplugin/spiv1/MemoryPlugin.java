@@ -10,7 +10,6 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
-import dev.vsm.spi.files.DirLayout;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +21,7 @@ import java.util.Set;
  * Do not update it for a new SPI; add a plugin for the new version next to it.
  */
 public final class MemoryPlugin implements StoragePlugin {
+    static final String PATH = "path";
     static final String LIMIT = "volume-limit";
 
     @Override
@@ -38,7 +38,7 @@ public final class MemoryPlugin implements StoragePlugin {
     public PluginSchema schema() {
         return PluginSchema.builder()
             .properties(List.of(
-                PropertySpec.string(DirLayout.PATH, "a path the volumes pretend to live under").asRequired().asFixed()
+                PropertySpec.string(PATH, "a path the volumes pretend to live under").asRequired().asFixed()
                         .withPattern("^/.*"),
                 PropertySpec.integer(LIMIT, "how many volumes the storage holds").withDefault(100L).withAllowed(List.of()),
                 PropertySpec.oneOf("mode", "a mode", List.of("fast", "slow")).withDefault("fast"),

@@ -3,7 +3,6 @@ package testplugin.spiv1;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.Operation;
@@ -15,9 +14,6 @@ import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.DirVolumeNames;
-import dev.vsm.spi.files.ImageFileName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,19 +21,28 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** Volumes as entries in a map: volume name to size in bytes. */
+/**
+ * Volumes as entries in a map: volume name to size in bytes. Names as dir's, {@code <vmid>/<name>}
+ * and {@code <base vmid>/<base name>/<vmid>/<name>} for a linked clone; it uses the SPI alone.
+ */
 final class MemoryStorage implements Storage {
+    private static final Pattern DISK = Pattern.compile("(vm|base)-(\\d+)-disk-(\\d+)\\.(raw|qcow2)");
+    private static final Pattern VOLNAME =
+            Pattern.compile("(?:(\\d+)/((?:base)-\\d+-disk-\\d+\\.(?:raw|qcow2))/)?(\\d+)/(" + DISK.pattern() + ")");
+
     private final StorageConfig config;
     private final StorageContext context;
-    private final DirLayout layout;
+    private final Path images;
     private final Map<String, Long> volumes = new TreeMap<>();
     private boolean active;
 
     MemoryStorage(StorageConfig config, StorageContext context) {
         this.config = config;
         this.context = context;
-        this.layout = DirLayout.of(config);
+        this.images = Path.of(config.string(MemoryPlugin.PATH).orElseThrow(), "images");
     }
 
     @Override
@@ -47,17 +52,26 @@ final class MemoryStorage implements Storage {
 
     @Override
     public VolumeName parseVolname(String volname) {
-        return DirVolumeNames.parse(volname);
+        Matcher m = VOLNAME.matcher(volname);
+        if (!m.matches()) {
+            throw StorageException.badInput("unable to parse volume name '%s'", volname);
+        }
+        String name = m.group(4);
+        return VolumeName.builder(volname, ContentType.IMAGES, name, m.group(8))
+                .vmid(Integer.valueOf(m.group(3)))
+                .base(m.group(2), m.group(1) == null ? null : Integer.valueOf(m.group(1)))
+                .isBase(name.startsWith("base-"))
+                .build();
     }
 
     @Override
     public Path path(VolumeName volume) {
-        return layout.path(volume);
+        return images.resolve(volume.volname());
     }
 
     @Override
     public Optional<String> volnameForPath(Path path) {
-        return layout.volumeForPath(path).map(v -> v.volname());
+        return path.startsWith(images) ? Optional.of(images.relativize(path).toString()) : Optional.empty();
     }
 
     @Override
@@ -67,8 +81,10 @@ final class MemoryStorage implements Storage {
         }
         List<String> names = new ArrayList<>(volumes.keySet());
         String name = request.name() != null ? request.name()
-                : DiskNames.nextFree(names, config.id(), request.vmid(), request.format(), true, false);
-        ImageFileName.parse(name);
+                : nextFree(names, request.vmid(), request.format());
+        if (!DISK.matcher(name).matches()) {
+            throw StorageException.badInput("illegal name '%s'", name);
+        }
         String volname = request.vmid() + "/" + name;
         volumes.put(volname, request.sizeKib() * 1024);
         context.console().info("allocated " + new VolumeId(config.id(), volname));
@@ -133,7 +149,7 @@ final class MemoryStorage implements Storage {
     @Override
     public String cloneImage(VolumeName base, int vmid) {
         long size = volumeSizeInfo(base).virtualSize();
-        String name = DiskNames.nextFree(new ArrayList<>(volumes.keySet()), config.id(), vmid, VolumeFormat.QCOW2, true, false);
+        String name = nextFree(new ArrayList<>(volumes.keySet()), vmid, VolumeFormat.QCOW2);
         String volname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         volumes.put(volname, size);
         return volname;
@@ -168,5 +184,16 @@ final class MemoryStorage implements Storage {
     @Override
     public ImageOptions imageOptions() {
         return ImageOptions.of(config);
+    }
+
+    private String nextFree(List<String> volnames, int vmid, VolumeFormat format) {
+        String suffix = "." + (format == null ? VolumeFormat.RAW : format).id();
+        for (int n = 0; ; n++) {
+            String name = "vm-" + vmid + "-disk-" + n + suffix;
+            String base = "base-" + vmid + "-disk-" + n + suffix;
+            if (volnames.stream().noneMatch(v -> v.endsWith("/" + name) || v.endsWith("/" + base))) {
+                return name;
+            }
+        }
     }
 }

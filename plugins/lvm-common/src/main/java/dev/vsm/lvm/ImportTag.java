@@ -2,7 +2,7 @@ package dev.vsm.lvm;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.spi.Urandom;
+import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
  * @param node  the host that imports, reduced to letters, digits, {@code _} and {@code -}
  */
 public record ImportTag(String token, String node) {
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final String PREFIX = "vsm-importing.";
     private static final Pattern TAG = Pattern.compile(Pattern.quote(PREFIX) + "([0-9a-f]{16})\\.([A-Za-z0-9_-]+)");
 
@@ -33,7 +34,7 @@ public record ImportTag(String token, String node) {
 
     /** A new tag for an import on {@code nodeName}. */
     public static ImportTag fresh(String nodeName) {
-        return new ImportTag(HexFormat.of().toHexDigits(Urandom.nextLong()), safeNode(nodeName));
+        return new ImportTag(HexFormat.of().toHexDigits(RANDOM.nextLong()), safeNode(nodeName));
     }
 
     /** The node as tags carry it. */

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 
 /**
  * {@code vsm import} into an LVM-backed storage (lvm, lvmthin): the LV is sized for the image
- * ({@link dev.vsm.spi.SourceImage#volumeSizeKib}), allocated under the storage lock with an
+ * ({@link dev.vsm.spi.QemuImg#volumeSizeKib}), allocated under the storage lock with an
  * {@link ImportTag}, activated and written with {@code qemu-img convert -n}; only then is the tag
  * deleted. Zero runs are skipped ({@code --target-is-zero}) only when the storage's new volumes
  * read zeros (thin volumes; thick LVs on a storage with saferemove), else every zero is written
@@ -57,7 +57,7 @@ public final class LvImports {
 
     /** Imports the image; returns the new volume's name. Removes what killed imports left first. */
     public String importImage(ImageImport request) {
-        long kib = request.source().volumeSizeKib(request.format(), context.qemuImg(), storage.imageOptions());
+        long kib = context.qemuImg().volumeSizeKib(request.source(), request.format(), storage.imageOptions());
         AllocRequest allocation = AllocRequest.of(request.vmid(), request.name(), request.format(), kib);
         return allocWritten(allocation, device -> {
             TargetState state = storage.newVolumesReadZeros() ? TargetState.ZEROED : TargetState.UNKNOWN;

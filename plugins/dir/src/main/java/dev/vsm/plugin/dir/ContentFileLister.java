@@ -2,13 +2,13 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.BackupArchiveName;
+import dev.vsm.files.ContentFileNames;
+import dev.vsm.files.DirLayout;
 import dev.vsm.spi.BackupDetails;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.VolumeInfo;
-import dev.vsm.spi.files.BackupArchiveName;
-import dev.vsm.spi.files.ContentFileNames;
-import dev.vsm.spi.files.DirLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

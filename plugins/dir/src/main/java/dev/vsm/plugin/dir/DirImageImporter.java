@@ -2,16 +2,16 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirLayout;
+import dev.vsm.files.DiskNames;
+import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.AllocRequest;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.ImageFileName;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;

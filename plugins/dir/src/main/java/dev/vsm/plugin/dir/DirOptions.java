@@ -1,7 +1,7 @@
 package dev.vsm.plugin.dir;
 
+import dev.vsm.files.DirLayout;
 import dev.vsm.spi.StorageConfig;
-import dev.vsm.spi.files.DirLayout;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;

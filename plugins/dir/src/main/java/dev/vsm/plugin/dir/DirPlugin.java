@@ -1,5 +1,6 @@
 package dev.vsm.plugin.dir;
 
+import dev.vsm.files.DirLayout;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -11,7 +12,6 @@ import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.VolumeFormat;
-import dev.vsm.spi.files.DirLayout;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;

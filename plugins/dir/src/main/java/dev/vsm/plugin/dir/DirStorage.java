@@ -2,10 +2,14 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirLayout;
+import dev.vsm.files.DirVolumeNames;
+import dev.vsm.files.DiskNames;
+import dev.vsm.files.ImageFileName;
+import dev.vsm.files.PathVolume;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
@@ -23,10 +27,6 @@ import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.DirVolumeNames;
-import dev.vsm.spi.files.ImageFileName;
-import dev.vsm.spi.files.PathVolume;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

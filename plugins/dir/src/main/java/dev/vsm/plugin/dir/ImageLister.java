@@ -2,6 +2,8 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirLayout;
+import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
@@ -11,8 +13,6 @@ import dev.vsm.spi.QemuImg.Inspection;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.ImageFileName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;

@@ -2,6 +2,7 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirVolumeNames;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.StorageContext;
@@ -9,7 +10,6 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
-import dev.vsm.spi.files.DirVolumeNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

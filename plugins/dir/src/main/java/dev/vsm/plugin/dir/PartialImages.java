@@ -2,14 +2,14 @@ package dev.vsm.plugin.dir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.ProcessStamp;
 import dev.vsm.spi.HostFiles;
-import dev.vsm.spi.ProcessStamp;
-import dev.vsm.spi.Urandom;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
  * name never matches an image name ({@code *.raw|qcow2|vmdk}), so nothing lists it as a volume.
  */
 final class PartialImages {
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final String MARK = ".vsm-tmp-";
     private static final Pattern TEMPORARY =
             Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
@@ -45,7 +46,7 @@ final class PartialImages {
     /** A fresh temporary name for {@code image}, in its directory. */
     Path temporaryFor(Path image) {
         return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessStamp.current() + "-"
-                + HexFormat.of().toHexDigits(Urandom.nextInt()));
+                + HexFormat.of().toHexDigits(RANDOM.nextInt()));
     }
 
     private String safeNode() {

@@ -2,6 +2,7 @@ package dev.vsm.plugin.lvm;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DiskNames;
 import dev.vsm.lvm.ActivationTarget;
 import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
@@ -13,7 +14,6 @@ import dev.vsm.lvm.LvsReport;
 import dev.vsm.lvm.VolumeGroup;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;

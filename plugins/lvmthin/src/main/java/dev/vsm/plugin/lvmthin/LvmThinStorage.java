@@ -2,6 +2,7 @@ package dev.vsm.plugin.lvmthin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DiskNames;
 import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.LvImports;
@@ -12,7 +13,6 @@ import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;

@@ -2,7 +2,6 @@ package dev.vsm.plugin.lvmthin;
 
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.SnapshotNames;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
@@ -19,6 +18,8 @@ final class ThinVolumeNames {
     private static final Pattern VOLUME = Pattern.compile("^((vm|base)-(\\d+)-\\S+)$");
     private static final String BASE_PREFIX = "base-";
     private static final String VM_PREFIX = "vm-";
+    /** A snapshot name as pve's guests make them ({@code CONFIGID_RE}); the engine checks a new one. */
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-zA-Z][a-zA-Z0-9_-]+");
 
     private ThinVolumeNames() {}
 
@@ -59,7 +60,8 @@ final class ThinVolumeNames {
     /** Whether an LV is a snapshot of {@code volume} (pve: {@code snap_<volume>_<configid>}). */
     static boolean isSnapshotOf(String lv, String volume) {
         String prefix = "snap_" + volume + "_";
-        return lv.startsWith(prefix) && lv.substring(prefix.length()).matches(SnapshotNames.REGEX);
+        return lv.startsWith(prefix)
+                && SNAPSHOT_NAME.matcher(lv.substring(prefix.length())).matches();
     }
 
     /** The base volume name a {@code vm-} volume becomes. */

@@ -1,5 +1,6 @@
 package dev.vsm.example.quotadir;
 
+import dev.vsm.files.DirLayout;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
@@ -10,7 +11,6 @@ import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.VolumeFormat;
-import dev.vsm.spi.files.DirLayout;
 import java.util.List;
 import java.util.Set;
 

@@ -2,9 +2,12 @@ package dev.vsm.example.quotadir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirLayout;
+import dev.vsm.files.DirVolumeNames;
+import dev.vsm.files.DiskNames;
+import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.DiskNames;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.Storage;
@@ -16,9 +19,6 @@ import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.DirVolumeNames;
-import dev.vsm.spi.files.ImageFileName;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;

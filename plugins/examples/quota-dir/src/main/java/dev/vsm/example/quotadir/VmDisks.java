@@ -2,11 +2,11 @@ package dev.vsm.example.quotadir;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.files.DirLayout;
+import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
-import dev.vsm.spi.files.DirLayout;
-import dev.vsm.spi.files.ImageFileName;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

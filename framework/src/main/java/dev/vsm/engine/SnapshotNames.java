@@ -1,5 +1,7 @@
-package dev.vsm.spi;
+package dev.vsm.engine;
 
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
 import java.util.regex.Pattern;
 
 /**
@@ -7,18 +9,18 @@ import java.util.regex.Pattern;
  * characters): a letter, then letters, digits, {@code _} or {@code -}. {@code current} stands for
  * the live volume and is no snapshot name.
  */
-public final class SnapshotNames {
-    /** The rule without anchors, to embed in larger patterns (pve's {@code CONFIGID_RE}). */
-    public static final String REGEX = "[a-zA-Z][a-zA-Z0-9_-]+";
+final class SnapshotNames {
+    /** pve's {@code CONFIGID_RE}. */
+    private static final String REGEX = "[a-zA-Z][a-zA-Z0-9_-]+";
     /** The longest name. */
-    public static final int MAX_LENGTH = 40;
+    static final int MAX_LENGTH = 40;
 
     private static final Pattern NAME = Pattern.compile(REGEX);
 
     private SnapshotNames() {}
 
     /** Bad input unless {@code name} is a valid snapshot name. */
-    public static void check(String name) {
+    static void check(String name) {
         if (name.equals("current")) {
             throw StorageException.badInput("snapshot name 'current' is reserved (it stands for the volume itself)");
         }

@@ -1,8 +1,10 @@
-package dev.vsm.spi;
+package dev.vsm.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;

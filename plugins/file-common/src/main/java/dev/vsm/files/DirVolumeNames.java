@@ -1,11 +1,11 @@
-package dev.vsm.spi.files;
+package dev.vsm.files;
 
-import static dev.vsm.spi.files.ContentFileNames.BACKUP_EXT;
-import static dev.vsm.spi.files.ContentFileNames.FILE;
-import static dev.vsm.spi.files.ContentFileNames.IMPORT_EXT;
-import static dev.vsm.spi.files.ContentFileNames.ISO_EXT;
-import static dev.vsm.spi.files.ContentFileNames.SAFE_CHAR_WITH_SPACE;
-import static dev.vsm.spi.files.ContentFileNames.VZTMPL_EXT;
+import static dev.vsm.files.ContentFileNames.BACKUP_EXT;
+import static dev.vsm.files.ContentFileNames.FILE;
+import static dev.vsm.files.ContentFileNames.IMPORT_EXT;
+import static dev.vsm.files.ContentFileNames.ISO_EXT;
+import static dev.vsm.files.ContentFileNames.SAFE_CHAR_WITH_SPACE;
+import static dev.vsm.files.ContentFileNames.VZTMPL_EXT;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;

@@ -1,4 +1,4 @@
-package dev.vsm.spi.files;
+package dev.vsm.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,9 @@
-package dev.vsm.spi;
+package dev.vsm.engine;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.spi.StorageException;
 import org.junit.jupiter.api.Test;
 
 /** pve's snapshot names ({@code pve-configid}, at most 40 characters, not {@code current}). */

@@ -1,7 +1,9 @@
-package dev.vsm.spi;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;

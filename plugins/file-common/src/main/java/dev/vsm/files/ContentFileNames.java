@@ -1,4 +1,4 @@
-package dev.vsm.spi.files;
+package dev.vsm.files;
 
 import java.util.Locale;
 import java.util.Optional;

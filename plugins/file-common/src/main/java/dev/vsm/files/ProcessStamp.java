@@ -1,4 +1,4 @@
-package dev.vsm.spi;
+package dev.vsm.files;
 
 import java.util.Optional;
 import java.util.regex.Matcher;

@@ -1,0 +1,27 @@
+package dev.vsm.files;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The file-storage library is bundled by plugins, drop-ins among them, so it may use only what a
+ * plugin's class loader sees of vsm: java.* and the SPI.
+ */
+class FilesDependenciesTest {
+    @Test
+    void filesDependOnTheSpiOnly() {
+        classes()
+                .that()
+                .resideInAPackage("dev.vsm.files..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "dev.vsm.spi..", "dev.vsm.files..")
+                .because("the file-storage library compiles against the SPI only")
+                .check(new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("dev.vsm.files"));
+    }
+}
