@@ -33,8 +33,8 @@ public final class ImageConversion {
     }
 
     /**
-     * A convert of {@code source} (in {@code sourceFormat}, as qemu-img names it, {@code -f}) into
-     * {@code target} (in {@code targetFormat}, {@code -O}); it starts as a {@link TargetState#NEW} target with
+     * A convert of {@code source} (in {@code sourceFormat}, as qemu-img names it) into
+     * {@code target} (in {@code targetFormat}); it starts as a {@link TargetState#NEW} target with
      * {@link ImageOptions#DEFAULTS} and an unknown size.
      */
     public static Builder builder(Path source, String sourceFormat, Path target, VolumeFormat targetFormat) {
@@ -141,19 +141,19 @@ public final class ImageConversion {
     }
 
     /**
-     * What the target holds before the convert. It decides whether qemu-img may skip zero runs:
+     * What the target holds before the convert. It decides whether runs of zeros may be skipped:
      * skipping them on a target that is not known to read zeros leaves the previous owner's data in
      * place (pve bug #2050).
      */
     public enum TargetState {
-        /** qemu-img creates the target file (with the storage's options): it reads zeros, runs are skipped. */
+        /** The convert creates the target file (with the storage's options): it reads zeros, runs are skipped. */
         NEW,
         /**
          * The target exists and is known to read zeros (a thin volume, a fresh LV on a storage whose
-         * removals are zeroed by saferemove): {@code -n --target-is-zero}, runs are skipped.
+         * removals are zeroed by saferemove): runs are skipped.
          */
         ZEROED,
-        /** The target exists and may hold old data (a thick LV): {@code -n -S 0}, every zero is written. */
+        /** The target exists and may hold old data (a thick LV): every zero is written. */
         UNKNOWN
     }
 }

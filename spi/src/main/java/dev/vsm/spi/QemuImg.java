@@ -8,30 +8,30 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * qemu-img, as the framework runs it. Every argv and {@code -o} option string is built in the
- * framework from the {@link ImageOptions} a storage hands over, so the rules of preallocation
- * per format and of qcow2 subclusters live in one place.
+ * Disk images, as the framework makes, changes and reads them with qemu-img. How each is done
+ * (command lines, options) is the framework's, from the {@link ImageOptions} a storage hands over,
+ * so that the rules of preallocation per format and of qcow2 subclusters live in one place. Every
+ * method fails with a {@link StorageException}; under {@code --dry-run} a changing one prints what
+ * it would run and changes nothing.
  */
 public interface QemuImg {
     /**
-     * {@code qemu-img create [-o ...] -f <format> <path> <size>K}. Fails with
-     * {@link StorageException.Kind#BAD_INPUT} before running anything if the preallocation mode
-     * does not suit the format.
+     * Makes a new image of {@code sizeKib} KiB. Fails with {@link StorageException.Kind#BAD_INPUT}
+     * before anything is made if the preallocation mode does not suit the format.
      */
     void create(Path path, VolumeFormat format, long sizeKib, ImageOptions options);
 
     /**
-     * A qcow2 image backed by another image: {@code qemu-img create -F <fmt> -b <backing> -f qcow2 <path> -o ...},
-     * run in {@code path}'s directory so that a relative {@code backing} resolves as qemu will.
-     * The preallocation rule is that of the backing image's format (pve's clone rule).
+     * Makes a qcow2 image backed by another image, whose name {@code backing} is recorded as
+     * given: a relative one resolves from {@code path}'s directory, as qemu resolves it. The
+     * preallocation rule is that of the backing image's format (pve's clone rule).
      */
     void createBacked(Path path, String backing, String backingFormat, ImageOptions options);
 
     /**
      * The preallocation mode {@link #create} ({@code backed} false) or {@link #createBacked}
      * ({@code backed} true: a qcow2 overlay, which takes qcow2's rule whatever {@code format}, its
-     * backing image's, is) would pass to qemu-img with these
-     * options, or null for none; {@link Preallocation#allocatesWholeSize()} says whether the image
+     * backing image's, is) would use with these options, or null for none; {@link Preallocation#allocatesWholeSize()} says whether the image
      * takes its whole size on disk at once. Fails as {@link #create} does when the mode does not
      * suit the format.
      */
@@ -47,35 +47,29 @@ public interface QemuImg {
         DELETE
     }
 
-    /** {@code qemu-img snapshot}: creates, applies or deletes an internal snapshot of a qcow2 image. */
+    /** Creates, applies or deletes an internal snapshot of a qcow2 image. */
     void snapshot(Path path, String format, SnapshotAction action, String name);
 
-    /** The names of an image's internal snapshots, oldest first ({@code qemu-img info}'s {@code snapshots}). */
+    /** The names of an image's internal snapshots, oldest first. */
     List<String> snapshots(Path path, String format);
 
-    /** {@code qemu-img resize [--preallocation=<p>] -f <format> <path> <bytes>}. */
+    /** Grows or shrinks an image to {@code sizeBytes}, preallocating as the options say. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 
-    /**
-     * What {@code qemu-img info --output=json [-f <format>] <path>} reports; format may be null to
-     * probe. The framework may read a qcow2 header or a raw file's size itself instead of running
-     * qemu-img (the answer is the same).
-     */
+    /** What an image says about itself (qemu-img's {@code info}); format may be null to probe it. */
     ImageInfo info(Path path, String format);
 
     /**
-     * {@code qemu-img convert -p ...}: copies an image into a volume, showing progress (parsed from
-     * qemu-img's {@code -p} output). The sparse size and {@code -n}/{@code --target-is-zero} follow
-     * from {@link ImageConversion#targetState()}. Under {@code --dry-run} the argv is printed.
+     * Copies an image into a volume, showing progress on the context's console. Whether runs of
+     * zeros are skipped follows from {@link ImageConversion#targetState()}.
      *
      * @throws InterruptedCommandException when vsm was stopped (Ctrl-C, SIGTERM) during the convert
      */
     void convert(ImageConversion conversion);
 
     /**
-     * {@code qemu-img measure -f <fmt> -O <target fmt> [-o ...] <source>}: the bytes an image of
-     * {@code targetFormat} holding {@code source} needs (its {@code required} figure), to size a
-     * volume that cannot grow (an LV).
+     * The bytes an image of {@code targetFormat} holding {@code source} needs (qemu-img's
+     * {@code measure}), to size a volume that cannot grow (an LV).
      */
     long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options);
 
