@@ -7,6 +7,7 @@ import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.LvImports;
 import dev.vsm.lvm.LvStreamFormats;
+import dev.vsm.lvm.LvVolumeNames;
 import dev.vsm.lvm.Lvm;
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
@@ -207,7 +208,7 @@ final class LvmThinStorage implements Storage {
     public Optional<Runnable> freeImage(VolumeName volume) {
         LvsReport lvs = lvm.lvs(vg());
         List<String> snapshots = lvs.names(vg()).stream()
-                .filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name()))
+                .filter(lv -> LvVolumeNames.isSnapshotOf(lv, volume.name()))
                 .toList();
         Optional<LogicalVolume> lv = lvs.find(vg(), volume.name());
         if (lv.isEmpty() && snapshots.isEmpty()) {
@@ -300,11 +301,11 @@ final class LvmThinStorage implements Storage {
         LvsReport lvs = lvm.lvs(vg());
         existing(lvs, volume);
         for (String lv : lvs.names(vg())) {
-            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+            if (LvVolumeNames.isSnapshotOf(lv, volume.name())) {
                 throw StorageException.badInput("unable to create base volume - found snapshot '%s'", lv);
             }
         }
-        String base = ThinVolumeNames.baseName(volume.name());
+        String base = LvVolumeNames.baseName(volume.name());
         if (lvs.find(vg(), base).isPresent()) {
             throw StorageException.badInput("unable to create base volume - '%s' already exists", lvPath(base));
         }
@@ -347,7 +348,7 @@ final class LvmThinStorage implements Storage {
     public void volumeSnapshot(VolumeName volume, String snapshot) {
         LvsReport lvs = lvm.lvs(vg());
         existing(lvs, volume);
-        String lv = ThinVolumeNames.snapshotLv(volume.name(), snapshot);
+        String lv = LvVolumeNames.snapshotLv(volume.name(), snapshot);
         if (lvs.find(vg(), lv).isPresent()) {
             throw StorageException.badInput(
                     "snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
@@ -399,7 +400,7 @@ final class LvmThinStorage implements Storage {
         existing(lvs, volume);
         List<String> names = lvs.names(vg());
         for (String lv : names) {
-            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+            if (LvVolumeNames.isSnapshotOf(lv, volume.name())) {
                 throw StorageException.badInput(
                         "can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
             }
@@ -514,7 +515,7 @@ final class LvmThinStorage implements Storage {
     }
 
     private LogicalVolume existingSnapshot(LvsReport lvs, VolumeName volume, String snapshot) {
-        return lvs.find(vg(), ThinVolumeNames.snapshotLv(volume.name(), snapshot))
+        return lvs.find(vg(), LvVolumeNames.snapshotLv(volume.name(), snapshot))
                 .orElseThrow(() -> StorageException.badInput(
                         "snapshot '%s' of volume '%s:%s' does not exist", snapshot, config.id(), volume.volname()));
     }
