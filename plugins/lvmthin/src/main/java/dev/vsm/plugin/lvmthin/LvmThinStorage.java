@@ -12,7 +12,6 @@ import dev.vsm.lvm.Lvm;
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
-import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
@@ -49,7 +48,6 @@ final class LvmThinStorage implements Storage {
     private final StorageContext context;
     private final ThinOptions options;
     private final Lvm lvm;
-    private final Console console;
     private final OverprovisionGuard guard;
     /** pve's activation cache: the pool was activated (or found active) by {@link #activate()}. */
     private boolean poolActivated;
@@ -57,7 +55,6 @@ final class LvmThinStorage implements Storage {
     LvmThinStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
         this.context = requireNonNull(context, "context");
-        this.console = context.console();
         this.options = ThinOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.guard =
@@ -87,13 +84,7 @@ final class LvmThinStorage implements Storage {
      */
     @Override
     public Optional<String> volnameForPath(Path path) {
-        Optional<String> lv = LvmNames.lvAtPath(vg(), path);
-        try {
-            lv.ifPresent(this::parseVolname);
-        } catch (StorageException e) {
-            return Optional.empty(); // another LV of the group: not a volume
-        }
-        return lv;
+        return LvmNames.volumeAtPath(vg(), path, this::parseVolname);
     }
 
     private Path lvPath(String lv) {
@@ -417,14 +408,7 @@ final class LvmThinStorage implements Storage {
         if (names.contains(target)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
         }
-        lvm.lvrename(vg(), volume.name(), target);
-        if (volume.vmid() != null && volume.vmid() != targetVmid) {
-            try {
-                lvm.retag(vg(), target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
-            } catch (StorageException e) {
-                console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
-            }
-        }
+        lvm.renameVolume(vg(), volume.name(), volume.vmid(), target, targetVmid);
         return target;
     }
 
