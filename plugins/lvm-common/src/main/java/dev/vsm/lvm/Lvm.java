@@ -86,6 +86,27 @@ public final class Lvm {
         run(LvmCommands.retag(vg, lv, addTag, deleteTag));
     }
 
+    /** The tag naming an LV's owner, {@code pve-vm-<vmid>}. */
+    public static String ownerTag(int vmid) {
+        return "pve-vm-" + vmid;
+    }
+
+    /**
+     * A volume's rename: {@code lvrename}, then, when the owner changes, one {@code lvchange}
+     * moving the {@link #ownerTag} to the new owner; a failure to retag is only a warning, as in
+     * pve's LVMPlugin.pm.
+     */
+    public void renameVolume(String vg, String lv, Integer ownerVmid, String target, int targetVmid) {
+        lvrename(vg, lv, target);
+        if (ownerVmid != null && ownerVmid != targetVmid) {
+            try {
+                retag(vg, target, ownerTag(targetVmid), ownerTag(ownerVmid));
+            } catch (StorageException e) {
+                console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
+            }
+        }
+    }
+
     public void deltag(String vg, String lv, String tag) {
         run(LvmCommands.deltag(vg, lv, tag));
     }

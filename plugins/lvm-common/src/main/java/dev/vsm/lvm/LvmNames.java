@@ -4,6 +4,7 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -77,5 +78,19 @@ public final class LvmNames {
             }
         }
         return Optional.ofNullable(lv).filter(LvmNames::isValid);
+    }
+
+    /**
+     * The volume a host path names ({@link #lvAtPath}): an LV that {@code parseVolume} accepts
+     * (returns from without a {@link StorageException}); another LV of the group is no volume.
+     */
+    public static Optional<String> volumeAtPath(String vg, Path path, Consumer<String> parseVolume) {
+        Optional<String> lv = lvAtPath(vg, path);
+        try {
+            lv.ifPresent(parseVolume);
+        } catch (StorageException e) {
+            return Optional.empty();
+        }
+        return lv;
     }
 }

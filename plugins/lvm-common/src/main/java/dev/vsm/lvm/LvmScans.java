@@ -1,5 +1,6 @@
 package dev.vsm.lvm;
 
+import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
@@ -12,8 +13,14 @@ import java.util.Map;
 public final class LvmScans {
     private LvmScans() {}
 
-    /** pvesm scan lvm: the volume groups, sorted by name, with size and free bytes as pve's API gives them. */
-    public static List<Map<String, Object>> volumeGroups(StorageContext context) {
+    /**
+     * pvesm scan lvm: the volume groups, sorted by name, with size and free bytes as pve's API gives
+     * them. Takes no arguments.
+     */
+    public static List<Map<String, Object>> volumeGroups(List<String> args, StorageContext context) {
+        if (!args.isEmpty()) {
+            throw StorageException.badInput("scan lvm takes no arguments");
+        }
         return lvm(context).vgs().groups().stream()
                 .sorted(Comparator.comparing(VolumeGroup::name))
                 .map(g -> {
@@ -26,8 +33,15 @@ public final class LvmScans {
                 .toList();
     }
 
-    /** pvesm scan lvmthin: the thin pools of {@code vg}, sorted by name, with their sizes and use in bytes. */
-    public static List<Map<String, Object>> thinPools(String vg, StorageContext context) {
+    /**
+     * pvesm scan lvmthin: the thin pools of the volume group, the one argument, sorted by name, with
+     * their sizes and use in bytes.
+     */
+    public static List<Map<String, Object>> thinPools(List<String> args, StorageContext context) {
+        if (args.size() != 1) {
+            throw StorageException.badInput("scan lvmthin takes one argument: the volume group");
+        }
+        String vg = args.get(0);
         LvmNames.check(vg);
         Lvm lvm = lvm(context);
         if (lvm.vgs().group(vg).isEmpty()) {
@@ -46,6 +60,13 @@ public final class LvmScans {
                     return m;
                 })
                 .toList();
+    }
+
+    /** The physical volumes of the section's volume group ({@link #physicalVolumes(String, StorageContext)}); none without one. */
+    public static Map<Path, String> physicalVolumes(StorageConfig config, StorageContext context) {
+        return config.string(LvmProperties.VGNAME)
+                .map(vg -> physicalVolumes(vg, context))
+                .orElse(Map.of());
     }
 
     /** The physical volumes of volume group {@code vg}, each as {@code physical volume <pv> of volume group '<vg>'}. */

@@ -2,6 +2,7 @@ package dev.vsm.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -33,5 +34,22 @@ class LvmNamesTest {
                 .isEmpty();
         assertThat(LvmNames.lvAtPath("san", Path.of("/dev/mapper/san-vm-100"))).isEmpty();
         assertThat(LvmNames.lvAtPath("san", Path.of("/dev/mapper/san-"))).isEmpty();
+    }
+
+    @Test
+    void aPathNamesAVolumeOnlyWhenTheParserTakesItsLv() {
+        assertThat(LvmNames.volumeAtPath(
+                        "san",
+                        Path.of("/dev/mapper/san-vm--100--disk--0"),
+                        lv -> LvVolumeNames.VM_ONLY.parse(lv, VolumeFormat.RAW)))
+                .contains("vm-100-disk-0");
+        assertThat(LvmNames.volumeAtPath(
+                        "san", Path.of("/dev/san/data"), lv -> LvVolumeNames.VM_ONLY.parse(lv, VolumeFormat.RAW)))
+                .as("another LV of the group")
+                .isEmpty();
+        assertThat(LvmNames.volumeAtPath("san", Path.of("/tmp/vm-100-disk-0"), lv -> {
+                    throw new AssertionError("not an LV: not parsed");
+                }))
+                .isEmpty();
     }
 }

@@ -64,6 +64,19 @@ class LvmOnRealLvm2Test {
         assertThat(warnings).isEmpty();
     }
 
+    /** A volume's rename moves its owner tag to the new owner, and keeps it when the owner stays. */
+    @Test
+    void renameMovesTheOwnerTag() {
+        Lvm lvm = lvm(false);
+        lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of(Lvm.ownerTag(100)));
+        lvm.renameVolume(vg.name(), "vm-100-disk-0", 100, "vm-105-disk-0", 105);
+        assertThat(vg.tags("vm-105-disk-0")).containsExactly("pve-vm-105");
+        lvm.renameVolume(vg.name(), "vm-105-disk-0", 105, "vm-105-data", 105);
+        assertThat(vg.lvNames()).containsExactly("vm-105-data");
+        assertThat(vg.tags("vm-105-data")).containsExactly("pve-vm-105");
+        assertThat(warnings).isEmpty();
+    }
+
     @Test
     void failuresCarryPvesPrefix() {
         assertThatThrownBy(() -> lvm(false).lvcreate(vg.name(), "too-big", 1024L * 1024, List.of()))

@@ -2,8 +2,8 @@ package dev.vsm.plugin.lvm;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.lvm.LvmProperties;
 import dev.vsm.spi.StorageConfig;
-import dev.vsm.spi.StorageException;
 import dev.vsm.spi.ZeroOut;
 
 /**
@@ -22,9 +22,7 @@ record LvmOptions(String vgname, boolean saferemove, int stepMiB, String through
     }
 
     static LvmOptions of(StorageConfig config) {
-        String vg = config.string(LvmPlugin.VGNAME)
-                .orElseThrow(() -> StorageException.badInput(
-                        "storage '%s': missing value for required option '%s'", config.id(), LvmPlugin.VGNAME));
+        String vg = LvmProperties.vgname(config);
         String throughput = config.string(LvmPlugin.SAFEREMOVE_THROUGHPUT)
                 .filter(t -> !t.isEmpty())
                 .orElse(null);

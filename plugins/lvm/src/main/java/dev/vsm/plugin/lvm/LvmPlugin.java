@@ -1,8 +1,7 @@
 package dev.vsm.plugin.lvm;
 
-import dev.vsm.lvm.LvmNames;
+import dev.vsm.lvm.LvmProperties;
 import dev.vsm.lvm.LvmScans;
-import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
@@ -30,7 +29,6 @@ import java.util.Map;
 public final class LvmPlugin implements StoragePlugin {
     public static final String TYPE = "lvm";
 
-    static final String VGNAME = "vgname";
     static final String BASE = "base";
     static final String SAFEREMOVE = "saferemove";
     static final String SAFEREMOVE_STEPSIZE = "saferemove-stepsize";
@@ -39,11 +37,8 @@ public final class LvmPlugin implements StoragePlugin {
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
-            .properties(List.of(
-                    PropertySpec.string(VGNAME, "the LVM volume group")
-                            .asRequired()
-                            .asFixed()
-                            .withPattern(LvmNames.REGEX),
+            .properties(LvmProperties.properties(
+                    true,
                     PropertySpec.string(BASE, "iSCSI LUN to create the volume group on (not supported by vsm)")
                             .asFixed(),
                     PropertySpec.bool(SAFEREMOVE, "zero-out the data of removed volumes")
@@ -61,13 +56,8 @@ public final class LvmPlugin implements StoragePlugin {
                     PropertySpec.bool(
                                     SNAPSHOT_AS_VOLUME_CHAIN,
                                     "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
-                            .withDefault(false),
-                    CommonProperties.nodes(),
-                    CommonProperties.shared(),
-                    CommonProperties.disable(),
-                    CommonProperties.content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR)),
-                    CommonProperties.bwlimit()))
-            .content(EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR), EnumSet.of(ContentType.IMAGES))
+                            .withDefault(false)))
+            .content(LvmProperties.CONTENT, EnumSet.of(ContentType.IMAGES))
             .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
             .build();
 
@@ -93,18 +83,13 @@ public final class LvmPlugin implements StoragePlugin {
     /** pvesm scan lvm. */
     @Override
     public List<Map<String, Object>> scan(List<String> args, StorageContext context) {
-        if (!args.isEmpty()) {
-            throw StorageException.badInput("scan lvm takes no arguments");
-        }
-        return LvmScans.volumeGroups(context);
+        return LvmScans.volumeGroups(args, context);
     }
 
     /** The volume group's physical volumes. */
     @Override
     public Map<Path, String> devices(StorageConfig config, StorageContext context) {
-        return config.string(VGNAME)
-                .map(vg -> LvmScans.physicalVolumes(vg, context))
-                .orElse(Map.of());
+        return LvmScans.physicalVolumes(config, context);
     }
 
     @Override

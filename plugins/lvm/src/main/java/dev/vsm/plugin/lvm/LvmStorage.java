@@ -81,13 +81,7 @@ final class LvmStorage implements Storage {
      */
     @Override
     public Optional<String> volnameForPath(Path path) {
-        Optional<String> lv = LvmNames.lvAtPath(options.vgname(), path);
-        try {
-            lv.ifPresent(this::parseVolname);
-        } catch (StorageException e) {
-            return Optional.empty(); // another LV of the group: not a volume
-        }
-        return lv;
+        return LvmNames.volumeAtPath(options.vgname(), path, this::parseVolname);
     }
 
     private Path lvPath(String lvName) {
@@ -178,7 +172,7 @@ final class LvmStorage implements Storage {
                     "storage '%s': not enough free space in volume group '%s' (%d bytes requested, " + "%d bytes free)",
                     config.id(), vg, bytes, group.free());
         }
-        List<String> tags = new ArrayList<>(List.of("pve-vm-" + request.vmid()));
+        List<String> tags = new ArrayList<>(List.of(Lvm.ownerTag(request.vmid())));
         tags.addAll(extraTags);
         lvm.lvcreate(vg, name, request.sizeKib(), tags);
         return name;
@@ -345,14 +339,7 @@ final class LvmStorage implements Storage {
         if (existing.contains(target)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
         }
-        lvm.lvrename(vg, volume.name(), target);
-        if (volume.vmid() != null && volume.vmid() != targetVmid) {
-            try {
-                lvm.retag(vg, target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
-            } catch (StorageException e) {
-                context.console().warn("unable to update tags for '" + target + "' - " + e.getMessage());
-            }
-        }
+        lvm.renameVolume(vg, volume.name(), volume.vmid(), target, targetVmid);
         return target;
     }
 

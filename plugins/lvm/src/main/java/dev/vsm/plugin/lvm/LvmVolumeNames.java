@@ -1,20 +1,16 @@
 package dev.vsm.plugin.lvm;
 
-import dev.vsm.lvm.LvmNames;
-import dev.vsm.spi.ContentType;
+import dev.vsm.lvm.LvVolumeNames;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * LVM volume names (pve-storage's LVMPlugin.pm): an LV name as pve's {@code parse_lvm_name} allows it, of the
- * form {@code vm-<vmid>-<anything>}; {@code .qcow2} at the end makes it a qcow2 volume, anything
- * else raw. There are no base volumes on LVM.
+ * lvm's volume names: {@code vm-<vmid>-<anything>} LVs as {@link LvVolumeNames#VM_ONLY} reads
+ * them (there are no base volumes on LVM); {@code .qcow2} at the end makes it a qcow2 volume,
+ * anything else raw.
  */
 final class LvmVolumeNames {
-    private static final Pattern VOLUME = Pattern.compile("^(vm-(\\d+)-\\S+)$");
     /** The prefix saferemove gives an LV before wiping it. */
     static final String DELETE_PREFIX = "del-";
 
@@ -22,25 +18,15 @@ final class LvmVolumeNames {
 
     /** Parses a volume name; bad input with pve's messages when it is not one. */
     static VolumeName parse(String volname) {
-        LvmNames.check(volname);
-        Matcher m = VOLUME.matcher(volname);
-        if (!m.matches()) {
-            throw StorageException.badInput("unable to parse lvm volume name '%s'", volname);
-        }
-        int vmid;
-        try {
-            vmid = Integer.parseInt(m.group(2));
-        } catch (NumberFormatException e) {
-            throw StorageException.badInput("unable to parse lvm volume name '%s' - VMID out of range", volname);
-        }
-        return VolumeName.builder(volname, ContentType.IMAGES, m.group(1), formatOf(volname))
-                .vmid(vmid)
-                .build();
+        return LvVolumeNames.VM_ONLY.parse(volname, formatOf(volname));
     }
 
-    /** Whether a name is a volume name of this plugin (what {@link #parse} accepts). */
+    /**
+     * Whether a name is of a volume's form (a name {@link #parse} accepts, or one whose VMID is
+     * out of range).
+     */
     static boolean isVolumeName(String name) {
-        return LvmNames.isValid(name) && VOLUME.matcher(name).matches();
+        return LvVolumeNames.VM_ONLY.hasVolumeForm(name);
     }
 
     static VolumeFormat formatOf(String name) {

@@ -50,17 +50,19 @@ class LvmPluginTest {
                         schema.property("saferemove_throughput").orElseThrow().pattern());
         assertThat(schema.properties())
                 .map(PropertySpec::name)
-                .contains(
+                .containsExactly(
+                        "vgname",
+                        "base",
                         "saferemove",
+                        "saferemove-stepsize",
+                        "saferemove_throughput",
                         "tagged_only",
-                        "shared",
-                        "content",
+                        "snapshot-as-volume-chain",
                         "nodes",
+                        "shared",
                         "disable",
-                        "bwlimit",
-                        "snapshot-as-volume-chain")
-                .doesNotHaveDuplicates()
-                .doesNotContain("path", "format", "preallocation");
+                        "content",
+                        "bwlimit");
         assertThat(schema.content()).containsExactlyInAnyOrder(ContentType.IMAGES, ContentType.ROOTDIR);
         assertThat(schema.defaultContent()).containsExactly(ContentType.IMAGES);
         assertThat(schema.defaultFormat()).isEqualTo(VolumeFormat.RAW);

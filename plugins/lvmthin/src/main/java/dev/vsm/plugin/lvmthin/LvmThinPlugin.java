@@ -1,20 +1,16 @@
 package dev.vsm.plugin.lvmthin;
 
-import dev.vsm.lvm.LvmNames;
+import dev.vsm.lvm.LvmProperties;
 import dev.vsm.lvm.LvmScans;
-import dev.vsm.spi.CommonProperties;
-import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageApi;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
-import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 
@@ -31,34 +27,21 @@ import java.util.Map;
 public final class LvmThinPlugin implements StoragePlugin {
     public static final String TYPE = "lvmthin";
 
-    static final String VGNAME = "vgname";
     static final String THINPOOL = "thinpool";
     static final String MAX_OVERPROVISION = "max-overprovision";
     /** A ratio above zero, written plainly ({@code 1.5}, {@code 4}). */
     static final String POSITIVE_RATIO = "^\\+?(?:[0-9]*[1-9][0-9]*(?:\\.[0-9]*)?|[0-9]*\\.[0-9]*[1-9][0-9]*)$";
 
-    private static final EnumSet<ContentType> CONTENT = EnumSet.of(ContentType.IMAGES, ContentType.ROOTDIR);
-
     private static final PluginSchema SCHEMA = PluginSchema.builder()
-            .properties(List.of(
-                    PropertySpec.string(VGNAME, "the LVM volume group")
-                            .asRequired()
-                            .asFixed()
-                            .withPattern(LvmNames.REGEX),
-                    PropertySpec.string(THINPOOL, "the LVM thin pool LV in the volume group")
-                            .asRequired()
-                            .asFixed()
-                            .withPattern(LvmNames.REGEX),
+            .properties(LvmProperties.properties(
+                    false,
+                    LvmProperties.lvmName(THINPOOL, "the LVM thin pool LV in the volume group"),
                     PropertySpec.number(
                                     MAX_OVERPROVISION,
                                     "refuse allocations, clones and resizes that would make the thin volumes' "
                                             + "sizes add up to more than this many times the pool size (e.g. 2.5; none when absent)")
-                            .withPattern(POSITIVE_RATIO),
-                    CommonProperties.nodes(),
-                    CommonProperties.disable(),
-                    CommonProperties.content(CONTENT),
-                    CommonProperties.bwlimit()))
-            .content(CONTENT, CONTENT)
+                            .withPattern(POSITIVE_RATIO)))
+            .content(LvmProperties.CONTENT, LvmProperties.CONTENT)
             .formats(List.of(VolumeFormat.RAW), VolumeFormat.RAW)
             .build();
 
@@ -80,18 +63,13 @@ public final class LvmThinPlugin implements StoragePlugin {
     /** pvesm scan lvmthin. */
     @Override
     public List<Map<String, Object>> scan(List<String> args, StorageContext context) {
-        if (args.size() != 1) {
-            throw StorageException.badInput("scan lvmthin takes one argument: the volume group");
-        }
-        return LvmScans.thinPools(args.get(0), context);
+        return LvmScans.thinPools(args, context);
     }
 
     /** The volume group's physical volumes. */
     @Override
     public Map<Path, String> devices(StorageConfig config, StorageContext context) {
-        return config.string(VGNAME)
-                .map(vg -> LvmScans.physicalVolumes(vg, context))
-                .orElse(Map.of());
+        return LvmScans.physicalVolumes(config, context);
     }
 
     @Override

@@ -7,11 +7,11 @@ import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
 import dev.vsm.lvm.LvImports;
 import dev.vsm.lvm.LvStreamFormats;
+import dev.vsm.lvm.LvVolumeNames;
 import dev.vsm.lvm.Lvm;
 import dev.vsm.lvm.LvmNames;
 import dev.vsm.lvm.LvsReport;
 import dev.vsm.spi.AllocRequest;
-import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
@@ -48,7 +48,6 @@ final class LvmThinStorage implements Storage {
     private final StorageContext context;
     private final ThinOptions options;
     private final Lvm lvm;
-    private final Console console;
     private final OverprovisionGuard guard;
     /** pve's activation cache: the pool was activated (or found active) by {@link #activate()}. */
     private boolean poolActivated;
@@ -56,7 +55,6 @@ final class LvmThinStorage implements Storage {
     LvmThinStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
         this.context = requireNonNull(context, "context");
-        this.console = context.console();
         this.options = ThinOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.guard =
@@ -86,13 +84,7 @@ final class LvmThinStorage implements Storage {
      */
     @Override
     public Optional<String> volnameForPath(Path path) {
-        Optional<String> lv = LvmNames.lvAtPath(vg(), path);
-        try {
-            lv.ifPresent(this::parseVolname);
-        } catch (StorageException e) {
-            return Optional.empty(); // another LV of the group: not a volume
-        }
-        return lv;
+        return LvmNames.volumeAtPath(vg(), path, this::parseVolname);
     }
 
     private Path lvPath(String lv) {
@@ -207,7 +199,7 @@ final class LvmThinStorage implements Storage {
     public Optional<Runnable> freeImage(VolumeName volume) {
         LvsReport lvs = lvm.lvs(vg());
         List<String> snapshots = lvs.names(vg()).stream()
-                .filter(lv -> ThinVolumeNames.isSnapshotOf(lv, volume.name()))
+                .filter(lv -> LvVolumeNames.isSnapshotOf(lv, volume.name()))
                 .toList();
         Optional<LogicalVolume> lv = lvs.find(vg(), volume.name());
         if (lv.isEmpty() && snapshots.isEmpty()) {
@@ -300,11 +292,11 @@ final class LvmThinStorage implements Storage {
         LvsReport lvs = lvm.lvs(vg());
         existing(lvs, volume);
         for (String lv : lvs.names(vg())) {
-            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+            if (LvVolumeNames.isSnapshotOf(lv, volume.name())) {
                 throw StorageException.badInput("unable to create base volume - found snapshot '%s'", lv);
             }
         }
-        String base = ThinVolumeNames.baseName(volume.name());
+        String base = LvVolumeNames.baseName(volume.name());
         if (lvs.find(vg(), base).isPresent()) {
             throw StorageException.badInput("unable to create base volume - '%s' already exists", lvPath(base));
         }
@@ -347,7 +339,7 @@ final class LvmThinStorage implements Storage {
     public void volumeSnapshot(VolumeName volume, String snapshot) {
         LvsReport lvs = lvm.lvs(vg());
         existing(lvs, volume);
-        String lv = ThinVolumeNames.snapshotLv(volume.name(), snapshot);
+        String lv = LvVolumeNames.snapshotLv(volume.name(), snapshot);
         if (lvs.find(vg(), lv).isPresent()) {
             throw StorageException.badInput(
                     "snapshot '%s' of volume '%s:%s' already exists", snapshot, config.id(), volume.volname());
@@ -399,7 +391,7 @@ final class LvmThinStorage implements Storage {
         existing(lvs, volume);
         List<String> names = lvs.names(vg());
         for (String lv : names) {
-            if (ThinVolumeNames.isSnapshotOf(lv, volume.name())) {
+            if (LvVolumeNames.isSnapshotOf(lv, volume.name())) {
                 throw StorageException.badInput(
                         "can't rename volume '%s' - snapshot '%s' exists", volume.volname(), lv);
             }
@@ -416,14 +408,7 @@ final class LvmThinStorage implements Storage {
         if (names.contains(target)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
         }
-        lvm.lvrename(vg(), volume.name(), target);
-        if (volume.vmid() != null && volume.vmid() != targetVmid) {
-            try {
-                lvm.retag(vg(), target, "pve-vm-" + targetVmid, "pve-vm-" + volume.vmid());
-            } catch (StorageException e) {
-                console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
-            }
-        }
+        lvm.renameVolume(vg(), volume.name(), volume.vmid(), target, targetVmid);
         return target;
     }
 
@@ -514,7 +499,7 @@ final class LvmThinStorage implements Storage {
     }
 
     private LogicalVolume existingSnapshot(LvsReport lvs, VolumeName volume, String snapshot) {
-        return lvs.find(vg(), ThinVolumeNames.snapshotLv(volume.name(), snapshot))
+        return lvs.find(vg(), LvVolumeNames.snapshotLv(volume.name(), snapshot))
                 .orElseThrow(() -> StorageException.badInput(
                         "snapshot '%s' of volume '%s:%s' does not exist", snapshot, config.id(), volume.volname()));
     }

@@ -2,8 +2,8 @@ package dev.vsm.plugin.lvmthin;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.lvm.LvmProperties;
 import dev.vsm.spi.StorageConfig;
-import dev.vsm.spi.StorageException;
 
 /**
  * The settings of one lvmthin storage section.
@@ -23,17 +23,11 @@ record ThinOptions(String vgname, String thinpool, Double maxOverprovision) {
      * schema's pattern refuses any other value when the configuration is read or the option given.
      */
     static ThinOptions of(StorageConfig config) {
-        String vg = required(config, LvmThinPlugin.VGNAME);
-        String pool = required(config, LvmThinPlugin.THINPOOL);
+        String vg = LvmProperties.vgname(config);
+        String pool = LvmProperties.required(config, LvmThinPlugin.THINPOOL);
         Double ratio = config.get(LvmThinPlugin.MAX_OVERPROVISION)
                 .map(v -> ((Number) v).doubleValue())
                 .orElse(null);
         return new ThinOptions(vg, pool, ratio);
-    }
-
-    private static String required(StorageConfig config, String key) {
-        return config.string(key)
-                .orElseThrow(() -> StorageException.badInput(
-                        "storage '%s': missing value for required option '%s'", config.id(), key));
     }
 }
