@@ -30,6 +30,6 @@ class StartUpArchiveTest {
                 .contains("archive is valid")
                 .contains(" dev.vsm.cli.Main ", " picocli.CommandLine ", " dev.vsm.plugin.dir.DirPlugin ")
                 .as("what a real alloc loads, trained with a lock directory of the training's own")
-                .contains(" dev.vsm.lock.FileLocks$Acquisition ", " dev.vsm.plugin.dir.PartialImages ");
+                .contains(" dev.vsm.lock.FileLocks$Acquisition ", " dev.vsm.files.PartialImages ");
     }
 }

@@ -4,18 +4,18 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.files.DirLayout;
 import dev.vsm.files.DirVolumeNames;
-import dev.vsm.files.DiskNames;
+import dev.vsm.files.FileVolumes;
 import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageStatus;
-import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
@@ -28,24 +28,26 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One quota-dir storage. Files are made and removed through the context ({@code files()},
- * {@code qemuImg()}), so that {@code --dry-run} prints instead; the engine holds the storage
- * lock around alloc, resize and free, so checking the quota and creating the image cannot be
- * raced by another vsm.
+ * One quota-dir storage. Its disks are file volumes of the library {@code vsm-files}
+ * ({@link FileVolumes}: made, removed, resized and listed as dir's are, with dir's crash story:
+ * a new disk is written under a temporary name and renamed into place when complete, and
+ * {@code vsm cleanup} removes what a killed vsm left); what this class adds is the quota. The
+ * engine holds the storage lock around alloc, resize and free, so checking the quota and
+ * creating the image cannot be raced by another vsm.
  */
 final class QuotaDirStorage implements Storage {
     private final StorageConfig config;
     private final StorageContext context;
     private final DirLayout layout;
     private final Quota quota;
-    private final VmDisks disks;
+    private final FileVolumes volumes;
 
     QuotaDirStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
         this.context = requireNonNull(context, "context");
         this.layout = DirLayout.of(config);
         this.quota = Quota.of(config);
-        this.disks = new VmDisks(layout, context.qemuImg());
+        this.volumes = new FileVolumes(config.id(), layout, context, this::imageOptions);
     }
 
     @Override
@@ -56,9 +58,7 @@ final class QuotaDirStorage implements Storage {
     @Override
     public VolumeName parseVolname(String volname) {
         VolumeName name = DirVolumeNames.parse(volname);
-        if (name.type() != ContentType.IMAGES
-                || name.isLinkedClone()
-                || name.volumeFormat().filter(QuotaDirPlugin.FORMATS::contains).isEmpty()) {
+        if (!holds(name)) {
             throw StorageException.badInput(
                     "storage '%s' (type %s) holds raw and qcow2 VM disks only, not '%s'",
                     config.id(), QuotaDirPlugin.TYPE, VolumeId.printable(volname));
@@ -66,9 +66,16 @@ final class QuotaDirStorage implements Storage {
         return name;
     }
 
+    /** A VM disk in one of quota-dir's formats that is no linked clone. */
+    private static boolean holds(VolumeName name) {
+        return name.type() == ContentType.IMAGES
+                && !name.isLinkedClone()
+                && name.volumeFormat().filter(QuotaDirPlugin.FORMATS::contains).isPresent();
+    }
+
     @Override
     public Path path(VolumeName volume) {
-        return layout.path(volume);
+        return volumes.path(volume);
     }
 
     @Override
@@ -79,32 +86,15 @@ final class QuotaDirStorage implements Storage {
     @Override
     public String allocImage(AllocRequest request) {
         int vmid = request.vmid();
-        VolumeFormat format = request.format();
-        List<VmDisks.Disk> existing = disks.of(vmid);
-        checkQuota(vmid, existing, request.sizeKib() * 1024);
-        String name = request.name() != null && !request.name().isEmpty()
-                ? request.name()
-                : DiskNames.nextFree(
-                        existing.stream().map(VmDisks.Disk::name).toList(), config.id(), vmid, format, true, true);
-        ImageFileName file = ImageFileName.parse(name);
-        if (file.format() != format || !name.startsWith("vm-" + vmid + "-")) {
-            throw StorageException.badInput("illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, format);
+        checkQuota(vmid, listImages(vmid), request.sizeKib() * 1024);
+        String name = request.name();
+        if (name != null
+                && !name.isEmpty()
+                && (ImageFileName.parse(name).format() != request.format() || !name.startsWith("vm-" + vmid + "-"))) {
+            throw StorageException.badInput(
+                    "illegal name '%s' - must be vm-%d-<name>.%s", name, vmid, request.format());
         }
-        Path path = layout.imageDir(vmid).resolve(name);
-        if (Files.exists(path)) {
-            throw StorageException.badInput("disk image '%s' already exists", path);
-        }
-        context.files().createDirectories(layout.imageDir(vmid));
-        // qemu-img keeps the mode of a file that exists: made through the context first (mode
-        // 0640, nothing under --dry-run), the disk is never readable by other local users
-        context.files().createFile(path);
-        try {
-            context.qemuImg().create(path, format, request.sizeKib(), imageOptions());
-        } catch (RuntimeException e) {
-            context.files().delete(path);
-            throw e;
-        }
-        return vmid + "/" + name;
+        return volumes.alloc(request);
     }
 
     /**
@@ -113,8 +103,8 @@ final class QuotaDirStorage implements Storage {
      * @param others the VM's disks that stay as they are
      * @param asked  the size of the new disk, or the new size of the disk being resized
      */
-    private void checkQuota(int vmid, List<VmDisks.Disk> others, long asked) {
-        long used = others.stream().mapToLong(VmDisks.Disk::virtualSize).sum();
+    private void checkQuota(int vmid, List<VolumeInfo> others, long asked) {
+        long used = others.stream().mapToLong(VolumeInfo::size).sum();
         if (used + asked > quota.bytes()) {
             throw StorageException.badInput(
                     "storage '%s': VM %d would use %s of its %s quota (%s in %d other disk(s) + %s)"
@@ -134,46 +124,27 @@ final class QuotaDirStorage implements Storage {
 
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
-        Path path = layout.path(volume);
-        if (!Files.isRegularFile(path)) {
-            throw StorageException.badInput("disk image '%s' does not exist", path);
-        }
-        context.files().delete(path);
-        context.files().deleteIfEmpty(path.getParent());
-        return Optional.empty();
+        return volumes.free(volume);
     }
 
+    /** The temporary files of allocations a killed vsm of this node left. */
+    @Override
+    public Optional<PendingCleanup> pendingCleanup() {
+        return volumes.pendingCleanup();
+    }
+
+    /** The VM disks quota-dir holds (raw and qcow2, no linked clones); other image files are not its volumes. */
     @Override
     public List<VolumeInfo> listImages(Integer vmid) {
-        List<VmDisks.Disk> list = vmid == null ? disks.all() : disks.of(vmid);
-        return list.stream()
-                .map(d -> VolumeInfo.builder(
-                                new VolumeId(config.id(), d.vmid() + "/" + d.name()).toString(),
-                                d.format(),
-                                ContentType.IMAGES)
-                        .size(d.virtualSize())
-                        .used(d.actualSize())
-                        .vmid(d.vmid())
-                        .ctime(ctime(d.path()))
-                        .build())
+        return volumes.list(vmid).stream()
+                .filter(image ->
+                        holds(DirVolumeNames.parse(VolumeId.parse(image.volid()).volname())))
                 .toList();
-    }
-
-    private static Long ctime(Path path) {
-        try {
-            return Files.getLastModifiedTime(path).toInstant().getEpochSecond();
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     @Override
     public ImageInfo volumeSizeInfo(VolumeName volume) {
-        Path path = layout.path(volume);
-        if (!Files.isRegularFile(path)) {
-            throw StorageException.failed("failed to stat '%s'", path);
-        }
-        return context.qemuImg().info(path, volume.format());
+        return volumes.sizeInfo(volume);
     }
 
     @Override
@@ -184,11 +155,11 @@ final class QuotaDirStorage implements Storage {
     /** Grows a disk, within the quota. */
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
-        List<VmDisks.Disk> others = disks.of(volume.vmid()).stream()
-                .filter(d -> !d.name().equals(volume.name()))
+        List<VolumeInfo> others = listImages(volume.vmid()).stream()
+                .filter(d -> !VolumeId.parse(d.volid()).volname().equals(volume.volname()))
                 .toList();
         checkQuota(volume.vmid(), others, sizeBytes);
-        context.qemuImg().resize(layout.path(volume), volume.format(), sizeBytes, imageOptions());
+        volumes.resize(volume, sizeBytes);
     }
 
     @Override

@@ -32,13 +32,14 @@ class QuotaDirStorageTest {
     Path root;
 
     private Storage storage;
+    private DefaultStorageContext context;
 
     @BeforeEach
     void setUp() {
         StorageConfig config =
                 new StorageConfig("qd", QuotaDirPlugin.TYPE, Map.of("path", root.toString(), "vm-quota", "100M"));
-        storage = new QuotaDirPlugin()
-                .open(config, DefaultStorageContext.builder(QUIET).build());
+        context = DefaultStorageContext.builder(QUIET).build();
+        storage = new QuotaDirPlugin().open(config, context);
         storage.activate();
     }
 
@@ -102,6 +103,33 @@ class QuotaDirStorageTest {
         Files.createDirectories(root.resolve("images/100"));
         Files.writeString(root.resolve("images/100/notes.txt"), "not a disk");
         assertThat(storage.listImages(100)).isEmpty();
+    }
+
+    @Test
+    void allocationHasDirsCrashStory() throws Exception {
+        // what a vsm killed while qemu-img wrote the disk leaves: a temporary of a process that is gone
+        Path images = root.resolve("images/100");
+        Files.createDirectories(images);
+        Path left = images.resolve(".vm-100-disk-0.qcow2.vsm-tmp-"
+                + context.nodeName().replaceAll("[^A-Za-z0-9_.]", "_") + "-999999999-0123abcd");
+        Files.writeString(left, "torn");
+        assertThat(storage.listImages(100)).isEmpty();
+        assertThat(storage.pendingCleanup())
+                .hasValueSatisfying(
+                        cleanup -> assertThat(cleanup.items()).containsExactly("images/100/" + left.getFileName()));
+
+        assertThat(alloc(100, "qcow2", 10)).isEqualTo("100/vm-100-disk-0.qcow2");
+        assertThat(images)
+                .as("the disk under its name, made 0640, and the leftover swept")
+                .satisfies(dir -> {
+                    try (var entries = Files.list(dir)) {
+                        assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("vm-100-disk-0.qcow2");
+                    }
+                });
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(images.resolve("vm-100-disk-0.qcow2"))))
+                .isEqualTo("rw-r-----");
+        assertThat(storage.pendingCleanup()).isEmpty();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 

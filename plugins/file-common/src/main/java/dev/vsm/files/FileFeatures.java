@@ -1,4 +1,4 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.VolumeFormat;
@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which volumes of a dir storage support which feature (pve's base {@code volume_has_feature}
+ * Which volumes of a file storage support which feature (pve's base {@code volume_has_feature}
  * table). The key is {@code snap} when a snapshot is asked about, else {@code base} for a base
  * (template) volume, else {@code current}.
  */
-final class DirFeatures {
+public final class FileFeatures {
     private enum Key {
         CURRENT,
         BASE,
@@ -31,9 +31,9 @@ final class DirFeatures {
             Feature.SPARSEINIT, Map.of(Key.BASE, FILE_FORMATS, Key.CURRENT, FILE_FORMATS),
             Feature.RENAME, Map.of(Key.CURRENT, FILE_FORMATS));
 
-    private DirFeatures() {}
+    private FileFeatures() {}
 
-    static boolean has(Feature feature, VolumeName volume, String snapshot) {
+    public static boolean has(Feature feature, VolumeName volume, String snapshot) {
         Key key = snapshot != null && !snapshot.isEmpty() ? Key.SNAP : volume.isBase() ? Key.BASE : Key.CURRENT;
         Set<VolumeFormat> formats = TABLE.getOrDefault(feature, Map.of()).getOrDefault(key, Set.of());
         return volume.volumeFormat().filter(formats::contains).isPresent();

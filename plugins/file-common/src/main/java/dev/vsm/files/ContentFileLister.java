@@ -1,10 +1,7 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.files.BackupArchiveName;
-import dev.vsm.files.ContentFileNames;
-import dev.vsm.files.DirLayout;
 import dev.vsm.spi.BackupDetails;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
@@ -29,7 +26,7 @@ import java.util.regex.Pattern;
  * container templates (only when no owner is asked for), backups, snippets and import sources;
  * beyond pve, each OVA's disks too ({@link OvaDisks}).
  */
-final class ContentFileLister {
+public final class ContentFileLister {
     private final String storeid;
     private final DirLayout layout;
     private final ZoneId zone;
@@ -39,7 +36,7 @@ final class ContentFileLister {
      * @param zone    the time zone backup names are written in (pve: the host's local time)
      * @param console where a file that is a symbolic link out of the storage is warned about (and skipped)
      */
-    ContentFileLister(String storeid, DirLayout layout, ZoneId zone, Console console) {
+    public ContentFileLister(String storeid, DirLayout layout, ZoneId zone, Console console) {
         this.console = requireNonNull(console, "console");
         this.storeid = requireNonNull(storeid, "storeid");
         this.layout = requireNonNull(layout, "layout");
@@ -47,7 +44,7 @@ final class ContentFileLister {
     }
 
     /** The files of one content type, of one owner when {@code vmid} is not null. */
-    List<VolumeInfo> list(ContentType type, Integer vmid) {
+    public List<VolumeInfo> list(ContentType type, Integer vmid) {
         if (vmid != null && (type == ContentType.ISO || type == ContentType.VZTMPL)) {
             return List.of();
         }
@@ -107,7 +104,7 @@ final class ContentFileLister {
         BackupDetails details = BackupDetails.of(
                 archive.map(BackupArchiveName::type).orElse("unknown"),
                 notes(file),
-                Files.exists(Path.of(file + DirStorage.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+                Files.exists(Path.of(file + BackupAttributes.PROTECTED_EXT), java.nio.file.LinkOption.NOFOLLOW_LINKS));
         return Optional.of(VolumeInfo.builder(volid, format.get(), type)
                 .size(size)
                 .vmid(owner)
@@ -124,7 +121,7 @@ final class ContentFileLister {
 
     /** The first line of the archive's notes file, UTF-8 (read as Latin-1 when it is not valid UTF-8), or null. */
     private static String notes(Path archive) {
-        Path notes = Path.of(archive + DirStorage.NOTES_EXT);
+        Path notes = Path.of(archive + BackupAttributes.NOTES_EXT);
         if (!Files.isRegularFile(notes, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return null;
         }

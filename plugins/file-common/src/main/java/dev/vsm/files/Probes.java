@@ -1,4 +1,4 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -20,12 +20,12 @@ import java.util.concurrent.TimeoutException;
  * activation and capacity together) starts one thread for its 50 probes. A probe that hangs keeps
  * its thread, and the next probe gets a new one; a thread idle for a few seconds ends.
  */
-final class Probes {
-    static final Duration LIMIT = Duration.ofSeconds(2);
+public final class Probes {
+    public static final Duration LIMIT = Duration.ofSeconds(2);
 
     private static final ExecutorService POOL =
             new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(), task -> {
-                Thread thread = new Thread(task, "vsm-dir-probe");
+                Thread thread = new Thread(task, "vsm-file-probe");
                 thread.setDaemon(true);
                 return thread;
             });
@@ -38,7 +38,7 @@ final class Probes {
      * cannot be read). What it throws unchecked (a {@link dev.vsm.spi.StorageException} that
      * names the problem) is thrown here.
      */
-    static <T> Optional<T> within(Duration limit, Callable<T> probe) {
+    public static <T> Optional<T> within(Duration limit, Callable<T> probe) {
         Future<T> answer = POOL.submit(probe);
         try {
             return Optional.ofNullable(answer.get(limit.toMillis(), TimeUnit.MILLISECONDS));

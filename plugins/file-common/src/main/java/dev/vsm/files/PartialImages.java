@@ -1,9 +1,11 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.files.ProcessStamp;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.PendingCleanup;
+import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,10 +29,10 @@ import java.util.regex.Pattern;
  * this node, and its process no longer runs (a {@link ProcessStamp}: pid and start time, since pids are
  * handed out again): only then is it removed (by the next alloc or clone
  * into the same directory, and by {@code vsm cleanup}). The node is in the name because a
- * {@code shared} dir storage is seen by other hosts, whose processes are not ours to judge. The
+ * {@code shared} file storage is seen by other hosts, whose processes are not ours to judge. The
  * name never matches an image name ({@code *.raw|qcow2|vmdk}), so nothing lists it as a volume.
  */
-final class PartialImages {
+public final class PartialImages {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String MARK = ".vsm-tmp-";
     private static final Pattern TEMPORARY =
@@ -38,13 +41,13 @@ final class PartialImages {
     private final String node;
     private final HostFiles files;
 
-    PartialImages(String node, HostFiles files) {
+    public PartialImages(String node, HostFiles files) {
         this.node = requireNonNull(node, "node");
         this.files = requireNonNull(files, "files");
     }
 
     /** A fresh temporary name for {@code image}, in its directory. */
-    Path temporaryFor(Path image) {
+    public Path temporaryFor(Path image) {
         return image.resolveSibling("." + image.getFileName() + MARK + safeNode() + "-" + ProcessStamp.current() + "-"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()));
     }
@@ -54,7 +57,7 @@ final class PartialImages {
     }
 
     /** The abandoned temporary files in one image directory (see the class comment), sorted. */
-    List<Path> abandoned(Path imageDir) {
+    public List<Path> abandoned(Path imageDir) {
         List<Path> found = new ArrayList<>();
         if (!Files.isDirectory(imageDir, LinkOption.NOFOLLOW_LINKS)) {
             return found;
@@ -78,7 +81,7 @@ final class PartialImages {
     }
 
     /** The abandoned temporary files under every owner directory of {@code imagesDir}. */
-    List<Path> abandonedUnder(Path imagesDir) {
+    public List<Path> abandonedUnder(Path imagesDir) {
         List<Path> found = new ArrayList<>();
         for (Path owner : FileStat.entries(imagesDir)) {
             if (Files.isDirectory(owner, LinkOption.NOFOLLOW_LINKS)) {
@@ -89,10 +92,43 @@ final class PartialImages {
     }
 
     /** Removes what {@link #abandoned} found in {@code imageDir}; call with the storage lock held. */
-    void removeAbandoned(Path imageDir) {
+    public void removeAbandoned(Path imageDir) {
         for (Path file : abandoned(imageDir)) {
             files.delete(file);
         }
+    }
+
+    /**
+     * What {@code vsm cleanup} removes on a storage of this layout: the abandoned temporary files
+     * under every owner directory of {@code images}, in {@code import} (disks extracted from OVAs,
+     * streamed files) and in {@code iso}, {@code vztmpl} and {@code snippets} (files imported from
+     * a stream); never one reached through a link out of the storage. Run after the storage lock
+     * is released; a file already gone is no failure.
+     */
+    public Optional<PendingCleanup> pendingCleanup(DirLayout layout) {
+        List<Path> abandoned = new ArrayList<>(abandonedUnder(layout.subdir(ContentType.IMAGES)));
+        abandoned.addAll(abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
+        for (ContentType streamed : List.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS)) {
+            abandoned.addAll(abandoned(layout.subdir(streamed))); // files imported from a stream
+        }
+        abandoned.removeIf(p -> layout.linkOut(p).isPresent()); // never delete through a link out of the storage
+        if (abandoned.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> items = abandoned.stream()
+                .map(p -> layout.basePath().relativize(p).toString())
+                .toList();
+        return Optional.of(PendingCleanup.of(
+                items,
+                () -> abandoned.forEach(p -> {
+                    try {
+                        files.delete(p);
+                    } catch (StorageException e) {
+                        if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+                            throw e;
+                        }
+                    }
+                })));
     }
 
     private static boolean running(String stamp) {

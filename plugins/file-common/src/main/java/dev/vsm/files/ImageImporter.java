@@ -1,10 +1,7 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.files.DirLayout;
-import dev.vsm.files.DiskNames;
-import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ImageConversion;
 import dev.vsm.spi.ImageImport;
@@ -21,7 +18,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * New images that are written before they count as volumes: {@code vsm import} into a dir storage
+ * New images that are written before they count as volumes: {@code vsm import} into a file storage
  * ({@code qemu-img convert} with the storage's options: preallocation, subclusters, cluster size)
  * and {@code import-stream} ({@code qemu-img create}, then the stream: {@link #allocWritten}). The
  * image is made under a temporary name in the guest's image directory ({@link PartialImages});
@@ -29,7 +26,7 @@ import java.util.function.Consumer;
  * A failure removes the temporary file; one left by a vsm killed with SIGKILL is never listed,
  * and the next import, alloc or clone into that directory, or {@code vsm cleanup}, removes it.
  */
-final class DirImageImporter {
+final class ImageImporter {
     private static final Set<VolumeFormat> FORMATS =
             EnumSet.of(VolumeFormat.RAW, VolumeFormat.QCOW2, VolumeFormat.VMDK);
 
@@ -46,8 +43,7 @@ final class DirImageImporter {
         List<String> volnames(int vmid);
     }
 
-    DirImageImporter(
-            String storageId, DirLayout layout, StorageContext context, ImageOptions options, NameSource names) {
+    ImageImporter(String storageId, DirLayout layout, StorageContext context, ImageOptions options, NameSource names) {
         this.storageId = requireNonNull(storageId, "storageId");
         this.layout = requireNonNull(layout, "layout");
         this.context = requireNonNull(context, "context");
@@ -137,11 +133,7 @@ final class DirImageImporter {
 
     /** pve's alloc checks: the extension must be the format's, and the image must not exist yet. */
     private static void checkName(String name, VolumeFormat format, Path imageDir) {
-        VolumeFormat extension = ImageFileName.parse(name).format();
-        if (extension != format) {
-            throw StorageException.badInput(
-                    "illegal name '%s' - wrong extension for format ('%s != '%s')", name, extension, format);
-        }
+        FileVolumes.checkExtension(name, format);
         Path path = imageDir.resolve(name);
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("disk image '%s' already exists", path);

@@ -1,4 +1,4 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import java.io.IOException;
 import java.nio.file.DirectoryIteratorException;
@@ -16,16 +16,16 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** Reading the file system (never changing it): stat, ctime and sorted directory entries. */
-final class FileStat {
+public final class FileStat {
     /** pve lists with Perl's glob, which sorts case-insensitively. */
-    static final Comparator<Path> GLOB_ORDER = Comparator.comparing(
+    public static final Comparator<Path> GLOB_ORDER = Comparator.comparing(
                     (Path p) -> p.toString(), String.CASE_INSENSITIVE_ORDER)
             .thenComparing(Path::toString);
 
     private FileStat() {}
 
     /** stat (following symbolic links), or empty when it fails. */
-    static Optional<BasicFileAttributes> stat(Path path) {
+    public static Optional<BasicFileAttributes> stat(Path path) {
         try {
             return Optional.of(Files.readAttributes(path, BasicFileAttributes.class));
         } catch (IOException e) {
@@ -34,7 +34,7 @@ final class FileStat {
     }
 
     /** lstat (not following symbolic links), or empty when it fails. */
-    static Optional<BasicFileAttributes> lstat(Path path) {
+    public static Optional<BasicFileAttributes> lstat(Path path) {
         try {
             return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
         } catch (IOException e) {
@@ -43,7 +43,7 @@ final class FileStat {
     }
 
     /** The inode change time in seconds since the epoch, or null when it cannot be read. */
-    static Long ctime(Path path) {
+    public static Long ctime(Path path) {
         try {
             Object t = Files.getAttribute(path, "unix:ctime");
             return t instanceof FileTime ft ? ft.toMillis() / 1000 : null;
@@ -57,7 +57,7 @@ final class FileStat {
      * sorts them; empty when unreadable. The names are sorted, not the paths (the same order: the
      * paths share their directory), each name's lower case computed once.
      */
-    static List<Path> entries(Path dir) {
+    public static List<Path> entries(Path dir) {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
             for (Path p : s) {
@@ -73,7 +73,7 @@ final class FileStat {
     }
 
     /** Names in {@link #GLOB_ORDER}. */
-    static List<String> sortedGlob(List<String> names) {
+    public static List<String> sortedGlob(List<String> names) {
         String[][] keyed = new String[names.size()][];
         for (int i = 0; i < keyed.length; i++) {
             String name = names.get(i);
@@ -105,7 +105,7 @@ final class FileStat {
         return name.toLowerCase(Locale.ROOT);
     }
 
-    static boolean isFileOrLink(Path path) {
+    public static boolean isFileOrLink(Path path) {
         return Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(path);
     }
 }

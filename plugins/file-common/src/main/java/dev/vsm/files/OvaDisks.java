@@ -1,8 +1,7 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.files.DirVolumeNames;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.StorageContext;
@@ -19,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Disks inside the OVAs of a dir storage's {@code import} content (pve's import volumes
+ * Disks inside the OVAs of a file storage's {@code import} content (pve's import volumes
  * {@code import/<x>.ova/<disk>.vmdk}, format {@code ova+vmdk}).
  *
  * <p>Listing shows each disk member of each OVA below the OVA itself (pve lists only the OVA and

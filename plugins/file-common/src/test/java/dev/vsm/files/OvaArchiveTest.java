@@ -1,4 +1,4 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,7 @@
-package dev.vsm.plugin.dir;
+package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.files.DirLayout;
-import dev.vsm.files.ImageFileName;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
@@ -25,12 +23,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Lists the images of a dir storage (pve's {@code list_images}): every
+ * Lists the images of a file storage (pve's {@code list_images}): every
  * {@code images/<vmid>/<name>.<raw|qcow2|vmdk|subvol>} with a valid image name, its size and
  * allocation (from {@link QemuImg#inspect}, all images at once), and for a linked clone the
  * volume id that names its base.
  */
-final class ImageLister {
+public final class ImageLister {
     /** A VMID directory: written canonically and fitting an int, as volume names require. */
     private static final Pattern OWNER = Pattern.compile("0|[1-9][0-9]{0,9}");
 
@@ -43,7 +41,7 @@ final class ImageLister {
     private final QemuImg qemuImg;
     private final Console console;
 
-    ImageLister(String storeid, DirLayout layout, QemuImg qemuImg, Console console) {
+    public ImageLister(String storeid, DirLayout layout, QemuImg qemuImg, Console console) {
         this.storeid = requireNonNull(storeid, "storeid");
         this.layout = requireNonNull(layout, "layout");
         this.qemuImg = requireNonNull(qemuImg, "qemuImg");
@@ -55,7 +53,7 @@ final class ImageLister {
      * (a broken or hostile header, a file that vanished) is left out with a warning; the others
      * are still listed.
      */
-    List<VolumeInfo> list(Integer vmid) {
+    public List<VolumeInfo> list(Integer vmid) {
         List<Path> files = new ArrayList<>();
         List<ImageFile> toInspect = new ArrayList<>();
         Map<Path, VolumeFormat> formats = new HashMap<>();
@@ -114,7 +112,7 @@ final class ImageLister {
     }
 
     /** The volume names ({@code <vmid>/<name>}) of one owner's image files, read from the directory alone. */
-    List<String> volnames(int vmid) {
+    public List<String> volnames(int vmid) {
         return candidates(vmid, false).stream()
                 .map(c -> vmid + "/" + c.file().getFileName())
                 .toList();
