@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -24,15 +25,17 @@ import java.util.Optional;
 final class DropInCalls implements InvocationHandler {
     private final Object target;
     private final ClassLoader loader;
+    private final String source;
 
-    private DropInCalls(Object target, ClassLoader loader) {
+    private DropInCalls(Object target, ClassLoader loader, String source) {
         this.target = requireNonNull(target, "target");
         this.loader = requireNonNull(loader, "loader");
+        this.source = requireNonNull(source, "source");
     }
 
-    /** {@code plugin}, each of whose calls runs under {@code loader}. */
-    static StoragePlugin plugin(StoragePlugin plugin, ClassLoader loader) {
-        return proxy(StoragePlugin.class, plugin, loader);
+    /** {@code plugin} from {@code source} (its jar or directory), each of whose calls runs under {@code loader}. */
+    static StoragePlugin plugin(StoragePlugin plugin, ClassLoader loader, String source) {
+        return proxy(StoragePlugin.class, plugin, loader, source);
     }
 
     /** The plugin's own object behind a wrapper, or {@code object} itself when it is none (for tests and messages). */
@@ -42,9 +45,9 @@ final class DropInCalls implements InvocationHandler {
                 : object;
     }
 
-    private static <T> T proxy(Class<T> type, T target, ClassLoader loader) {
-        return type.cast(
-                Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new DropInCalls(target, loader)));
+    private static <T> T proxy(Class<T> type, T target, ClassLoader loader, String source) {
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(), new Class<?>[] {type}, new DropInCalls(target, loader, source)));
     }
 
     @Override
@@ -54,6 +57,13 @@ final class DropInCalls implements InvocationHandler {
         try (ThreadContextClassLoader swap = new ThreadContextClassLoader(loader)) {
             result = method.invoke(target, args);
         } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof NoClassDefFoundError missing) {
+                // a class the plugin's loader cannot find only when first used, after the plugin loaded
+                throw new StorageException(
+                        StorageException.Kind.FAILED,
+                        "storage plugin " + source + ": " + PluginRegistry.fixFor(missing),
+                        missing);
+            }
             throw e.getCause();
         }
         return wrap(result);
@@ -61,7 +71,7 @@ final class DropInCalls implements InvocationHandler {
 
     private Object wrap(Object result) {
         if (result instanceof Storage storage) {
-            return proxy(Storage.class, storage, loader);
+            return proxy(Storage.class, storage, loader, source);
         }
         if (result instanceof Runnable task) {
             return runnable(task);

@@ -206,7 +206,10 @@ public final class PluginRegistry {
                         source.name(), className, "cannot create the plugin: " + rootMessage(e) + " - " + fixFor(e)));
                 continue;
             }
-            register(source.dropIn() ? DropInCalls.plugin(plugin, source.loader()) : plugin, className, source.name());
+            register(
+                    source.dropIn() ? DropInCalls.plugin(plugin, source.loader(), source.name()) : plugin,
+                    className,
+                    source.name());
         }
         if (!foundAny && source.dropIn()) {
             refuse(Entry.refused(
@@ -278,11 +281,13 @@ public final class PluginRegistry {
     }
 
     /** The fix for a plugin that throws: a missing class means a library the plugin does not bundle. */
-    private static String fixFor(Throwable e) {
+    static String fixFor(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof NoClassDefFoundError || t instanceof ClassNotFoundException) {
-                return "the plugin needs a library it does not ship: install it as a sub-directory holding the plugin's jar"
-                        + " and its libraries";
+                String missing =
+                        t.getMessage() == null ? "" : " (" + t.getMessage().replace('/', '.') + " is missing)";
+                return "the plugin needs a library it does not ship" + missing
+                        + ": install it as a sub-directory holding the plugin's jar and its libraries";
             }
             if (t.getCause() == t) {
                 break;

@@ -101,10 +101,20 @@ class BuiltInPluginsAsDropInsTest {
                     path: %s
                 """.formatted(sandbox.resolve("d")));
         Vsm.Result status = vsm.run("status", "--storage", "dd");
-        assertThat(status.exit())
-                .as("stdout: %s stderr: %s", status.out(), status.err())
+        assertThat(status.out())
+                .as("status reports the storage it cannot open as inactive")
+                .contains("inactive");
+        Vsm.Result alloc = vsm.run("alloc", "dd", "100", "", "1M");
+        assertThat(alloc.exit())
+                .as("stdout: %s stderr: %s", alloc.out(), alloc.err())
                 .isNotZero();
-        assertThat(status.err()).contains("dev/vsm/files/");
+        assertThat(sandbox.resolve("d/images/100/vm-100-disk-0.raw")).doesNotExist();
+        assertThat(List.of(status.err(), alloc.err()))
+                .as("a library missing at the first call is named, without a stack trace")
+                .allSatisfy(err -> assertThat(err)
+                        .contains("(dev.vsm.files.")
+                        .contains("install it as a sub-directory")
+                        .doesNotContain("\tat "));
     }
 
     @Nested
@@ -167,7 +177,7 @@ class BuiltInPluginsAsDropInsTest {
             assertThat(status.exit())
                     .as("stdout: %s stderr: %s", status.out(), status.err())
                     .isNotZero();
-            assertThat(status.err()).contains("dev/vsm/lvm/");
+            assertThat(status.err()).contains("(dev.vsm.lvm.");
         }
     }
 
