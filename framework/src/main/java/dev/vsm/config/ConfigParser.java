@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.composer.Composer;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
@@ -22,6 +23,9 @@ import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.parser.Parser;
+import org.snakeyaml.engine.v2.parser.ParserImpl;
+import org.snakeyaml.engine.v2.scanner.StreamReader;
 import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
@@ -29,7 +33,8 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
  * key's line. YAML 1.2 core schema ({@code off} and {@code yes} are strings), composed to nodes
  * only (no Java objects are built from the file), with guards against hostile files: at most
  * {@value #MAX_COLLECTION_ALIASES} aliases of lists or mappings (alias bombs), no duplicate keys,
- * no keys that are not plain scalars, one document, and only the known top-level keys.
+ * no keys that are not plain scalars, at most {@value #MAX_DEPTH} levels of nesting (the composer
+ * recurses once per level), one document, and only the known top-level keys.
  *
  * <p>It checks the shape of the file (a {@code storages} mapping of mappings with a {@code type}),
  * not the properties: that is {@link SectionValidator}'s job, once the type's schema is known.
@@ -45,6 +50,8 @@ final class ConfigParser {
 
     static final int MAX_COLLECTION_ALIASES = 10;
     static final int MAX_CODE_POINTS = 1 << 20;
+    /** Far above any real configuration (storages, a section, a list value: four levels). */
+    static final int MAX_DEPTH = 64;
 
     /**
      * The file's top level: its keys in order, the values of the reserved ones, and the storage sections.
@@ -144,7 +151,9 @@ final class ConfigParser {
     private Node compose(String text) {
         Optional<Node> root;
         try {
-            root = new Compose(loadSettings(file)).composeString(text);
+            LoadSettings settings = loadSettings(file);
+            Parser parser = new DepthLimit(new ParserImpl(settings, new StreamReader(settings, text)));
+            root = new Composer(settings, parser).getSingleNode();
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
             String context = e.getContext() == null ? "" : " (" + e.getContext() + ")";
@@ -157,6 +166,48 @@ final class ConfigParser {
         }
         return root.orElseThrow(
                 () -> problem(0, null, "the file holds no configuration (expected a 'storages:' mapping)"));
+    }
+
+    /** Refuses a list or mapping nested deeper than {@value #MAX_DEPTH} before the composer recurses into it. */
+    private final class DepthLimit implements Parser {
+        private final Parser parser;
+        private int depth;
+
+        DepthLimit(Parser parser) {
+            this.parser = parser;
+        }
+
+        @Override
+        public boolean checkEvent(Event.ID id) {
+            return parser.checkEvent(id);
+        }
+
+        @Override
+        public Event peekEvent() {
+            return parser.peekEvent();
+        }
+
+        @Override
+        public boolean hasNext() {
+            return parser.hasNext();
+        }
+
+        @Override
+        public Event next() {
+            Event event = parser.next();
+            switch (event.getEventId()) {
+                case MappingStart, SequenceStart -> {
+                    if (++depth > MAX_DEPTH) {
+                        int line =
+                                event.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+                        throw problem(line, null, "lists and mappings nested deeper than " + MAX_DEPTH + " levels");
+                    }
+                }
+                case MappingEnd, SequenceEnd -> depth--;
+                default -> {}
+            }
+            return event;
+        }
     }
 
     /** Refuses duplicate keys and keys that are not plain scalars, in every mapping of the file. */

@@ -441,6 +441,26 @@ class ConfigLoadTest {
     }
 
     @Test
+    void deepNestingIsRefusedWithItsLineNotAStackOverflow() {
+        // 20,000 levels in 40 KB: the composer recursed once per level into a StackOverflowError
+        assertRefused(
+                "storages:\n  x: " + "[".repeat(20_000) + "]".repeat(20_000) + "\n",
+                f + ":2: lists and mappings nested deeper than 64 levels");
+        assertRefused(
+                "storages:\n\n  x: " + "{a: ".repeat(20_000) + "}".repeat(20_000) + "\n",
+                f + ":3: lists and mappings nested deeper than 64 levels");
+    }
+
+    @Test
+    void nestingUpToTheLimitIsRead() {
+        // 64 levels: the top mapping, storages, a section, and 61 lists in a value the schema then refuses
+        assertRefused(
+                "storages:\n  local:\n    type: dir\n    path: /srv\n    nodes: " + "[".repeat(61) + "]".repeat(61)
+                        + "\n",
+                f + ":5: storage 'local': nodes: type check ('list') failed - got a nested list");
+    }
+
+    @Test
     void aRecursiveAliasDoesNotHangTheReader() {
         assertRefused(
                 "storages:\n  local:\n    type: dir\n    path: /srv\n    nodes: &n [a1, *n]\n",

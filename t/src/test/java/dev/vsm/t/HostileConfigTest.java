@@ -97,6 +97,12 @@ class HostileConfigTest {
                 f + ":5: duplicate key 'path'",
                 "status");
         refused(vsm, "storages:\n  local:\n    type: 12\n    path: /srv\n", f + ":3", "status");
+        // 20,000 levels in 40 KB ended in a StackOverflowError, exit 1 and a stack trace
+        refused(
+                vsm,
+                "storages:\n  x: " + "[".repeat(20_000) + "]".repeat(20_000) + "\n",
+                f + ":2: lists and mappings nested deeper than 64 levels",
+                "status");
     }
 
     @Test
