@@ -1,5 +1,6 @@
 package dev.vsm.transfer;
 
+import dev.vsm.qemu.ImageSizeLimits;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,8 @@ import java.nio.ByteOrder;
 public final class SizeHeader {
     /** How many bytes the header takes. */
     public static final int LENGTH = 8;
+    /** The largest size read: qemu's limit for any image, in whole KiB (volumes are allocated in KiB). */
+    static final long MAX = ImageSizeLimits.BLOCK_LAYER_MAX & ~1023L;
 
     private SizeHeader() {}
 
@@ -32,7 +35,7 @@ public final class SizeHeader {
     /**
      * Reads the header; fails (bad input) when the stream ends before it, with pve's
      * {@code import: no size found in export header, aborting.}, or when it is not a size vsm can
-     * allocate (0, or beyond 2^63-1).
+     * allocate (0, or beyond {@link #MAX}).
      */
     public static long read(InputStream in) throws IOException {
         byte[] b = in.readNBytes(LENGTH);
@@ -43,6 +46,10 @@ public final class SizeHeader {
         if (size <= 0) {
             throw StorageException.badInput(
                     "import: the size header says %s bytes: not a volume size", Long.toUnsignedString(size));
+        }
+        if (size > MAX) {
+            throw StorageException.badInput(
+                    "import: the size header says %d bytes: more than any image can hold (at most %d)", size, MAX);
         }
         return size;
     }

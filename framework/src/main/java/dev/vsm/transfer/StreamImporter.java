@@ -382,7 +382,7 @@ public final class StreamImporter {
     }
 
     private static long kib(long size) {
-        return (size + 1023) / 1024;
+        return size / 1024 + (size % 1024 == 0 ? 0 : 1); // (size + 1023) / 1024 overflows near 2^63
     }
 
     private static long readHeader(InputStream in) {

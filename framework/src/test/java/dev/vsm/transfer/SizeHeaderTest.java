@@ -32,5 +32,14 @@ class SizeHeaderTest {
         byte[] huge = {0, 0, 0, 0, 0, 0, 0, (byte) 0x80};
         assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(huge)))
                 .hasMessage("import: the size header says 9223372036854775808 bytes: not a volume size");
+        byte[] largest = {-1, -1, -1, -1, -1, -1, -1, 0x7f}; // 2^63 - 1: "internal error", exit 1
+        assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(largest)))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.BAD_INPUT))
+                .hasMessage("import: the size header says 9223372036854775807 bytes: more than any image can hold"
+                        + " (at most 9223372036854774784)");
+        byte[] pastTheLastKib = {1, -4, -1, -1, -1, -1, -1, 0x7f}; // 2^63 - 1023: 2^53 KiB overflowed qemu-img's size
+        assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(pastTheLastKib)))
+                .hasMessageContaining("more than any image can hold");
     }
 }

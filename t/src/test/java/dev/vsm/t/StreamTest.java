@@ -146,6 +146,13 @@ class StreamTest {
         Files.write(bad, new byte[] {1, 2, 3});
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
                 .badInput("import: no size found in export header, aborting.");
+        Files.write(bad, header(Long.MAX_VALUE)); // was "internal error", exit 1
+        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
+                .badInput("import: the size header says 9223372036854775807 bytes: more than any image can hold");
+        Files.write(
+                bad, header(Long.MAX_VALUE & ~1023L)); // the largest read; past the file system's (or the data's) end
+        vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "raw+size", bad.toString())
+                .badInput("(nothing was kept)");
 
         Path qstream = sandbox.resolve("q.stream");
         vsm.run("export", "aa:100/vm-100-disk-1.qcow2", "qcow2+size", qstream.toString(), "--with-snapshots", "1", "-q")
