@@ -243,14 +243,21 @@ public final class StorageManager {
         return new VolumeId(storageId, volname);
     }
 
+    private static final Pattern OWNED_NAME = Pattern.compile("(?:vm|base)-0*([1-9][0-9]*)-");
+
     /**
      * What {@code alloc} refuses beyond pve's checks, on every type: a storage whose content does
      * not hold what the volume would be listed as (images; rootdir for a subvol), as no listing
-     * would show the volume; and a name of another guest (pve's lvmthin rule, here for all types),
+     * would show the volume; a base name, which only {@code create-base} gives (pve allocates one,
+     * writable, and its clones trust it); and a name of another guest (pve's lvmthin rule, here for all types),
      * as listing by owner, disk numbering and a guest's removal go by the name. A name that
-     * names no guest is left to the plugin, which refuses what it cannot parse.
+     * names no guest is left to the plugin, which refuses what it cannot parse. An import makes a
+     * new volume too and is checked the same way.
      */
-    private static final Pattern OWNED_NAME = Pattern.compile("(?:vm|base)-0*([1-9][0-9]*)-");
+    public void checkAllocatable(String storageId, int vmid, String name, VolumeFormat fmt) {
+        StorageConfig cfg = config(storageId);
+        checkAllocatable(cfg, registry.require(cfg.type()).schema(), vmid, name, fmt);
+    }
 
     private static void checkAllocatable(
             StorageConfig cfg, PluginSchema schema, int vmid, String name, VolumeFormat fmt) {
@@ -266,6 +273,13 @@ public final class StorageManager {
                             .collect(Collectors.joining(",")),
                     listedAs.id(),
                     cfg.id());
+        }
+        if (name != null && name.startsWith("base-")) {
+            // a base made here would be writable and not immutable, and clone would trust it
+            throw StorageException.badInput(
+                    "illegal name '%s' - only create-base makes a base volume (allocate 'vm-%d-...' and run"
+                            + " 'vsm create-base' on it)",
+                    VolumeId.printable(name), vmid);
         }
         Matcher owner = name == null ? null : OWNED_NAME.matcher(name);
         if (owner != null && owner.lookingAt() && !owner.group(1).equals(Integer.toString(vmid))) {

@@ -136,6 +136,7 @@ public final class ImageImports {
      */
     public VolumeId importImage(String storageId, int vmid, ImportSource source, String format, String name) {
         VolumeFormat fmt = targetFormat(storageId, format, null);
+        manager.checkAllocatable(storageId, vmid, name, fmt);
         Storage storage = manager.activate(storageId);
         Capabilities.require(storage, Operation.IMPORT_IMAGE);
         VolumeId volid = new VolumeId(storageId, storage.importImage(new ImageImport(vmid, name, fmt, source.image())));

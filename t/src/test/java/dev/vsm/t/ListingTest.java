@@ -46,10 +46,11 @@ class ListingTest {
      */
     @Test
     void nativeAndQemuImgListingsAreIdentical() throws Exception {
-        vsm.run("alloc", "st", "100", "base-100-disk-0.qcow2", "64M", "--format", "qcow2")
+        vsm.run("alloc", "st", "100", "", "64M", "--format", "qcow2").ok();
+        vsm.run("create-base", "st:100/vm-100-disk-0.qcow2").ok();
+        vsm.run("alloc", "st", "100", "vm-100-disk-1.raw", "64M", "--format", "raw")
                 .ok();
-        vsm.run("alloc", "st", "100", "base-100-disk-1.raw", "64M", "--format", "raw")
-                .ok();
+        vsm.run("create-base", "st:100/vm-100-disk-1.raw").ok();
         vsm.run("set", "st", "--qcow2-subclusters", "on").ok();
         vsm.run("alloc", "st", "200", "", "1T", "--format", "qcow2").ok();
         vsm.run("set", "st", "--qcow2-subclusters", "off", "--qcow2-cluster-size", "2M")

@@ -52,7 +52,8 @@ class NewUserTest {
     }
 
     @Test
-    void allocRefusesWhatNoListingWouldShow() {
+    void allocRefusesWhatNoListingWouldShow() throws IOException {
+        Path disk = Files.write(sandbox.resolve("disk.raw"), new byte[1 << 20]);
         refused("storage 'isos' does not support content-type 'images'", "alloc", "isos", "100", "", "1M");
         refused(
                 "storage 'isos' does not support content-type 'images'",
@@ -69,12 +70,28 @@ class NewUserTest {
                 "vm-101-disk-0.raw",
                 "1G");
         refused(
-                "illegal name 'base-7777-disk-0.qcow2' - should be 'vm-100-*'",
+                "illegal name 'vm-7777-disk-0.qcow2' - should be 'vm-100-*'",
                 "alloc",
                 "local",
                 "100",
-                "base-7777-disk-0.qcow2",
+                "vm-7777-disk-0.qcow2",
                 "1M");
+        // a base allocated writable, which clone would then trust: only create-base makes one
+        refused(
+                "illegal name 'base-100-disk-0.qcow2' - only create-base makes a base volume",
+                "alloc",
+                "local",
+                "100",
+                "base-100-disk-0.qcow2",
+                "1M");
+        refused(
+                "illegal name 'base-100-disk-0.raw' - only create-base makes a base volume",
+                "import",
+                "local",
+                "100",
+                disk.toString(),
+                "--name",
+                "base-100-disk-0.raw");
         assertThat(vsm.run("alloc", "local", "100", "vm-100-disk-4.raw", "1M")
                         .ok()
                         .out())
