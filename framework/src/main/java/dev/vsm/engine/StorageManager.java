@@ -10,6 +10,7 @@ import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
@@ -289,23 +290,35 @@ public final class StorageManager {
 
     /**
      * Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused.
-     * A backup archive's log and notes files go with it (as pve's volume deletion does).
+     * A backup archive's log and notes files go with it (as pve's volume deletion does). A volume
+     * that is already gone is warned about and counts as freed, as in pve: cleanups after a migration
+     * free volumes that may be gone.
+     *
+     * @return false when the volume was already gone
      */
-    public void free(VolumeId volid) {
+    public boolean free(VolumeId volid) {
         Volume volume = volume(volid);
         Storage storage = volume.storage();
         VolumeName name = volume.name();
-        Optional<Runnable> cleanup = context.locks().withStorageLock(volid.storage(), () -> {
+        // empty when the volume was gone; else what the plugin leaves to run after the lock
+        Optional<Optional<Runnable>> freed = context.locks().withStorageLock(volid.storage(), () -> {
             if (name.isBase() && !linkedClones(storage, name).isEmpty()) {
                 throw StorageException.badInput("base volume '%s' is still in use by linked clones", volid.volname());
             }
-            Optional<Runnable> later = storage.freeImage(name);
+            Optional<Runnable> later;
+            try {
+                later = storage.freeImage(name);
+            } catch (NoSuchVolumeException gone) {
+                context.console().warn("warning: " + gone.getMessage() + " - nothing to remove");
+                return Optional.empty();
+            }
             if (name.type() == ContentType.BACKUP) {
                 ArchiveAuxiliaries.remove(storage.path(name), context, java.time.ZoneId.systemDefault());
             }
-            return later;
+            return Optional.of(later);
         });
-        cleanup.ifPresent(Runnable::run);
+        freed.flatMap(later -> later).ifPresent(Runnable::run);
+        return freed.isPresent();
     }
 
     /**

@@ -41,6 +41,8 @@ public interface Storage {
     /**
      * Frees a volume. A plugin that must do slow work after the fast part (zeroing a removed LV)
      * returns it as a task, which the engine runs after releasing the storage lock.
+     *
+     * @throws NoSuchVolumeException when the volume does not exist (the engine then warns and succeeds, as pve)
      */
     Optional<Runnable> freeImage(VolumeName volume);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.testing.LoopVolumeGroup;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,7 +59,12 @@ class LvmBadInputTest {
                 "4M");
         refused("lvm name '../x' contains illegal characters", "free", "san:../x");
         refused("unable to parse lvm volume name 'root'", "path", "san:root");
-        refused("volume 'san:vm-100-disk-9' does not exist", "free", "san:vm-100-disk-9");
+        // a volume already gone: pve's warning and success, which migration cleanups rely on
+        List<String> lvs = vg.lvNames();
+        Vsm.Result gone = vsm.run("free", "san:vm-100-disk-9").ok();
+        assertThat(gone.err()).isEqualTo("warning: volume 'san:vm-100-disk-9' does not exist - nothing to remove\n");
+        assertThat(gone.out()).isEmpty();
+        assertThat(vg.lvNames()).isEqualTo(lvs);
     }
 
     @Test

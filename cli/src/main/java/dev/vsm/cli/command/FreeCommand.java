@@ -33,11 +33,12 @@ public final class FreeCommand extends ChangingCommand {
             throw StorageException.badInput("delay: value must be between 1 and 30, got %d", delay);
         }
         VolumeId volid = resolve(volume, storage);
-        session().manager().free(volid);
-        output.print(
-                out(),
-                Map.of("volid", volid.toString(), "dry-run", dryRun()),
-                o -> o.println((dryRun() ? "would remove volume '" : "Removed volume '") + volid + "'"));
+        boolean removed = session().manager().free(volid);
+        output.print(out(), Map.of("volid", volid.toString(), "dry-run", dryRun(), "removed", removed), o -> {
+            if (removed) { // a volume already gone was warned about on stderr: nothing to claim
+                o.println((dryRun() ? "would remove volume '" : "Removed volume '") + volid + "'");
+            }
+        });
     }
 
     /** pve's {@code real_volume_id}: a volume id, or a volume name plus {@code --storage}. */

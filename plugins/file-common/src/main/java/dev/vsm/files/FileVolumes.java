@@ -10,6 +10,7 @@ import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Preallocation;
 import dev.vsm.spi.StorageContext;
@@ -215,9 +216,8 @@ public final class FileVolumes {
     public Optional<Runnable> free(VolumeName volume) {
         Path path = path(volume);
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-            // pve warns "disk image '<path>' does not exist" and reports success; nothing was removed
-            throw StorageException.badInput(
-                    "volume '%s:%s' does not exist (no file '%s')", storageId, volume.volname(), path);
+            throw new NoSuchVolumeException(
+                    String.format("volume '%s:%s' does not exist (no file '%s')", storageId, volume.volname(), path));
         }
         if (new BackupAttributes(layout, context.files()).isProtected(volume)) {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), storageId);

@@ -17,6 +17,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
@@ -200,8 +201,8 @@ final class LvmStorage implements Storage {
         String vg = options.vgname();
         LvsReport lvs = lvm.lvs(vg);
         LogicalVolume lv = lvs.find(vg, volume.name())
-                .orElseThrow(() ->
-                        StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname()));
+                .orElseThrow(() -> new NoSuchVolumeException(
+                        String.format("volume '%s:%s' does not exist", config.id(), volume.volname())));
         if (!options.saferemove()) {
             lvm.lvremove(vg, volume.name());
             return Optional.empty();

@@ -16,6 +16,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.Storage;
@@ -505,6 +506,6 @@ final class LvmThinStorage implements Storage {
     }
 
     private StorageException doesNotExist(VolumeName volume) {
-        return StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname());
+        return new NoSuchVolumeException(String.format("volume '%s:%s' does not exist", config.id(), volume.volname()));
     }
 }
