@@ -10,14 +10,20 @@ import dev.vsm.backup.VzdumpConfig;
 import dev.vsm.config.PruneOptions;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Operation;
+import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,7 +65,7 @@ public final class Backups {
                             "no prune-backups options configured for storage '%s'", storageId));
             options = PruneOptions.parse(configured);
         }
-        List<VolumeInfo> backups = manager.list(storageId, ContentType.BACKUP, vmid);
+        List<VolumeInfo> backups = ownArchives(storageId, manager.list(storageId, ContentType.BACKUP, vmid));
         List<PruneEntry> entries = BackupPruner.mark(backups, options, vmid, type, zone);
         if (dryRun) {
             return entries;
@@ -82,6 +88,54 @@ public final class Backups {
             throw StorageException.failed("error pruning backups - check log");
         }
         return entries;
+    }
+
+    /**
+     * The backups a prune may count and remove: regular, non-empty files owned by the owner of
+     * their directory. In a backup directory others may write (a sticky upload share), anyone can
+     * add files named like backups; three empty ones dated in the future would be the newest and
+     * make {@code keep-last=3} remove every real backup (pve prunes them so). Each one left out is
+     * warned about and left alone.
+     */
+    private List<VolumeInfo> ownArchives(String storageId, List<VolumeInfo> backups) {
+        Storage storage = manager.activate(storageId);
+        List<VolumeInfo> own = new ArrayList<>();
+        for (VolumeInfo backup : backups) {
+            Path path = storage.path(
+                    storage.parseVolname(VolumeId.parse(backup.volid()).volname()));
+            Optional<String> problem;
+            try {
+                problem = notAnOwnArchive(path);
+            } catch (NoSuchFileException gone) {
+                continue; // removed since it was listed
+            } catch (IOException e) {
+                problem = Optional.of("cannot be examined: " + e.getMessage());
+            }
+            if (problem.isEmpty()) {
+                own.add(backup);
+            } else {
+                manager.context()
+                        .console()
+                        .warn("warning: leaving backup '" + backup.volid() + "' alone: " + problem.get());
+            }
+        }
+        return own;
+    }
+
+    private static Optional<String> notAnOwnArchive(Path path) throws IOException {
+        Map<String, Object> file = Files.readAttributes(path, "unix:uid,size,isRegularFile", LinkOption.NOFOLLOW_LINKS);
+        int directoryOwner = (Integer) Files.getAttribute(path.getParent(), "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        if (!(Boolean) file.get("isRegularFile")) {
+            return Optional.of("not a regular file");
+        }
+        if ((Integer) file.get("uid") != directoryOwner) {
+            return Optional.of(
+                    "owned by uid " + file.get("uid") + ", not by its directory's owner (uid " + directoryOwner + ")");
+        }
+        if ((Long) file.get("size") == 0) {
+            return Optional.of("an empty file");
+        }
+        return Optional.empty();
     }
 
     /** Removes a backup archive under the storage lock (pve's {@code archive_remove}), refusing a protected one. */

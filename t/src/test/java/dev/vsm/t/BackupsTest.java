@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.testing.Archives;
+import dev.vsm.testing.HostTools;
 import dev.vsm.testing.VmaWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -66,6 +67,60 @@ class BackupsTest {
         list.forEach(e -> marks.put(
                 e.get("volid").asText().replace("bk:backup/", ""), e.get("mark").asText()));
         return marks;
+    }
+
+    /**
+     * A backup directory others may write (a sticky upload share): files another user names like
+     * backups, dated in the future, would be the newest and make keep-last remove the real ones
+     * (pve removes them so). They are left out of the prune, with a warning each, and left alone.
+     */
+    @Test
+    void filesAnotherUserPlantedInAStickyBackupDirectoryDoNotPruneTheRealBackups() throws IOException {
+        HostTools.require("acts as another local user", "/usr/bin/setpriv", "/usr/bin/touch", "/usr/bin/chmod");
+        List<Path> real = List.of(
+                backup("vzdump-qemu-100-2020_01_01-10_00_00.vma.zst"),
+                backup("vzdump-qemu-100-2020_01_02-10_00_00.vma.zst"));
+        HostTools.mustRun(
+                Map.of(),
+                "chmod",
+                "0755",
+                sandbox.toString(),
+                sandbox.resolve("bk").toString());
+        HostTools.mustRun(Map.of(), "chmod", "1777", dump.toString());
+        List<String> planted = List.of(
+                "vzdump-qemu-100-2099_01_01-10_00_00.vma.zst",
+                "vzdump-qemu-100-2099_01_02-10_00_00.vma.zst",
+                "vzdump-qemu-100-2099_01_03-10_00_00.vma.zst");
+        for (String name : planted) {
+            HostTools.mustRun(
+                    Map.of(), nobody("/usr/bin/touch", dump.resolve(name).toString()));
+        }
+        String full = "vzdump-qemu-100-2099_02_01-10_00_00.vma.zst"; // not empty, but nobody's
+        HostTools.mustRun(Map.of(), nobody("/bin/sh", "-c", "echo data > " + dump.resolve(full)));
+
+        Vsm.Result pruned = vsm.run("prune-backups", "bk", "--keep-last", "1").ok();
+        assertThat(real.get(0))
+                .as("the older real backup, pruned by keep-last=1")
+                .doesNotExist();
+        assertThat(real.get(1)).as("the newest real backup").exists();
+        for (String name : planted) {
+            assertThat(dump.resolve(name)).exists();
+            assertThat(pruned.err())
+                    .contains("warning: leaving backup 'bk:backup/" + name + "' alone: owned by uid 65534, not by its"
+                            + " directory's owner (uid 0)");
+        }
+        assertThat(dump.resolve(full)).exists();
+        assertThat(pruned.out()).doesNotContain("2099");
+    }
+
+    private static String[] nobody(String... argv) {
+        String[] all = new String[argv.length + 4];
+        all[0] = "/usr/bin/setpriv";
+        all[1] = "--reuid=65534";
+        all[2] = "--regid=65534";
+        all[3] = "--clear-groups";
+        System.arraycopy(argv, 0, all, 4, argv.length);
+        return all;
     }
 
     @Test
