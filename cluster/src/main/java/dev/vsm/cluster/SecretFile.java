@@ -1,5 +1,6 @@
 package dev.vsm.cluster;
 
+import dev.vsm.config.ConfigUnavailableException;
 import dev.vsm.spi.StorageException;
 import dev.vsm.trust.FileTrust;
 import java.io.IOException;
@@ -86,12 +87,12 @@ final class SecretFile {
             }
             return secret;
         } catch (NoSuchFileException e) {
-            throw StorageException.badInput(
+            throw badInput(
                     "cluster secret file '%s' does not exist: run 'vsm cluster init' on one node and copy the file"
                             + " it creates to every node (root's, mode 0600)",
                     file);
         } catch (IOException e) {
-            throw StorageException.badInput("cluster secret file '%s' cannot be read: %s", file, e.getMessage());
+            throw badInput("cluster secret file '%s' cannot be read: %s", file, e.getMessage());
         }
     }
 
@@ -124,7 +125,7 @@ final class SecretFile {
                 Files.deleteIfExists(tmp);
             }
         } catch (IOException e) {
-            throw StorageException.badInput("cannot create the cluster secret file '%s': %s", file, e.getMessage());
+            throw badInput("cannot create the cluster secret file '%s': %s", file, e.getMessage());
         }
     }
 
@@ -174,7 +175,15 @@ final class SecretFile {
         }
     }
 
+    /**
+     * Bad input that {@link dev.vsm.config.ConfigStore} passes on as it is (every command says it
+     * in the same words, without {@code create storage failed: }).
+     */
+    private static StorageException badInput(String format, Object... args) {
+        return new ConfigUnavailableException(StorageException.Kind.BAD_INPUT, String.format(format, args));
+    }
+
     private static StorageException refused(Path file, String why) {
-        return StorageException.badInput("cluster secret file '%s' %s", file, why);
+        return badInput("cluster secret file '%s' %s", file, why);
     }
 }

@@ -86,6 +86,8 @@ final class ZooKeeperCluster implements Cluster {
     private StorageException refusal;
     /** {@code cluster init} checks (and with --force repairs) the tree itself: no refusal on connecting. */
     private boolean initialising;
+    /** Whether connecting registers this process under {@code nodes}: not for a dry run of init, which writes nothing. */
+    private boolean registering = true;
 
     private boolean warnedCache;
     private volatile ConnectionState state;
@@ -169,7 +171,9 @@ final class ZooKeeperCluster implements Cluster {
                                 (int) settings.connectWait().toMillis(), TimeUnit.MILLISECONDS);
                 if (reachable) {
                     checkTree(initialising);
-                    register();
+                    if (registering) {
+                        register();
+                    }
                 }
             } catch (StorageException e) {
                 refusal = e;
@@ -467,6 +471,7 @@ final class ZooKeeperCluster implements Cluster {
         }
         synchronized (this) {
             initialising = true;
+            registering = registering && !dryRun;
         }
         if (!Files.exists(settings.secretFile(), LinkOption.NOFOLLOW_LINKS)) {
             changes.accept("+ create " + settings.secretFile() + " (mode 0600, a new random secret)");
