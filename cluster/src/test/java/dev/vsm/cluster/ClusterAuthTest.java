@@ -158,6 +158,7 @@ class ClusterAuthTest {
                 String as = " as " + (who == null ? "nobody" : who.substring(0, who.indexOf(':')));
                 noAuth("read the configuration" + as, () -> hostile.getData().forPath("/vsm/config"));
                 noAuth("list the locks" + as, () -> hostile.getChildren().forPath("/vsm/locks"));
+                noAuth("read the root's ACL" + as, () -> hostile.getACL().forPath("/vsm"));
                 noAuth("set the configuration" + as, () -> hostile.setData().forPath("/vsm/config", bytes(EVIL)));
                 noAuth(
                         "plant a lock" + as,
