@@ -44,6 +44,7 @@ final class SecretFile {
     static final int MIN_LENGTH = 16;
     static final int MAX_BYTES = 1024;
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final Pattern SECRET = Pattern.compile("[\\x21-\\x7e]+");
 
     private SecretFile() {}
@@ -132,7 +133,7 @@ final class SecretFile {
     /** A new random secret: 256 bits, base64url (43 characters). */
     static String generate() {
         byte[] random = new byte[32];
-        new SecureRandom().nextBytes(random);
+        RANDOM.nextBytes(random);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 

@@ -79,7 +79,9 @@ final class ZooKeeperCluster implements Cluster {
     private final String holder;
     private final Map<String, HeldMutex> mutexes = new ConcurrentHashMap<>();
     private CuratorFramework client;
-    private List<ACL> acl;
+    /** vsm's one ACL, set when the client is made (read by the lock and init threads alike). */
+    private volatile List<ACL> acl;
+
     private String secret;
     private Boolean reachable;
     /** Why this process may not use the tree (a bad secret file, NoAuth, a tree others may change), once found. */
@@ -548,9 +550,7 @@ final class ZooKeeperCluster implements Cluster {
                 throw new ConfigUnavailableException(
                         "no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e) + "): nothing changed");
             }
-            if (yaml != null) {
-                cache(yaml);
-            }
+            cache(yaml);
             return null;
         };
         if (dryRun) {
