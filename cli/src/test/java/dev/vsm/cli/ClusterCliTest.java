@@ -93,15 +93,19 @@ class ClusterCliTest {
 
     @Test
     void initStatusEditsAndLossOfQuorum() throws Exception {
+        Path secret = tmp.resolve("cluster.secret");
+        String noSecret = "cluster secret file '" + secret
+                + "' does not exist: run 'vsm cluster init' on one node and copy the file it creates to every node"
+                + " (root's, mode 0600)\n";
         assertThat(run("status")).isEqualTo(2);
-        assertThat(err)
-                .matches(
-                        "cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
+        assertThat(err).isEqualTo(noSecret);
         assertThat(run("add", "dir", "first", "--path", tmp.resolve("s0").toString()))
                 .isEqualTo(2);
+        assertThat(err).isEqualTo(noSecret);
+        assertThat(run("cluster", "init")).isEqualTo(2);
         assertThat(err)
-                .matches(
-                        "cluster configuration not found at /t\\d+/config: seed it with 'vsm cluster init --from FILE'\n");
+                .isEqualTo("missing --from FILE: give the storage.yaml whose storages the cluster gets (--force alone"
+                        + " makes the stored configuration's tree vsm's alone)\n");
 
         assertThat(run("cluster", "init", "--from", tmp.resolve("missing.yaml").toString()))
                 .isEqualTo(2);
@@ -115,13 +119,24 @@ class ClusterCliTest {
         assertThat(run("cluster", "init", "--dry-run", "--from", seed().toString()))
                 .as(err)
                 .isZero();
-        assertThat(out).matches("\\+ zookeeper create /t\\d+/config\n");
+        assertThat(out)
+                .matches("\\+ create " + secret + " \\(mode 0600, a new random secret\\)\n"
+                        + "\\+ zookeeper create /t\\d+/config\n");
+        assertThat(secret).doesNotExist();
         assertThat(run("cluster", "init", "--from", seed().toString())).as(err).isZero();
-        assertThat(out).matches("stored 2 storage\\(s\\) from .*seed.yaml at /t\\d+/config\n");
+        assertThat(out)
+                .matches("stored 2 storage\\(s\\) from .*seed.yaml at /t\\d+/config\n"
+                        + "created the cluster secret " + secret + ": copy it to the same path on every node, root's"
+                        + " with mode 0600 \\(scp -p\\)\n");
+        assertThat(secret).exists();
         assertThat(run("cluster", "export")).isZero();
         assertThat(out).contains("shared1:", "shared: true").doesNotContain("cluster:");
         assertThat(run("cluster", "init", "--from", seed().toString())).isEqualTo(2);
         assertThat(err).contains("cluster configuration already exists at", "(version 0): use --force to replace it");
+        assertThat(run("cluster", "init", "--force")).as(err).isZero();
+        assertThat(out).matches("/t\\d+ is vsm's alone\n");
+        assertThat(run("cluster", "export")).isZero();
+        assertThat(out).contains("shared1:");
 
         assertThat(run("status")).as(err).isZero();
         assertThat(out).containsPattern("elsewhere\\s+dir\\s+disabled").containsPattern("shared1\\s+dir\\s+active");

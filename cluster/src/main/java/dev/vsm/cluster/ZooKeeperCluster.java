@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -42,11 +43,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryUntilElapsed;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +60,12 @@ import org.slf4j.LoggerFactory;
  * {@link Cluster} on Apache Curator. Every ZooKeeper or Curator failure becomes one
  * {@link StorageException} line; what a changing command does without quorum is refused with
  * {@code no quorum! ...} before anything is written.
+ *
+ * <p>vsm authenticates as digest user {@code vsm} with the secret of {@link SecretFile}, and
+ * every znode it creates has the one ACL {@code digest:vsm:<hash>:cdrwa}: nobody else may read,
+ * change, create under, delete or re-ACL it. On connecting it checks that its tree is still so
+ * ({@link #checkTree}) and refuses a tree anyone else may change; ZooKeeper's {@code NoAuth} is
+ * reported as what it is ({@link #notAuthorized}), never as {@code no quorum!}.
  */
 final class ZooKeeperCluster implements Cluster {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperCluster.class);
@@ -68,7 +79,18 @@ final class ZooKeeperCluster implements Cluster {
     private final String holder;
     private final Map<String, HeldMutex> mutexes = new ConcurrentHashMap<>();
     private CuratorFramework client;
+    /** vsm's one ACL, set when the client is made (read by the lock and init threads alike). */
+    private volatile List<ACL> acl;
+
+    private String secret;
     private Boolean reachable;
+    /** Why this process may not use the tree (a bad secret file, NoAuth, a tree others may change), once found. */
+    private StorageException refusal;
+    /** {@code cluster init} checks (and with --force repairs) the tree itself: no refusal on connecting. */
+    private boolean initialising;
+    /** Whether connecting registers this process under {@code nodes}: not for a dry run of init, which writes nothing. */
+    private boolean registering = true;
+
     private boolean warnedCache;
     private volatile ConnectionState state;
     private volatile boolean lost;
@@ -95,9 +117,28 @@ final class ZooKeeperCluster implements Cluster {
 
     private synchronized CuratorFramework client() {
         if (client == null) {
+            if (secret == null) {
+                secret = SecretFile.read(settings.secretFile());
+            }
+            // a list that may be asked whether it holds null (ZooKeeper.validateACL does): not List.of
+            List<ACL> vsmOnly = Collections.singletonList(
+                    new ACL(ZooDefs.Perms.ALL, new Id("digest", SecretFile.digestId(secret))));
+            acl = vsmOnly;
             int waitMs = (int) settings.connectWait().toMillis();
             client = CuratorFrameworkFactory.builder()
                     .connectString(settings.zookeeper())
+                    .authorization("digest", (SecretFile.USER + ":" + secret).getBytes(StandardCharsets.US_ASCII))
+                    .aclProvider(new ACLProvider() {
+                        @Override
+                        public List<ACL> getDefaultAcl() {
+                            return vsmOnly;
+                        }
+
+                        @Override
+                        public List<ACL> getAclForPath(String path) {
+                            return vsmOnly;
+                        }
+                    })
                     .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
                     .connectionTimeoutMs(waitMs)
                     .retryPolicy(new RetryUntilElapsed(waitMs, 100))
@@ -115,15 +156,33 @@ final class ZooKeeperCluster implements Cluster {
         return client;
     }
 
-    /** Whether there is a connection (waiting for it the first time) on which this process is registered. */
+    /**
+     * Whether there is a connection (waiting for it the first time) on which this process is
+     * registered, its tree checked first ({@link #checkTree}).
+     *
+     * @throws StorageException (bad input) when the secret file is refused, ZooKeeper says NoAuth,
+     *                          or the tree may be changed by others
+     */
     private synchronized boolean connected() {
+        if (refusal != null) {
+            throw refusal;
+        }
         if (reachable == null) {
             try {
                 reachable = client().blockUntilConnected(
                                 (int) settings.connectWait().toMillis(), TimeUnit.MILLISECONDS);
                 if (reachable) {
-                    register();
+                    checkTree(initialising);
+                    if (registering) {
+                        register();
+                    }
                 }
+            } catch (StorageException e) {
+                refusal = e;
+                throw e;
+            } catch (KeeperException.NoAuthException e) {
+                refusal = notAuthorized(e);
+                throw refusal;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 reachable = false;
@@ -133,6 +192,89 @@ final class ZooKeeperCluster implements Cluster {
             }
         }
         return reachable && !lost;
+    }
+
+    /**
+     * Refuses a tree others may change: the ACLs of the root, {@code config}, {@code locks} and
+     * {@code nodes} (those that exist) must give vsm's identity every permission and no one else
+     * any beyond read. vsm makes everything under them itself, with its own ACL, so that nobody
+     * else can have added a child since; {@code cluster init --force} repairs the whole tree.
+     *
+     * @param initialising only whether vsm may use the root at all: {@code cluster init} checks
+     *                     (and with --force repairs) the rest itself
+     */
+    private void checkTree(boolean initialising) throws Exception {
+        List<String> paths = initialising
+                ? List.of(settings.root())
+                : List.of(settings.root(), settings.configPath(), locksPath(), nodesPath());
+        for (String path : paths) {
+            try {
+                List<ACL> znodeAcl = client().getACL().forPath(path);
+                if (!grantsVsm(znodeAcl)) {
+                    // made with another secret, or someone shut vsm out: NoAuth at the next step
+                    throw notAuthorized(path);
+                }
+                Optional<String> others = othersMayChange(znodeAcl);
+                if (others.isPresent() && !initialising) {
+                    throw openTree(path, others.get());
+                }
+            } catch (KeeperException.NoNodeException e) {
+                // not made yet: vsm makes it with its own ACL
+            }
+        }
+    }
+
+    /** Whether {@code znodeAcl} gives vsm's identity (or anyone) every permission. */
+    private boolean grantsVsm(List<ACL> znodeAcl) {
+        Id vsm = acl.get(0).getId();
+        Id anyone = new Id("world", "anyone");
+        return znodeAcl.stream()
+                .anyMatch(entry -> entry.getPerms() == ZooDefs.Perms.ALL
+                        && (entry.getId().equals(vsm) || entry.getId().equals(anyone)));
+    }
+
+    /** The first ACL entry of {@code znodeAcl} that lets someone other than vsm change the znode, as {@code scheme:id:perms}. */
+    private Optional<String> othersMayChange(List<ACL> znodeAcl) {
+        Id vsm = acl.get(0).getId();
+        for (ACL entry : znodeAcl) {
+            if (!entry.getId().equals(vsm) && (entry.getPerms() & ~ZooDefs.Perms.READ) != 0) {
+                return Optional.of(
+                        entry.getId().getScheme() + ":" + entry.getId().getId() + ":" + perms(entry.getPerms()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String perms(int perms) {
+        StringBuilder s = new StringBuilder();
+        s.append((perms & ZooDefs.Perms.CREATE) != 0 ? "c" : "");
+        s.append((perms & ZooDefs.Perms.DELETE) != 0 ? "d" : "");
+        s.append((perms & ZooDefs.Perms.READ) != 0 ? "r" : "");
+        s.append((perms & ZooDefs.Perms.WRITE) != 0 ? "w" : "");
+        s.append((perms & ZooDefs.Perms.ADMIN) != 0 ? "a" : "");
+        return s.toString();
+    }
+
+    private StorageException openTree(String path, String entry) {
+        return new ConfigUnavailableException(
+                StorageException.Kind.BAD_INPUT,
+                "ZooKeeper's vsm tree is not vsm's alone: " + path + " has the ACL " + entry
+                        + ", so others may change it; nothing used. Run 'vsm cluster init --force' on a node with"
+                        + " the cluster secret to make it vsm's alone, then check 'vsm cluster export'");
+    }
+
+    /** ZooKeeper's NoAuth: the secret is not the one the tree was made with, or someone shut vsm out. */
+    private StorageException notAuthorized(KeeperException e) {
+        return notAuthorized(e.getPath() == null ? settings.root() : e.getPath());
+    }
+
+    private StorageException notAuthorized(String path) {
+        return new ConfigUnavailableException(
+                StorageException.Kind.BAD_INPUT,
+                "not authorized to ZooKeeper's vsm tree (" + path + "): check cluster.secret ("
+                        + settings.secretFile()
+                        + ") is the file 'vsm cluster init' made; a tree whose ACL shuts vsm out must be removed"
+                        + " by ZooKeeper's superuser");
     }
 
     /** {@code <root>/nodes/<node>} with the time, and this process's ephemeral child. */
@@ -245,6 +387,8 @@ final class ZooKeeperCluster implements Cluster {
                 return new ConfigSource.Stored(bytes, stat.getVersion());
             } catch (KeeperException.NoNodeException e) {
                 throw notInitialised();
+            } catch (KeeperException.NoAuthException e) {
+                throw notAuthorized(e);
             } catch (Exception e) {
                 LOG.debug("reading {} failed", settings.configPath(), e);
             }
@@ -264,6 +408,8 @@ final class ZooKeeperCluster implements Cluster {
                     "configuration changed on another node meanwhile; nothing written, try again");
         } catch (KeeperException.NoNodeException e) {
             throw notInitialised();
+        } catch (KeeperException.NoAuthException e) {
+            throw notAuthorized(e);
         } catch (Exception e) {
             LOG.debug("writing {} failed", settings.configPath(), e);
             throw new ConfigUnavailableException("no quorum! (ZooKeeper " + settings.zookeeper() + ": " + oneLine(e)
@@ -322,26 +468,70 @@ final class ZooKeeperCluster implements Cluster {
 
     @Override
     public void init(byte[] yaml, boolean force, boolean dryRun, Consumer<String> changes) {
-        requireNonNull(yaml, "yaml");
+        if (yaml == null && !force) {
+            throw new IllegalArgumentException("without a configuration to store, init only repairs (force)");
+        }
+        synchronized (this) {
+            initialising = true;
+            registering = registering && !dryRun;
+        }
+        if (!Files.exists(settings.secretFile(), LinkOption.NOFOLLOW_LINKS)) {
+            changes.accept("+ create " + settings.secretFile() + " (mode 0600, a new random secret)");
+            if (dryRun) {
+                synchronized (this) {
+                    if (client == null) {
+                        secret = SecretFile.generate(); // what the real run would create, kept in memory
+                    }
+                }
+            } else {
+                SecretFile.create(settings.secretFile());
+            }
+        }
         requireQuorum();
         Supplier<Void> work = () -> {
             try {
-                sync(settings.configPath());
+                sync(settings.root());
                 Stat stat = client().checkExists().forPath(settings.configPath());
+                List<String[]> open = new ArrayList<>();
+                List<String> planted = new ArrayList<>();
+                walk(settings.root(), open, planted);
+                if (!force && !open.isEmpty()) {
+                    throw openTree(open.get(0)[0], open.get(0)[1]);
+                }
                 if (stat != null && !force) {
                     throw StorageException.badInput(
                             "cluster configuration already exists at %s (version %d): use --force to replace it",
                             settings.configPath(), stat.getVersion());
                 }
-                changes.accept(
-                        stat == null
-                                ? "+ zookeeper create " + settings.configPath()
-                                : "+ zookeeper set " + settings.configPath() + " --version " + stat.getVersion());
+                if (yaml == null && stat == null) {
+                    throw notInitialised();
+                }
+                String vsmAcl = "digest:" + acl.get(0).getId().getId() + ":cdrwa";
+                planted.forEach(path -> changes.accept("+ zookeeper delete " + path));
+                for (int i = open.size() - 1; i >= 0; i--) {
+                    changes.accept("+ zookeeper setAcl " + open.get(i)[0] + " " + vsmAcl);
+                }
+                if (yaml != null) {
+                    changes.accept(
+                            stat == null
+                                    ? "+ zookeeper create " + settings.configPath()
+                                    : "+ zookeeper set " + settings.configPath() + " --version " + stat.getVersion());
+                }
                 if (dryRun) {
                     return null;
                 }
                 if (lost) {
                     throw connectionLost();
+                }
+                for (String path : planted) {
+                    client().delete().forPath(path);
+                }
+                // children before their parents: a znode is vsm's alone only once all below it are
+                for (int i = open.size() - 1; i >= 0; i--) {
+                    client().setACL().withACL(acl).forPath(open.get(i)[0]);
+                }
+                if (yaml == null) {
+                    return null;
                 }
                 if (stat == null) {
                     client().create().creatingParentsIfNeeded().forPath(settings.configPath(), yaml);
@@ -350,6 +540,8 @@ final class ZooKeeperCluster implements Cluster {
                 }
             } catch (StorageException e) {
                 throw e;
+            } catch (KeeperException.NoAuthException e) {
+                throw notAuthorized(e);
             } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
                 throw StorageException.failed(
                         "configuration changed on another node meanwhile; nothing written, try again");
@@ -365,6 +557,31 @@ final class ZooKeeperCluster implements Cluster {
             work.get();
         } else {
             withLock(ConfigStore.LOCK, lockTimeout, work);
+        }
+    }
+
+    /**
+     * Walks the tree under {@code path} (parents first): the znodes others may change, each with
+     * the first such ACL entry, into {@code open}; into {@code planted}, the lock znodes that are
+     * not ephemeral (vsm's locks always are: someone else made them, to hold a lock for ever).
+     */
+    private void walk(String path, List<String[]> open, List<String> planted) throws Exception {
+        Stat stat = new Stat();
+        List<ACL> znodeAcl;
+        try {
+            znodeAcl = client().getACL().storingStatIn(stat).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        }
+        if (path.startsWith(locksPath() + "/")
+                && path.substring(locksPath().length() + 1).contains("/")
+                && stat.getEphemeralOwner() == 0) {
+            planted.add(path);
+            return;
+        }
+        othersMayChange(znodeAcl).ifPresent(entry -> open.add(new String[] {path, entry}));
+        for (String child : children(path)) {
+            walk(path + "/" + child, open, planted);
         }
     }
 
@@ -504,6 +721,8 @@ final class ZooKeeperCluster implements Cluster {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw StorageException.failed("interrupted while waiting for a cluster lock");
+        } catch (KeeperException.NoAuthException e) {
+            throw notAuthorized(e);
         } catch (Exception e) {
             LOG.debug("acquiring a cluster lock failed", e);
             throw lost ? connectionLost() : noQuorum(": nothing changed");
@@ -543,6 +762,8 @@ final class ZooKeeperCluster implements Cluster {
             }
             return new ClusterStatus(
                     settings.zookeeper(), sessionState(), settings.node(), version, digest, nodes(), locks());
+        } catch (KeeperException.NoAuthException e) {
+            throw notAuthorized(e);
         } catch (Exception e) {
             throw StorageException.failed(
                     e, "cannot read the cluster status from ZooKeeper %s: %s", settings.zookeeper(), oneLine(e));

@@ -63,6 +63,18 @@ class ClusterBlockTest {
     }
 
     @Test
+    void theSecretFileIsBesideTheConfigFileUnlessNamed() throws IOException {
+        String block = "cluster:\n  zookeeper: localhost:2181\n  node: n2\n";
+        assertThat(read(block).orElseThrow().secretFile()).isEqualTo(tmp.resolve("cluster.secret"));
+        assertThat(read(block + "  secret-file: keys/zk.secret\n").orElseThrow().secretFile())
+                .isEqualTo(tmp.resolve("keys/zk.secret"));
+        assertThat(read(block + "  secret-file: /etc/vsm/../zk.secret\n")
+                        .orElseThrow()
+                        .secretFile())
+                .isEqualTo(Path.of("/etc/zk.secret"));
+    }
+
+    @Test
     void noBlockIsNotClusterMode() throws IOException {
         assertThat(read("storages:\n  a:\n    type: dir\n    path: /srv\n")).isEmpty();
         assertThat(read("# mentions cluster only in a comment\nstorages:\n")).isEmpty();
@@ -83,7 +95,10 @@ class ClusterBlockTest {
                 "session-timeout: 1|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '1')",
                 "session-timeout: 601|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '601')",
                 "session-timeout: 10s|cluster: session-timeout: must be a whole number of seconds from 2 to 600 (got '10s')",
-                "name: lab|cluster: name: unknown key (the cluster block takes zookeeper, node, root and session-timeout)",
+                "secret-file: ''|cluster: secret-file: must be the path of a file (absolute, or relative to this file's directory) (got '')",
+                "secret-file: /etc/vsm/|cluster: secret-file: must be the path of a file (absolute, or relative to this file's directory) (got '/etc/vsm/')",
+                "secret-file: [a]|cluster: secret-file: must be the path of a file (absolute, or relative to this file's directory) (got a list)",
+                "name: lab|cluster: name: unknown key (the cluster block takes zookeeper, node, root, session-timeout and secret-file)",
             })
     void badValuesNameFileLineAndKey(String entry, String message) throws IOException {
         String key = entry.substring(0, entry.indexOf(':'));
@@ -108,7 +123,8 @@ class ClusterBlockTest {
         assertThatThrownBy(() -> read("cluster:\n  zookeeper: a:1\n"))
                 .hasMessage(file + ":2: cluster: node: missing value for required option 'node'");
         assertThatThrownBy(() -> read("cluster: zk1:2181\n"))
-                .hasMessage(file + ":1: cluster: must be a mapping of zookeeper, node, root and session-timeout");
+                .hasMessage(file
+                        + ":1: cluster: must be a mapping of zookeeper, node, root, session-timeout and secret-file");
     }
 
     @Test

@@ -46,7 +46,7 @@ class ClusterLocksTest {
 
     private ZooKeeperCluster cluster(String node, int sessionTimeoutSeconds) {
         ZooKeeperCluster c = new ZooKeeperCluster(
-                Fixtures.settings(server.getConnectString(), node, sessionTimeoutSeconds),
+                Fixtures.settings(server.getConnectString(), node, sessionTimeoutSeconds, tmp),
                 tmp.resolve(node + ".yaml"),
                 true,
                 w -> {});

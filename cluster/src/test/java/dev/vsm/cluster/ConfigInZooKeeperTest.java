@@ -47,7 +47,7 @@ class ConfigInZooKeeperTest {
 
     private Cluster cluster(String node, boolean changing) {
         Cluster c = new ZooKeeperCluster(
-                Fixtures.settings(server.getConnectString(), node, 10),
+                Fixtures.settings(server.getConnectString(), node, 10, tmp),
                 tmp.resolve(node + "/cluster-config.yaml"),
                 changing,
                 warnings::add);

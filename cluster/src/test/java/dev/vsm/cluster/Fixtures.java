@@ -42,8 +42,11 @@ final class Fixtures {
 
     private Fixtures() {}
 
-    static ClusterSettings settings(String connect, String node, int sessionTimeoutSeconds) {
-        return new ClusterSettings(connect, node, "/vsm", Duration.ofSeconds(sessionTimeoutSeconds));
+    /** Settings whose secret file is {@code secretDir/cluster.secret}, made (root's, 0600) if absent. */
+    static ClusterSettings settings(String connect, String node, int sessionTimeoutSeconds, Path secretDir) {
+        Path secret = secretDir.resolve(ClusterSettings.DEFAULT_SECRET_FILE);
+        SecretFile.create(secret);
+        return new ClusterSettings(connect, node, "/vsm", Duration.ofSeconds(sessionTimeoutSeconds), secret);
     }
 
     static ConfigStore store(Cluster cluster, Path dir) {

@@ -48,7 +48,7 @@ class NoQuorumTest {
 
     private Cluster cluster(String cacheName, boolean changing) {
         Cluster c = new ZooKeeperCluster(
-                Fixtures.settings(ensemble.getConnectString(), "n1", 2),
+                Fixtures.settings(ensemble.getConnectString(), "n1", 2, tmp),
                 tmp.resolve(cacheName),
                 changing,
                 warnings::add);

@@ -2,6 +2,8 @@ package dev.vsm.config;
 
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.VolumeId;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +26,7 @@ final class ClusterBlock {
     static final String NODE = "node";
     static final String ROOT = "root";
     static final String SESSION_TIMEOUT = "session-timeout";
+    static final String SECRET_FILE = "secret-file";
     static final int MIN_TIMEOUT = 2;
     static final int MAX_TIMEOUT = 600;
 
@@ -36,9 +39,11 @@ final class ClusterBlock {
 
     /**
      * The settings of {@code doc}'s {@code cluster} block, empty when it has none or when a value
-     * is bad (the problems are added to {@code problems}).
+     * is bad (the problems are added to {@code problems}). A relative {@code secret-file} is taken
+     * from {@code path}'s directory, as {@code plugin-dir} is.
      */
-    static Optional<ClusterSettings> read(String file, ConfigParser.Document doc, List<ConfigProblem> problems) {
+    static Optional<ClusterSettings> read(
+            Path path, String file, ConfigParser.Document doc, List<ConfigProblem> problems) {
         Node block = doc.reserved().get(ConfigParser.CLUSTER);
         if (block == null) {
             return Optional.empty();
@@ -54,20 +59,22 @@ final class ClusterBlock {
                             "not used in cluster mode: the storage configuration is in ZooKeeper (seed it with 'vsm cluster init --from FILE')"));
         }
         if (!(block instanceof MappingNode m)) {
-            problems.add(problem(file, block, null, "must be a mapping of zookeeper, node, root and session-timeout"));
+            problems.add(problem(
+                    file, block, null, "must be a mapping of zookeeper, node, root, session-timeout and secret-file"));
             return Optional.empty();
         }
         Map<String, Node> values = new HashMap<>();
         for (NodeTuple t : m.getValue()) {
             String key = ((ScalarNode) t.getKeyNode()).getValue();
-            if (List.of(ZOOKEEPER, NODE, ROOT, SESSION_TIMEOUT).contains(key)) {
+            if (List.of(ZOOKEEPER, NODE, ROOT, SESSION_TIMEOUT, SECRET_FILE).contains(key)) {
                 values.put(key, t.getValueNode());
             } else {
-                problems.add(problem(
-                        file,
-                        t.getKeyNode(),
-                        VolumeId.printable(key),
-                        "unknown key (the cluster block takes zookeeper, node, root and session-timeout)"));
+                problems.add(
+                        problem(
+                                file,
+                                t.getKeyNode(),
+                                VolumeId.printable(key),
+                                "unknown key (the cluster block takes zookeeper, node, root, session-timeout and secret-file)"));
             }
         }
         String zookeeper = zookeeper(file, block, values.get(ZOOKEEPER), problems);
@@ -83,10 +90,32 @@ final class ClusterBlock {
         Duration timeout = values.containsKey(SESSION_TIMEOUT)
                 ? timeout(file, values.get(SESSION_TIMEOUT), problems)
                 : ClusterSettings.DEFAULT_SESSION_TIMEOUT;
+        Path dir = path.toAbsolutePath().getParent();
+        Path secret = values.containsKey(SECRET_FILE)
+                ? secretFile(file, dir, values.get(SECRET_FILE), problems)
+                : dir.resolve(ClusterSettings.DEFAULT_SECRET_FILE);
         if (problems.size() > before) {
             return Optional.empty();
         }
-        return Optional.of(new ClusterSettings(zookeeper, node, root, timeout));
+        return Optional.of(new ClusterSettings(zookeeper, node, root, timeout, secret));
+    }
+
+    private static Path secretFile(String file, Path dir, Node value, List<ConfigProblem> problems) {
+        String text = string(value);
+        if (text != null && !text.isBlank() && !text.endsWith("/") && text.indexOf('\0') < 0) {
+            try {
+                return dir.resolve(text);
+            } catch (InvalidPathException e) {
+                // reported below
+            }
+        }
+        problems.add(problem(
+                file,
+                value,
+                SECRET_FILE,
+                "must be the path of a file (absolute, or relative to this file's directory) (got " + describe(value)
+                        + ")"));
+        return null;
     }
 
     private static String zookeeper(String file, Node block, Node value, List<ConfigProblem> problems) {

@@ -2,6 +2,7 @@ package dev.vsm.config;
 
 import static java.util.Objects.requireNonNull;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -12,9 +13,15 @@ import java.time.Duration;
  * @param node           this node's name; it wins over {@code $VSM_NODE} and the host name
  * @param root           the absolute znode path under which vsm keeps its data ({@code /vsm})
  * @param sessionTimeout the ZooKeeper session timeout: how long a killed holder's locks outlive it
+ * @param secretFile     the file holding the secret vsm authenticates to ZooKeeper with (digest
+ *                       user {@code vsm}): {@code cluster.secret} beside the configuration file
+ *                       unless {@code secret-file} names another
  */
-public record ClusterSettings(String zookeeper, String node, String root, Duration sessionTimeout) {
+public record ClusterSettings(String zookeeper, String node, String root, Duration sessionTimeout, Path secretFile) {
     public static final String DEFAULT_ROOT = "/vsm";
+    /** The secret file's name beside the configuration file when {@code secret-file} is not given. */
+    public static final String DEFAULT_SECRET_FILE = "cluster.secret";
+
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
     /** The longest a command waits for a connection (or for quorum) before it gives up. */
     static final Duration MAX_CONNECT_WAIT = Duration.ofSeconds(5);
@@ -24,6 +31,7 @@ public record ClusterSettings(String zookeeper, String node, String root, Durati
         requireNonNull(node, "node");
         requireNonNull(root, "root");
         requireNonNull(sessionTimeout, "sessionTimeout");
+        secretFile = requireNonNull(secretFile, "secretFile").toAbsolutePath().normalize();
     }
 
     /** How long a command waits for a connection: the session timeout, at most 5 s. */

@@ -126,12 +126,13 @@ final class ConfigReader {
      *                         has both a block and {@code storages}
      */
     Optional<ClusterSettings> cluster(ConfigLocation location) {
-        return cluster(location.file().toString(), readFile(location.file()));
+        return cluster(location.file(), location.file().toString(), readFile(location.file()));
     }
 
-    /** {@link #cluster(ConfigLocation)} of {@code bytes}. */
-    Optional<ClusterSettings> cluster(String label, Optional<byte[]> bytes) {
-        return fromShape(label, bytes, ConfigParser.CLUSTER, ClusterBlock::read);
+    /** {@link #cluster(ConfigLocation)} of {@code bytes}, a relative {@code secret-file} taken from {@code file}'s directory. */
+    Optional<ClusterSettings> cluster(Path file, String label, Optional<byte[]> bytes) {
+        return fromShape(
+                label, bytes, ConfigParser.CLUSTER, (l, doc, problems) -> ClusterBlock.read(file, l, doc, problems));
     }
 
     /** Reads one top-level entry from a file's parsed shape, adding what is wrong with it to {@code problems}. */

@@ -137,7 +137,7 @@ public final class ConfigStore {
      */
     public Optional<ClusterSettings> cluster() {
         if (source instanceof MemoryConfigSource) {
-            return reader.cluster(source.label(), source.read().map(ConfigSource.Stored::bytes));
+            return reader.cluster(location.file(), source.label(), source.read().map(ConfigSource.Stored::bytes));
         }
         return reader.cluster(location);
     }

@@ -76,6 +76,8 @@ class ClusterBadInputTest {
         refused(block(root, 5, "session-timeout: 601"), ":5: cluster: session-timeout: ");
         refused(block(root, 5, "session-timeout: ten"), ":5: cluster: session-timeout: ");
         refused("cluster: yes\n", ":1: cluster: ");
+        refused(block(root, 0, null) + "  secret-file: ''\n", ":6: cluster: secret-file: must be the path of a file");
+        refused(block(root, 0, null) + "  secret-file: [a]\n", ":6: cluster: secret-file: ");
     }
 
     @Test

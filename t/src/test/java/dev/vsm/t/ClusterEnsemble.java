@@ -7,7 +7,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +37,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }</pre>
  * Each test takes its own znode root ({@link #newRoot}), so the tests of a class never see each
  * other's configuration, locks or nodes. Everything is stopped after the class, also when it failed.
+ * The nodes share one cluster secret ({@link #secretFile}), as the nodes of a real cluster do once
+ * it has been copied to each; the test's client authenticates with it too, to read vsm's tree.
  */
 final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     /**
@@ -43,6 +48,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     static final int TICK_MILLIS = 500;
 
     private Path home;
+    private Path secretFile;
     private TestingCluster cluster;
     private CuratorFramework client;
     private final List<InstanceSpec> stopped = new ArrayList<>();
@@ -72,8 +78,10 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
             }
             cluster = new TestingCluster(specs);
             cluster.start();
+            secretFile = writeSecret(home.resolve("cluster.secret"));
             client = CuratorFrameworkFactory.builder()
                     .connectString(connectString())
+                    .authorization("digest", ("vsm:" + secret(secretFile)).getBytes(StandardCharsets.US_ASCII))
                     .retryPolicy(new RetryOneTime(200))
                     .sessionTimeoutMs(10_000)
                     .connectionTimeoutMs(5_000)
@@ -104,6 +112,28 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     /** The connect string, {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}: the value of {@code cluster.zookeeper}. */
     String connectString() {
         return cluster.getConnectString();
+    }
+
+    /** The cluster secret the nodes of {@link #node} share (root's, mode 0600). */
+    Path secretFile() {
+        return secretFile;
+    }
+
+    /** Writes {@code file} as {@code vsm cluster init} would (a random secret, root's, mode 0600); returns it. */
+    static Path writeSecret(Path file) throws IOException {
+        byte[] random = new byte[32];
+        ThreadLocalRandom.current().nextBytes(random);
+        Files.writeString(
+                file,
+                Base64.getUrlEncoder().withoutPadding().encodeToString(random) + "\n",
+                StandardOpenOption.CREATE_NEW);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    /** The secret in {@code file}. */
+    static String secret(Path file) throws IOException {
+        return Files.readString(file).strip();
     }
 
     /** A znode root no other test uses, e.g. {@code /vsm-k3j9x2}. */
@@ -199,10 +229,14 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
      */
     Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds) {
         Vsm vsm = new Vsm(createDirectories(sandbox.resolve(name)));
-        return vsm.writeConfig(clusterBlock(connectString(), name, root, sessionTimeoutSeconds));
+        return vsm.writeConfig(clusterBlock(connectString(), name, root, sessionTimeoutSeconds) + "  secret-file: "
+                + secretFile + "\n");
     }
 
-    /** The {@code cluster:} block of a local config file. */
+    /**
+     * The {@code cluster:} block of a local config file (its secret file the default,
+     * {@code cluster.secret} beside the config file).
+     */
     static String clusterBlock(String zookeeper, String node, String root, int sessionTimeoutSeconds) {
         return """
                 cluster:

@@ -153,6 +153,7 @@ class LocalUsersTest {
     void aPlantedClusterCacheIsNeverRead() throws Exception {
         // cluster mode with no ZooKeeper to reach: read-only commands fall back to the cache in the lock directory
         vsm.writeConfig(ClusterEnsemble.clusterBlock("127.0.0.1:1", "n1", "/vsm", 2));
+        ClusterEnsemble.writeSecret(vsm.config().resolveSibling("cluster.secret"));
         String planted = "storages:\n  evil:\n    type: dir\n    path: /etc\n";
         asNobody("mkdir", locks.toString()).ok();
         chmod(locks, "0777");

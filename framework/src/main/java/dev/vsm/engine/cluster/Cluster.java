@@ -29,10 +29,15 @@ public interface Cluster extends AutoCloseable {
     StorageLocks storageLocks(StorageLocks local, Predicate<String> shared);
 
     /**
-     * Stores {@code yaml} at {@code <root>/config}.
+     * Stores {@code yaml} at {@code <root>/config}, in a tree only vsm's identity may change.
+     * First creates the secret file vsm authenticates with ({@link ClusterSettings#secretFile()})
+     * when there is none. With {@code force} it also makes a tree others may change vsm's alone
+     * (its ACLs set, locks planted by others removed).
      *
+     * @param yaml   the configuration to store; null (only with {@code force}) keeps the stored one
      * @param dryRun when true, nothing is written; {@code changes} receives the {@code + ...} lines
-     * @throws dev.vsm.spi.StorageException (bad input) when a configuration exists and not {@code force}
+     * @throws dev.vsm.spi.StorageException (bad input) when a configuration exists, or the tree
+     *                                      may be changed by others, and not {@code force}
      */
     void init(byte[] yaml, boolean force, boolean dryRun, Consumer<String> changes);
 
