@@ -19,15 +19,6 @@ import picocli.CommandLine.ParameterException;
 public final class Main {
     private static final int REPORT_WAIT_SECONDS = 8;
 
-    /**
-     * picocli's switch for its built-in converters, and the ones vsm leaves out: no option of vsm
-     * is a date, a time or a JDBC type, and looking those classes up (java.time's zone rules among
-     * them) cost every command about 6 ms.
-     */
-    private static final String PICOCLI_CONVERTERS_EXCLUDES = "picocli.converters.excludes";
-
-    private static final String NO_OPTION_TYPES = "java\\.time\\..*,java\\.sql\\..*";
-
     private Main() {}
 
     public static void main(String[] args) {
@@ -74,9 +65,6 @@ public final class Main {
     public static int run(String[] argv, PrintStream out, PrintStream err) {
         String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
         Vsm vsm = new Vsm(out, err);
-        if (System.getProperty(PICOCLI_CONVERTERS_EXCLUDES) == null) {
-            System.setProperty(PICOCLI_CONVERTERS_EXCLUDES, NO_OPTION_TYPES);
-        }
         CommandLine cli = CommandModel.commandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
