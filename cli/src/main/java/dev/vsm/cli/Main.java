@@ -65,7 +65,7 @@ public final class Main {
     public static int run(String[] argv, PrintStream out, PrintStream err) {
         String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
         Vsm vsm = new Vsm(out, err);
-        CommandLine cli = CommandModel.commandLine(vsm);
+        CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
         try {

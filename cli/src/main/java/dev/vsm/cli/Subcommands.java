@@ -87,9 +87,9 @@ final class Subcommands {
     static void register(CommandLine cli, String[] args) {
         String named = named(args);
         if (named != null && ALL.containsKey(named) && !isHelp(args)) {
-            cli.addSubcommand(named, CommandModel.commandLine(create(ALL.get(named))));
+            cli.addSubcommand(named, new CommandLine(create(ALL.get(named))));
         } else {
-            ALL.forEach((name, command) -> cli.addSubcommand(name, CommandModel.commandLine(create(command))));
+            ALL.forEach((name, command) -> cli.addSubcommand(name, new CommandLine(create(command))));
         }
         CommandLine add = cli.getSubcommands().get("add");
         if (add != null) {
