@@ -2,7 +2,6 @@ package dev.vsm.cli;
 
 import dev.vsm.cli.support.Vsm;
 import dev.vsm.exec.ChildProcesses;
-import dev.vsm.exec.LazyLogger;
 import dev.vsm.spi.StorageException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -78,7 +77,6 @@ public final class Main {
                 || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
-        LazyLogger.debugOff(LogSetup.leavesDebugOff());
         cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
         cli.setErr(new PrintWriter(err, true, Charset.defaultCharset()));
         cli.setParameterExceptionHandler(Main::badParameters);
