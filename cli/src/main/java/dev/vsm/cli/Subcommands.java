@@ -97,10 +97,7 @@ final class Subcommands {
         }
     }
 
-    /**
-     * A new command object. By its class, not a {@code StatusCommand::new} per command: linking 30
-     * method references cost every command about 10 ms at start-up, for the one it runs.
-     */
+    /** A new command object. */
     static Object create(Class<?> command) {
         try {
             return command.getDeclaredConstructor().newInstance();
