@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # vsm against Proxmox's own pvesm, side by side on the same dir storage: each round runs every
-# command on both, the side that goes first alternating by round, and prints per command the
+# command on both, the side that goes first alternating by round (alloc and its free: vsm's
+# pair first, then pvesm's), and prints per command the
 # median wall time, its range, the ratio vsm/pvesm (medians) and the load average.
 #   PVESM=/path/to/pvesm t/bench/vs-pvesm.sh [rounds] [list-rounds] [images]
 # PVESM is the reference pvesm (a pve-storage run outside Proxmox VE: it reads its storage.cfg
