@@ -64,17 +64,6 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
-    /**
-     * Whether this set-up leaves DEBUG off for {@code dev.vsm}: no configuration file named, and
-     * {@code $VSM_LOG_LEVEL} (or {@code --verbose}) not DEBUG or finer. Asked before any logger
-     * is made, so that the framework need not start logback to learn it ({@link
-     * dev.vsm.exec.LazyLogger#debugOff(boolean)}).
-     */
-    static boolean leavesDebugOff() {
-        return System.getProperty("logback.configurationFile") == null
-                && Level.toLevel(level(), Level.WARN).isGreaterOrEqual(Level.INFO);
-    }
-
     /** {@code VSM_LOG_LEVEL}: the system property (set by {@code --verbose}), else the environment. */
     private static String level() {
         String level = System.getProperty("VSM_LOG_LEVEL");

@@ -2,7 +2,6 @@ package dev.vsm.cli;
 
 import dev.vsm.cli.support.Vsm;
 import dev.vsm.exec.ChildProcesses;
-import dev.vsm.exec.LazyLogger;
 import dev.vsm.spi.StorageException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -18,15 +17,6 @@ import picocli.CommandLine.ParameterException;
  */
 public final class Main {
     private static final int REPORT_WAIT_SECONDS = 8;
-
-    /**
-     * picocli's switch for its built-in converters, and the ones vsm leaves out: no option of vsm
-     * is a date, a time or a JDBC type, and looking those classes up (java.time's zone rules among
-     * them) cost every command about 6 ms.
-     */
-    private static final String PICOCLI_CONVERTERS_EXCLUDES = "picocli.converters.excludes";
-
-    private static final String NO_OPTION_TYPES = "java\\.time\\..*,java\\.sql\\..*";
 
     private Main() {}
 
@@ -74,10 +64,7 @@ public final class Main {
     public static int run(String[] argv, PrintStream out, PrintStream err) {
         String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
         Vsm vsm = new Vsm(out, err);
-        if (System.getProperty(PICOCLI_CONVERTERS_EXCLUDES) == null) {
-            System.setProperty(PICOCLI_CONVERTERS_EXCLUDES, NO_OPTION_TYPES);
-        }
-        CommandLine cli = CommandModel.commandLine(vsm);
+        CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);
         try {
@@ -90,7 +77,6 @@ public final class Main {
                 || java.util.Arrays.asList(args).contains("-v")) {
             System.setProperty("VSM_LOG_LEVEL", "DEBUG"); // read by LogSetup when the first logger is made
         }
-        LazyLogger.debugOff(LogSetup.leavesDebugOff());
         cli.setOut(new PrintWriter(out, true, Charset.defaultCharset()));
         cli.setErr(new PrintWriter(err, true, Charset.defaultCharset()));
         cli.setParameterExceptionHandler(Main::badParameters);

@@ -87,9 +87,9 @@ final class Subcommands {
     static void register(CommandLine cli, String[] args) {
         String named = named(args);
         if (named != null && ALL.containsKey(named) && !isHelp(args)) {
-            cli.addSubcommand(named, CommandModel.commandLine(create(ALL.get(named))));
+            cli.addSubcommand(named, new CommandLine(create(ALL.get(named))));
         } else {
-            ALL.forEach((name, command) -> cli.addSubcommand(name, CommandModel.commandLine(create(command))));
+            ALL.forEach((name, command) -> cli.addSubcommand(name, new CommandLine(create(command))));
         }
         CommandLine add = cli.getSubcommands().get("add");
         if (add != null) {
@@ -97,10 +97,7 @@ final class Subcommands {
         }
     }
 
-    /**
-     * A new command object. By its class, not a {@code StatusCommand::new} per command: linking 30
-     * method references cost every command about 10 ms at start-up, for the one it runs.
-     */
+    /** A new command object. */
     static Object create(Class<?> command) {
         try {
             return command.getDeclaredConstructor().newInstance();

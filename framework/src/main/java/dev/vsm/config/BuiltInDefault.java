@@ -20,9 +20,7 @@ final class BuiltInDefault {
 
     static String yaml(Path localDir) {
         List<String> content = new ArrayList<>();
-        for (ContentType c :
-                ContentType.values()) { // a loop: this runs before every command, and its lambdas are not in the CDS
-            // archive
+        for (ContentType c : ContentType.values()) {
             if (c != ContentType.NONE) {
                 content.add(c.id());
             }

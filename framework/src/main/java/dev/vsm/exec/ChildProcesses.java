@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.exec.ProcessDestroyer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The external commands vsm is running, stopped when vsm is (Ctrl-C, SIGTERM): a child never
@@ -18,7 +20,7 @@ import org.apache.commons.exec.ProcessDestroyer;
  * follow it runs in the moments before the JVM halts.
  */
 public final class ChildProcesses implements ProcessDestroyer {
-    private static final LazyLogger LOG = new LazyLogger(ChildProcesses.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ChildProcesses.class);
     private static final int GRACE_SECONDS = 3;
     private static final ChildProcesses JVM = new ChildProcesses();
 
@@ -27,8 +29,7 @@ public final class ChildProcesses implements ProcessDestroyer {
     /** Starts between {@link #beforeStart} and {@link #add} (or {@link #afterStart}), and whether this thread has one. */
     private int starting;
 
-    private final ThreadLocal<Boolean> startingHere =
-            new ThreadLocal<>(); // no initial-value lambda: every command loads this class
+    private final ThreadLocal<Boolean> startingHere = new ThreadLocal<>();
     private boolean oneEndedOnSignal;
     private volatile boolean stopping;
 
@@ -50,9 +51,8 @@ public final class ChildProcesses implements ProcessDestroyer {
     }
 
     /**
-     * Called before a child is started (then {@link #afterStart}): puts the shutdown hook in place
-     * and makes its logger, once (unless DEBUG is known off: the hook then logs nothing), and
-     * counts the start as in flight. commons-exec registers a
+     * Called before a child is started (then {@link #afterStart}): puts the shutdown hook in place,
+     * once, and counts the start as in flight. commons-exec registers a
      * child ({@link #add}) only after it has started pumping the child's output, so a SIGTERM in
      * between found a hook that knew no child, and the JVM halted with the child running (seen
      * once StreamingTest's SIGTERM came while the hook's logger was being made there). The hook
@@ -61,7 +61,6 @@ public final class ChildProcesses implements ProcessDestroyer {
      */
     public synchronized void beforeStart() {
         if (!hookAdded) {
-            LOG.isDebugEnabled();
             Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "vsm-stop-children"));
             hookAdded = true;
         }
@@ -138,11 +137,10 @@ public final class ChildProcesses implements ProcessDestroyer {
         }
         for (Process child : children) {
             if (LOG.isDebugEnabled()) {
-                LOG.get()
-                        .debug(
-                                "stopping child {} ({})",
-                                child.pid(),
-                                child.info().command().orElse("?"));
+                LOG.debug(
+                        "stopping child {} ({})",
+                        child.pid(),
+                        child.info().command().orElse("?"));
             }
             child.destroy();
         }

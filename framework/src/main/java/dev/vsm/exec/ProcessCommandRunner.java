@@ -20,6 +20,8 @@ import org.apache.commons.exec.DefaultExecutor;
 import org.apache.commons.exec.ExecuteException;
 import org.apache.commons.exec.ExecuteWatchdog;
 import org.apache.commons.exec.PumpStreamHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs commands with commons-exec: argv lists (never a shell), a watchdog for timeouts, stderr
@@ -35,7 +37,7 @@ import org.apache.commons.exec.PumpStreamHandler;
  * raises {@link InterruptedCommandException} rather than an ordinary failure.
  */
 public final class ProcessCommandRunner implements CommandRunner {
-    private static final LazyLogger LOG = new LazyLogger(ProcessCommandRunner.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
     /** pve runs its tools with this PATH; sbin holds lvm2 and blkdiscard. */
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -162,10 +164,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             executor.setWatchdog(watchdog);
         }
         if (LOG.isDebugEnabled()) {
-            LOG.get()
-                    .debug(
-                            "run: {}",
-                            render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
+            LOG.debug("run: {}", render(command)); // quoting 10,000 arguments is worth skipping when nobody reads it
         }
         int exit;
         CHILDREN.beforeStart();
@@ -222,7 +221,7 @@ public final class ProcessCommandRunner implements CommandRunner {
         stderr.lines()
                 .map(String::strip)
                 .filter(line -> !line.isEmpty())
-                .forEach(line -> LOG.get().debug("{}: {}", tool, line));
+                .forEach(line -> LOG.debug("{}: {}", tool, line));
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.Map;
  * wipefs --json}) and that vsm keeps (cluster mode's node records). Read with jackson-core's
  * streaming parser: jackson-databind's {@code ObjectMapper} loaded about 370 classes before it
  * read a byte, for documents of a few fields; {@code vsm info} took 252 ms with it and 144 ms
- * without (docs/performance.md, round twelve).
+ * without.
  *
  * <p>Navigation never fails: {@link #path} of a field that is not there, or of a value that is
  * not an object, is the missing value, whose text, number and elements are the defaults asked

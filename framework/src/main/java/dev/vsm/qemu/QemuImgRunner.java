@@ -3,7 +3,6 @@ package dev.vsm.qemu;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.env.Environment;
-import dev.vsm.exec.LazyLogger;
 import dev.vsm.exec.ProcessCommandRunner;
 import dev.vsm.json.JsonTree;
 import dev.vsm.progress.ProgressMeter;
@@ -29,6 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link QemuImg} on the installed qemu-img ({@code $VSM_QEMU_IMG}, else {@code qemu-img} on
@@ -41,7 +42,7 @@ import java.util.regex.Pattern;
  * answer come from {@code qemu-img info}, one process per image as pve does.
  */
 public final class QemuImgRunner implements QemuImg {
-    private static final LazyLogger LOG = new LazyLogger(QemuImgRunner.class);
+    private static final Logger LOG = LoggerFactory.getLogger(QemuImgRunner.class);
     /** qemu-img's qcow2 cluster size when none is given and there are no subclusters. */
     private static final int QCOW2_DEFAULT_CLUSTER = 64 * 1024;
 
@@ -284,8 +285,7 @@ public final class QemuImgRunner implements QemuImg {
                 found.add(Inspection.failed(image.path(), f.error()));
             } else {
                 if (LOG.isDebugEnabled()) {
-                    LOG.get()
-                            .debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
+                    LOG.debug("qemu-img info for {}: {}", image.path(), ((NativeImageReader.Fallback) o).reason());
                 }
                 try {
                     found.add(Inspection.of(image.path(), qemuImgInfo(image.path(), image.format())));
