@@ -126,6 +126,11 @@ public final class StorageManager {
         return registry.require(cfg.type()).open(cfg, context);
     }
 
+    /** The loaded plugin of a storage type. */
+    Optional<StoragePlugin> plugin(String type) {
+        return registry.plugin(type);
+    }
+
     public PluginSchema schema(String storageId) {
         return registry.require(config(storageId).type()).schema();
     }
@@ -212,10 +217,11 @@ public final class StorageManager {
         return s.path(s.parseVolname(volid.volname()));
     }
 
-    /** Allocates a volume in {@code format}: {@link #alloc(String, int, String, String, long, String)} for an embedder. */
-    public VolumeId alloc(
-            String storageId, int vmid, String name, VolumeFormat format, long sizeKib, String preallocation) {
-        return alloc(storageId, vmid, name, format.id(), sizeKib, preallocation);
+    /** Allocates a volume after {@link Allocation}'s checks and returns its volume id. */
+    public VolumeId alloc(Allocation request) {
+        String format = request.checkedFormat();
+        return alloc(
+                request.storage(), request.vmid(), request.name(), format, request.sizeKib(), request.preallocation());
     }
 
     /**
@@ -367,18 +373,18 @@ public final class StorageManager {
     }
 
     /**
-     * Every storage's state (pve's {@code storage_info} and its status index). A storage that fails
-     * to activate or report is shown inactive, with a warning.
+     * Every storage's state (pve's {@code storage_info} and its status index), filtered as
+     * {@link StatusFilter} says (pve leaves disabled storages out of a content filter). A storage
+     * that fails to activate or report is shown inactive, with a warning.
      *
-     * @param onlyStorage a storage id, or null for all
-     * @param content     null for no filter; else only enabled storages holding at least one of
-     *                    these types (pve leaves disabled ones out of a content filter)
-     * @param enabledOnly leave out storages disabled in the configuration
-     * @param target      another node, or null: only shared storages available on this node and on it
-     * @throws StorageException (bad input) {@code storage: No such storage.} when {@code onlyStorage}
-     *                          exists but the filters leave it out, as pve
+     * @throws StorageException (bad input) {@code storage: No such storage.} when the filter's storage
+     *                          exists but the other filters leave it out, as pve
      */
-    public List<StatusRow> status(String onlyStorage, Set<ContentType> content, boolean enabledOnly, String target) {
+    public List<StatusRow> status(StatusFilter filter) {
+        String onlyStorage = filter.storage();
+        Set<ContentType> content = filter.content();
+        boolean enabledOnly = filter.enabledOnly();
+        String target = filter.target();
         if (onlyStorage != null) {
             StorageConfig only = config(onlyStorage);
             if (content != null && registry.plugin(only.type()).isPresent()) {

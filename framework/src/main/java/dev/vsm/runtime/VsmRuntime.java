@@ -8,6 +8,7 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
+import dev.vsm.engine.DeviceWipe;
 import dev.vsm.engine.FileStorageLocks;
 import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
@@ -25,6 +26,7 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.transfer.VolumeTransfers;
+import dev.vsm.zeroout.Sysfs;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -401,6 +403,11 @@ public final class VsmRuntime implements AutoCloseable {
             manager = new StorageManager(registry(), config().storages(), unloaded, context());
         }
         return manager;
+    }
+
+    /** Zeroing whole block devices, with its refusals ({@link DeviceWipe}); sysfs is {@code $VSM_SYSFS}'s, else {@code /sys}. */
+    public DeviceWipe deviceWipe() {
+        return new DeviceWipe(manager(), Sysfs.fromEnvironment(environment));
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

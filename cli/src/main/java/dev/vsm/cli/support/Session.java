@@ -6,6 +6,7 @@ import dev.vsm.config.ConfigHooks;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
+import dev.vsm.engine.DeviceWipe;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.engine.cluster.Cluster;
@@ -105,6 +106,10 @@ public final class Session implements AutoCloseable {
 
     public StorageManager manager() {
         return runtime.manager();
+    }
+
+    public DeviceWipe deviceWipe() {
+        return runtime.deviceWipe();
     }
 
     public ConfigHooks hooks() {

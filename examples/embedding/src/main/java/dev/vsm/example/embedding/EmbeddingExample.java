@@ -3,7 +3,6 @@ package dev.vsm.example.embedding;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.runtime.VsmRuntime;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import java.io.IOException;
@@ -63,7 +62,7 @@ public final class EmbeddingExample {
             StorageManager storage = vsm.manager();
 
             long sizeKib = 1024 * 1024; // 1 GiB
-            VolumeId disk = storage.alloc("images", 100, null, VolumeFormat.QCOW2, sizeKib, null);
+            VolumeId disk = storage.alloc("images", 100, null, "qcow2", sizeKib, null);
             List<VolumeInfo> listed = storage.list("images", ContentType.IMAGES, 100);
 
             VolumeId base = storage.createBase(disk); // images:100/base-100-disk-0.qcow2

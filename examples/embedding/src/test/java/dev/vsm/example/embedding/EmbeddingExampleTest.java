@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.env.Environment;
 import dev.vsm.runtime.VsmRuntime;
-import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -69,7 +68,7 @@ class EmbeddingExampleTest {
                 .build()) {
             assertThat(vsm.config().storages()).containsOnlyKeys("mem");
             assertThat(vsm.context().nodeName()).isEqualTo("embedded");
-            VolumeId raw = vsm.manager().alloc("mem", 7, null, VolumeFormat.RAW, 4096, null);
+            VolumeId raw = vsm.manager().alloc("mem", 7, null, "raw", 4096, null);
             assertThat(vsm.manager().path(raw))
                     .isEqualTo(store.resolve("images/7/vm-7-disk-0.raw"))
                     .hasSize(4 << 20);
@@ -94,12 +93,12 @@ class EmbeddingExampleTest {
                 .lockDirectory(dir.resolve("locks"))
                 .output(System.out, new PrintStream(err, true, StandardCharsets.UTF_8))
                 .build()) {
-            assertThat(vsm.manager().status(null, null, false, null))
+            assertThat(vsm.manager().status(dev.vsm.engine.StatusFilter.ALL))
                     .singleElement()
                     .satisfies(row -> assertThat(row.status().active()).isFalse());
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("does not exist or is unreachable");
             Files.createDirectory(store);
-            assertThat(vsm.manager().status(null, null, false, null))
+            assertThat(vsm.manager().status(dev.vsm.engine.StatusFilter.ALL))
                     .singleElement()
                     .satisfies(row -> assertThat(row.status().active()).isTrue());
             assertThat(store.resolve("images"))
