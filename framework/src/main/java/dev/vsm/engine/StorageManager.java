@@ -126,11 +126,6 @@ public final class StorageManager {
         return registry.require(cfg.type()).open(cfg, context);
     }
 
-    /** The loaded plugin of a storage type. */
-    Optional<StoragePlugin> plugin(String type) {
-        return registry.plugin(type);
-    }
-
     public PluginSchema schema(String storageId) {
         return registry.require(config(storageId).type()).schema();
     }

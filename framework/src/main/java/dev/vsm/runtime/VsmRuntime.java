@@ -8,7 +8,6 @@ import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
-import dev.vsm.engine.DeviceWipe;
 import dev.vsm.engine.FileStorageLocks;
 import dev.vsm.engine.PluginDirectory;
 import dev.vsm.engine.PluginRegistry;
@@ -26,6 +25,7 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.transfer.VolumeTransfers;
+import dev.vsm.zeroout.DeviceWipe;
 import dev.vsm.zeroout.Sysfs;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -407,7 +407,8 @@ public final class VsmRuntime implements AutoCloseable {
 
     /** Zeroing whole block devices, with its refusals ({@link DeviceWipe}); sysfs is {@code $VSM_SYSFS}'s, else {@code /sys}. */
     public DeviceWipe deviceWipe() {
-        return new DeviceWipe(manager(), Sysfs.fromEnvironment(environment));
+        return new DeviceWipe(
+                context(), manager().storages().values(), registry()::plugin, Sysfs.fromEnvironment(environment));
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
  * zero-out engine (blkdiscard --zeroout, or cstream where the device cannot write zeroes).
  *
  * <p>Refused, with one line on stderr and exit status 2, before anything runs: what
- * {@link dev.vsm.engine.DeviceWipe} refuses for every caller (a device in use, a configured
+ * {@link dev.vsm.zeroout.DeviceWipe} refuses for every caller (a device in use, a configured
  * storage's physical volume, a device with a signature unless {@code --force}), and a wipe
  * without {@code --yes} (except with {@code --dry-run}, which changes nothing).
  *

@@ -6,7 +6,6 @@ import dev.vsm.config.ConfigHooks;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
 import dev.vsm.config.StorageConfigs;
-import dev.vsm.engine.DeviceWipe;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.engine.cluster.Cluster;
@@ -16,6 +15,7 @@ import dev.vsm.runtime.VsmRuntime;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.transfer.VolumeTransfers;
+import dev.vsm.zeroout.DeviceWipe;
 import java.util.Optional;
 
 /**

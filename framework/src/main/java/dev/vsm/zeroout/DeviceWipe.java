@@ -1,21 +1,21 @@
-package dev.vsm.engine;
+package dev.vsm.zeroout;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.StorageConfig;
+import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.spi.ZeroOut;
-import dev.vsm.zeroout.BlockDevice;
-import dev.vsm.zeroout.DeviceSignatures;
-import dev.vsm.zeroout.DeviceUse;
-import dev.vsm.zeroout.Sysfs;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Zeroing a whole block device ({@code vsm wipe --device}), with the refusals that keep it from
@@ -36,11 +36,23 @@ import java.util.Set;
  * </ol>
  */
 public final class DeviceWipe {
-    private final StorageManager manager;
+    private final StorageContext context;
+    private final List<StorageConfig> storages;
+    private final Function<String, Optional<StoragePlugin>> plugins;
     private final Sysfs sysfs;
 
-    public DeviceWipe(StorageManager manager, Sysfs sysfs) {
-        this.manager = requireNonNull(manager, "manager");
+    /**
+     * @param storages the configured storages, whose devices are refused
+     * @param plugins  the loaded plugin of a storage type, which tells a storage's devices
+     */
+    public DeviceWipe(
+            StorageContext context,
+            Collection<StorageConfig> storages,
+            Function<String, Optional<StoragePlugin>> plugins,
+            Sysfs sysfs) {
+        this.context = requireNonNull(context, "context");
+        this.storages = List.copyOf(storages);
+        this.plugins = requireNonNull(plugins, "plugins");
         this.sysfs = requireNonNull(sysfs, "sysfs");
     }
 
@@ -63,19 +75,16 @@ public final class DeviceWipe {
             throw StorageException.badInput("%s; not zeroing it (--force does not override this)", why);
         });
         if (!force) {
-            new DeviceSignatures(manager.context().commands(), sysfs)
-                    .held(target)
-                    .ifPresent(held -> {
-                        throw StorageException.badInput(
-                                "'%s' is not empty: it holds %s - not zeroing it; add --force to zero it anyway",
-                                device, held);
-                    });
+            new DeviceSignatures(context.commands(), sysfs).held(target).ifPresent(held -> {
+                throw StorageException.badInput(
+                        "'%s' is not empty: it holds %s - not zeroing it; add --force to zero it anyway", device, held);
+            });
         }
-        if (!confirmed && !manager.context().dryRun()) {
+        if (!confirmed && !context.dryRun()) {
             throw StorageException.badInput(
                     "refusing to zero '%s' without --yes: every byte on it will be lost", device);
         }
-        manager.context().zeroOut().zero(device, stepMiB != null ? stepMiB : ZeroOut.DEFAULT_STEP_MIB, throughput);
+        context.zeroOut().zero(device, stepMiB != null ? stepMiB : ZeroOut.DEFAULT_STEP_MIB, throughput);
         return target.name();
     }
 
@@ -86,13 +95,13 @@ public final class DeviceWipe {
     private Optional<String> backedStorage(Path device, BlockDevice target) {
         Set<String> names = new HashSet<>(sysfs.partitions(target.name()));
         names.add(target.name());
-        for (StorageConfig config : manager.storages().values()) {
-            Optional<StoragePlugin> plugin = manager.plugin(config.type());
+        for (StorageConfig config : storages) {
+            Optional<StoragePlugin> plugin = plugins.apply(config.type());
             if (plugin.isEmpty()) {
                 continue;
             }
             for (Map.Entry<Path, String> used :
-                    plugin.get().devices(config, manager.context()).entrySet()) {
+                    plugin.get().devices(config, context).entrySet()) {
                 if (names.contains(kernelName(used.getKey()))) {
                     return Optional.of(String.format(
                             "'%s' is %s, which storage '%s' uses - remove the storage first (vsm remove %s)",
