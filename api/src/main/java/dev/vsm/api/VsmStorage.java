@@ -266,7 +266,7 @@ public final class VsmStorage implements AutoCloseable {
      */
     public void wipe(Wipe wipe) {
         if (wipe.volume() != null) {
-            manager().wipe(wipe.volume(), wipe.stepMiB(), wipe.throughput());
+            manager().wipe(wipe.volume(), true, wipe.stepMiB(), wipe.throughput());
         } else {
             runtime.deviceWipe().wipe(wipe.device(), wipe.force(), true, wipe.stepMiB(), wipe.throughput());
         }

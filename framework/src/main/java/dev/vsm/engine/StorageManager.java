@@ -584,8 +584,15 @@ public final class StorageManager {
     /**
      * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
      * wipe may take long, and the volume neither appears nor disappears.
+     *
+     * @param confirmed the caller means it (the command line's {@code --yes}); refused without,
+     *                  before anything is resolved, except under dry-run
      */
-    public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
+    public void wipe(VolumeId volid, boolean confirmed, Integer stepMiB, String throughput) {
+        if (!confirmed && !context.dryRun()) {
+            throw StorageException.badInput(
+                    "refusing to zero '%s' without --yes: every byte on it will be lost", volid);
+        }
         Volume volume = volume(volid);
         Capabilities.require(volume.storage(), Operation.WIPE);
         volume.storage().wipeVolume(volume.name(), stepMiB, throughput);

@@ -18,8 +18,8 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Refused, with one line on stderr and exit status 2, before anything runs: what
  * {@link dev.vsm.zeroout.DeviceWipe} refuses for every caller (a device in use, a configured
- * storage's physical volume, a device with a signature unless {@code --force}), and a wipe
- * without {@code --yes} (except with {@code --dry-run}, which changes nothing).
+ * storage's physical volume, a device with a signature unless {@code --force}), and, as for a
+ * volume, a wipe without {@code --yes} (except with {@code --dry-run}, which changes nothing).
  *
  * <p>{@code vsm wipe <volid> --yes} zeroes a storage volume in place (the storage's plugin
  * activates it and zeroes it with its own step and throughput unless given).
@@ -77,11 +77,7 @@ public final class WipeCommand extends ChangingCommand {
     }
 
     private void wipeVolume(VolumeId volid) {
-        if (!yes && !dryRun()) {
-            throw StorageException.badInput(
-                    "refusing to zero '%s' without --yes: every byte on it will be lost", volid);
-        }
-        session().manager().wipe(volid, stepMiB, throughput);
+        session().manager().wipe(volid, yes, stepMiB, throughput);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("volid", volid.toString());
         result.put("dry-run", dryRun());
