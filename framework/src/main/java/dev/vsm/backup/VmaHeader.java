@@ -26,7 +26,7 @@ import java.util.Map;
  * buffer outside the header, or pointers to no blob is refused (bad input) with the {@code vma}
  * tool's words.
  */
-public final class VmaHeader {
+final class VmaHeader {
     /** The fixed part: everything before the blob buffer. */
     static final int FIXED_SIZE = 12288;
     /** The most a header can hold: the fixed part and 2 x 256 blobs of at most 64 KiB, with their lengths. */

@@ -15,7 +15,7 @@ import dev.vsm.spi.VolumeId;
  * @param key     the property, or null when the message names it or concerns the section
  * @param message what is wrong, in pve's words where pve has them
  */
-public record ConfigProblem(String file, int line, String storage, String key, String message) {
+record ConfigProblem(String file, int line, String storage, String key, String message) {
     public ConfigProblem {
         requireNonNull(message, "message");
     }

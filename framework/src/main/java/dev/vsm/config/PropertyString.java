@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * {@code value without key, but schema does not define a default key}, and for a value
  * {@code <k>: type check ('<type>') failed - got '<v>'} or {@code <k>: value must have a minimum value of <n>}.
  */
-public final class PropertyString {
+final class PropertyString {
     private static final Pattern PART = Pattern.compile("([^=]+)=(.+)", Pattern.DOTALL);
     private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.\\d+|\\d+\\.|\\.\\d+|\\d+)([eE][+-]?\\d+)?");

@@ -29,7 +29,7 @@ import java.util.Set;
  * {@code beforeChange}, which throws when the storage lock was lost meanwhile. Removals do not:
  * they remove what the command was asked to remove, or the command's own temporary files.
  */
-public final class LocalHostFiles implements HostFiles {
+final class LocalHostFiles implements HostFiles {
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
     private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");

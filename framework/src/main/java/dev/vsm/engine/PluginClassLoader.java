@@ -23,7 +23,7 @@ import java.util.List;
  * path: {@link java.util.ServiceLoader} finds the plugin's own providers only, not the
  * built-in plugins a second time.
  */
-public final class PluginClassLoader extends URLClassLoader {
+final class PluginClassLoader extends URLClassLoader {
     /** The packages a plugin shares with vsm, as class-name prefixes. */
     public static final List<String> SHARED_PACKAGES = List.of("dev.vsm.spi.", "org.slf4j.");
 

@@ -213,10 +213,11 @@ public final class StorageManager {
         return s.path(s.parseVolname(volid.volname()));
     }
 
-    /** Allocates a volume in {@code format}: {@link #alloc(String, int, String, String, long, String)} for an embedder. */
-    public VolumeId alloc(
-            String storageId, int vmid, String name, VolumeFormat format, long sizeKib, String preallocation) {
-        return alloc(storageId, vmid, name, format.id(), sizeKib, preallocation);
+    /** Allocates a volume after {@link Allocation}'s checks and returns its volume id. */
+    public VolumeId alloc(Allocation request) {
+        String format = request.checkedFormat();
+        return alloc(
+                request.storage(), request.vmid(), request.name(), format, request.sizeKib(), request.preallocation());
     }
 
     /**
@@ -394,18 +395,18 @@ public final class StorageManager {
     }
 
     /**
-     * Every storage's state (pve's {@code storage_info} and its status index). A storage that fails
-     * to activate or report is shown inactive, with a warning.
+     * Every storage's state (pve's {@code storage_info} and its status index), filtered as
+     * {@link StatusFilter} says (pve leaves disabled storages out of a content filter). A storage
+     * that fails to activate or report is shown inactive, with a warning.
      *
-     * @param onlyStorage a storage id, or null for all
-     * @param content     null for no filter; else only enabled storages holding at least one of
-     *                    these types (pve leaves disabled ones out of a content filter)
-     * @param enabledOnly leave out storages disabled in the configuration
-     * @param target      another node, or null: only shared storages available on this node and on it
-     * @throws StorageException (bad input) {@code storage: No such storage.} when {@code onlyStorage}
-     *                          exists but the filters leave it out, as pve
+     * @throws StorageException (bad input) {@code storage: No such storage.} when the filter's storage
+     *                          exists but the other filters leave it out, as pve
      */
-    public List<StatusRow> status(String onlyStorage, Set<ContentType> content, boolean enabledOnly, String target) {
+    public List<StatusRow> status(StatusFilter filter) {
+        String onlyStorage = filter.storage();
+        Set<ContentType> content = filter.content();
+        boolean enabledOnly = filter.enabledOnly();
+        String target = filter.target();
         if (onlyStorage != null) {
             StorageConfig only = config(onlyStorage);
             if (content != null && registry.plugin(only.type()).isPresent()) {
@@ -610,8 +611,15 @@ public final class StorageManager {
     /**
      * Zeroes a volume's data in place ({@code vsm wipe <volid>}). Not under the storage lock: a
      * wipe may take long, and the volume neither appears nor disappears.
+     *
+     * @param confirmed the caller means it (the command line's {@code --yes}); refused without,
+     *                  before anything is resolved, except under dry-run
      */
-    public void wipe(VolumeId volid, Integer stepMiB, String throughput) {
+    public void wipe(VolumeId volid, boolean confirmed, Integer stepMiB, String throughput) {
+        if (!confirmed && !context.dryRun()) {
+            throw StorageException.badInput(
+                    "refusing to zero '%s' without --yes: every byte on it will be lost", volid);
+        }
         Volume volume = volume(volid);
         Capabilities.require(volume.storage(), Operation.WIPE);
         volume.storage().wipeVolume(volume.name(), stepMiB, throughput);

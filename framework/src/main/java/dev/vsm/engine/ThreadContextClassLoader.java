@@ -5,7 +5,7 @@ package dev.vsm.engine;
  * when it closes (Trino's {@code ThreadContextClassLoader}, Kafka Connect's {@code LoaderSwap}):
  * {@code try (var swap = new ThreadContextClassLoader(loader)) { ... }}.
  */
-public final class ThreadContextClassLoader implements AutoCloseable {
+final class ThreadContextClassLoader implements AutoCloseable {
     private final Thread thread;
     private final ClassLoader previous;
 

@@ -24,7 +24,7 @@ import java.util.Optional;
  *       layer's limit.</li>
  * </ul>
  */
-public final class ImageSizeLimits {
+final class ImageSizeLimits {
     /** qemu's BDRV_MAX_LENGTH. */
     public static final long BLOCK_LAYER_MAX = Long.MAX_VALUE & ~511L;
 

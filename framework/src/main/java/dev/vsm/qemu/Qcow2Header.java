@@ -33,7 +33,7 @@ import java.util.Optional;
  * @param oddNames             whether the backing file name or format holds a NUL byte or is not
  *                             UTF-8 (then {@code backingFile}/{@code backingFormat} are approximate)
  */
-public record Qcow2Header(
+record Qcow2Header(
         int version,
         long headerLength,
         long virtualSize,

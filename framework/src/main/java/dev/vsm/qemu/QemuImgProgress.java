@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * Reads qemu-img's {@code -p} progress: it redraws {@code "    (12.34/100%)"} with a carriage
  * return while it works (one piece per line once split at {@code \r} and {@code \n}).
  */
-public final class QemuImgProgress {
+final class QemuImgProgress {
     private static final Pattern PERCENT = Pattern.compile("\\s*\\((\\d{1,3}(?:\\.\\d+)?)/100%\\)\\s*");
 
     private QemuImgProgress() {}

@@ -25,6 +25,8 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.StoragePlugin;
 import dev.vsm.transfer.VolumeTransfers;
+import dev.vsm.zeroout.DeviceWipe;
+import dev.vsm.zeroout.Sysfs;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -401,6 +403,12 @@ public final class VsmRuntime implements AutoCloseable {
             manager = new StorageManager(registry(), config().storages(), unloaded, context());
         }
         return manager;
+    }
+
+    /** Zeroing whole block devices, with its refusals ({@link DeviceWipe}); sysfs is {@code $VSM_SYSFS}'s, else {@code /sys}. */
+    public DeviceWipe deviceWipe() {
+        return new DeviceWipe(
+                context(), manager().storages().values(), registry()::plugin, Sysfs.fromEnvironment(environment));
     }
 
     /** The plugins' config hooks, run by the configuration store just before it writes. */

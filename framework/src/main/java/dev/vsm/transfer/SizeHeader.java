@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /** The 8-byte little-endian size in bytes that starts every pve volume stream (pve-storage's Plugin.pm). */
-public final class SizeHeader {
+final class SizeHeader {
     /** How many bytes the header takes. */
     public static final int LENGTH = 8;
     /** The largest size read: qemu's limit for any image, in whole KiB (volumes are allocated in KiB). */

@@ -28,7 +28,7 @@ import java.util.Set;
  * {@code .qcow2}/{@code .vmdk}/... that is not one, or one whose size is not a whole number of
  * 512-byte sectors (pass {@code --source-format raw} to take such data as a raw disk anyway).
  */
-public final class SourceImages {
+final class SourceImages {
     private static final long SECTOR = 512;
     /** Extensions that name an image format other than raw. */
     private static final Set<String> IMAGE_EXTENSIONS =

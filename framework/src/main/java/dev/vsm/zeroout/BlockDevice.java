@@ -19,7 +19,7 @@ import java.util.Optional;
  *              its own where lvm2 makes the nodes without udev)
  * @param queue the whole disk whose request queue serves it ({@code sda} for {@code sda1})
  */
-public record BlockDevice(Path given, Path node, String name, String queue) {
+record BlockDevice(Path given, Path node, String name, String queue) {
     private static final int S_IFMT = 0170000;
     private static final int S_IFBLK = 0060000;
 

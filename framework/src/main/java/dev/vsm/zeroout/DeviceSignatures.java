@@ -18,7 +18,7 @@ import java.util.Optional;
  * {@code dos}) and other signatures, on the device or on one of its partitions. Partitions the
  * kernel knows of count too, whatever their signatures.
  */
-public final class DeviceSignatures {
+final class DeviceSignatures {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private final CommandRunner commands;

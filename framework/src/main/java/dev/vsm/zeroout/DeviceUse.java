@@ -18,7 +18,7 @@ import java.util.Set;
  * three stand in for the kernel's exclusive-open check (blkdiscard makes that check itself; the
  * cstream fallback does not).
  */
-public final class DeviceUse {
+final class DeviceUse {
     private final Sysfs sysfs;
     private final Path proc;
 

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * @param stepBytes the blkdiscard step (0 for cstream)
  * @param note      a line to print before running, when the step had to be reduced
  */
-public record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional<String> note) {
+record ZeroOutPlan(Tool tool, List<String> argv, long stepBytes, Optional<String> note) {
     private static final long MIB = 1024L * 1024L;
     private static final Pattern THROUGHPUT = Pattern.compile(ZeroOut.THROUGHPUT_REGEX);
 

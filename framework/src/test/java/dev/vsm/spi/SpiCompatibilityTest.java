@@ -57,7 +57,7 @@ class SpiCompatibilityTest {
         assertThat(manager.list("mem", null, null))
                 .extracting(VolumeInfo::volid)
                 .containsExactly(base.toString(), clone.toString());
-        assertThat(manager.status(null, null, false, null))
+        assertThat(manager.status(dev.vsm.engine.StatusFilter.ALL))
                 .singleElement()
                 .satisfies(row -> assertThat(row.status().active()).isTrue());
         manager.free(clone);

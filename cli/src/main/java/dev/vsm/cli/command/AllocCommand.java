@@ -1,12 +1,9 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.Args;
-import dev.vsm.spi.StorageException;
-import dev.vsm.spi.VolumeFormat;
+import dev.vsm.engine.Allocation;
 import dev.vsm.spi.VolumeId;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -22,8 +19,6 @@ import picocli.CommandLine.Parameters;
             Args.SIZE_HELP
         })
 public final class AllocCommand extends ChangingCommand {
-    private static final Pattern EXT = Pattern.compile("\\.(raw|qcow2|vmdk)$");
-
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
 
@@ -50,19 +45,12 @@ public final class AllocCommand extends ChangingCommand {
 
     @Override
     void execute() {
-        VolumeId.checkStorageId(storage);
-        int owner = Args.vmid(vmid);
-        String fmt = format;
-        Matcher m = EXT.matcher(filename);
-        if (m.find()) {
-            if (fmt != null && !fmt.equals(m.group(1))) {
-                throw StorageException.badInput("format: different storage formats (%s != %s)", fmt, m.group(1));
-            }
-            fmt = m.group(1);
-        }
-        long kib = Args.sizeKib(size, VolumeFormat.SUBVOL.is(fmt));
-        String name = filename.isEmpty() ? null : filename;
-        VolumeId volid = session().manager().alloc(storage, owner, name, fmt, kib, preallocation);
+        VolumeId volid = session()
+                .manager()
+                .alloc(Allocation.of(storage, Args.vmid(vmid), Args.sizeKib(size, true))
+                        .name(filename)
+                        .format(format)
+                        .preallocation(preallocation));
         output.print(
                 out(),
                 Map.of("volid", volid.toString(), "dry-run", dryRun()),

@@ -1,8 +1,8 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.TextColumns;
+import dev.vsm.engine.StatusFilter;
 import dev.vsm.engine.StorageManager.StatusRow;
-import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
@@ -47,13 +47,13 @@ public final class StatusCommand extends VsmCommand {
 
     @Override
     void execute() {
-        Set<ContentType> ct = content == null ? null : contentList(content);
-        if (target != null && !target.matches(CommonProperties.NODE_NAME_PATTERN)) {
-            throw StorageException.badInput(
-                    "target: invalid format - value does not look like a valid node name: '%s'",
-                    VolumeId.printable(target));
-        }
-        List<StatusRow> rows = session().manager().status(storage, ct, enabled, target);
+        List<StatusRow> rows = session()
+                .manager()
+                .status(StatusFilter.ALL
+                        .storage(storage)
+                        .content(content == null ? null : contentList(content))
+                        .enabledOnly(enabled)
+                        .target(target));
         rows.forEach(r ->
                 r.status().warnings().forEach(w -> session().context().console().warn("warning: " + w)));
         output.print(
@@ -134,9 +134,6 @@ public final class StatusCommand extends VsmCommand {
                     .orElseThrow(() -> StorageException.badInput(
                             "content: invalid content type '%s' (use images, rootdir, iso, vztmpl, backup, snippets, import; comma-separated)",
                             VolumeId.printable(id))));
-        }
-        if (types.isEmpty()) {
-            throw StorageException.badInput("content: no content type given");
         }
         return types;
     }

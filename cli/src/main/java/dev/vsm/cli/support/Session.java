@@ -15,6 +15,7 @@ import dev.vsm.runtime.VsmRuntime;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.transfer.VolumeTransfers;
+import dev.vsm.zeroout.DeviceWipe;
 import java.util.Optional;
 
 /**
@@ -105,6 +106,10 @@ public final class Session implements AutoCloseable {
 
     public StorageManager manager() {
         return runtime.manager();
+    }
+
+    public DeviceWipe deviceWipe() {
+        return runtime.deviceWipe();
     }
 
     public ConfigHooks hooks() {

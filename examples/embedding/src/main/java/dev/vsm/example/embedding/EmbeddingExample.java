@@ -1,7 +1,10 @@
 package dev.vsm.example.embedding;
 
-import dev.vsm.engine.StorageManager;
-import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.api.Clone;
+import dev.vsm.api.CreateBase;
+import dev.vsm.api.ListQuery;
+import dev.vsm.api.NewVolume;
+import dev.vsm.api.VsmStorage;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
@@ -14,9 +17,10 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * vsm embedded in a program: a runtime on a dir storage in {@code workDir}, a qcow2 volume
- * allocated, listed, made a base image and cloned (a linked clone), then both freed. Run it with
- * {@code java dev.vsm.example.embedding.EmbeddingExample DIR}; docs/embedding.md walks through it.
+ * vsm embedded in a program through its API ({@code dev.vsm.api}): a dir storage in
+ * {@code workDir}, a qcow2 volume allocated, listed, made a base image and cloned (a linked
+ * clone), then both freed. Run it with {@code java dev.vsm.example.embedding.EmbeddingExample DIR};
+ * docs/embedding.md walks through it.
  */
 public final class EmbeddingExample {
     /** What {@link #run} made, before it freed it. */
@@ -54,29 +58,27 @@ public final class EmbeddingExample {
                     content: [images]
                 """.replace("IMAGES", workDir.resolve("images").toString()));
 
-        // [runtime]
-        try (VsmRuntime vsm = VsmRuntime.builder()
+        // [api]
+        try (VsmStorage vsm = VsmStorage.builder()
                 .configFile(config)
                 .lockDirectory(workDir.resolve("locks"))
                 .output(out, System.err)
                 .build()) {
-            StorageManager storage = vsm.manager();
-
             long sizeKib = 1024 * 1024; // 1 GiB
-            VolumeId disk = storage.alloc("images", 100, null, VolumeFormat.QCOW2, sizeKib, null);
-            List<VolumeInfo> listed = storage.list("images", ContentType.IMAGES, 100);
+            VolumeId disk = vsm.alloc(NewVolume.of("images", 100, sizeKib).format(VolumeFormat.QCOW2));
+            List<VolumeInfo> listed =
+                    vsm.list(ListQuery.of("images").content(ContentType.IMAGES).vmid(100));
 
-            VolumeId base = storage.createBase(disk); // images:100/base-100-disk-0.qcow2
-            VolumeId clone = storage.cloneVolume(base, 101); // a qcow2 backed by the base
-            Path basePath = storage.path(base);
-            Path clonePath = storage.path(clone);
+            VolumeId base = vsm.createBase(CreateBase.of(disk)); // images:100/base-100-disk-0.qcow2
+            VolumeId clone = vsm.clone(Clone.of(base, 101)); // a qcow2 backed by the base
+            Path basePath = vsm.path(base);
+            Path clonePath = vsm.path(clone);
             inspect.accept(clonePath);
 
-            storage.free(clone); // the clone first: a base in use is not freed
-            storage.free(base);
-            return new Result(
-                    base, basePath, clone, clonePath, listed, storage.list("images", ContentType.IMAGES, null));
+            vsm.free(clone); // the clone first: a base in use is not freed
+            vsm.free(base);
+            return new Result(base, basePath, clone, clonePath, listed, vsm.list(ListQuery.of("images")));
         }
-        // [runtime]
+        // [api]
     }
 }

@@ -2,8 +2,10 @@ package dev.vsm.example.embedding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vsm.env.Environment;
-import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.api.NewVolume;
+import dev.vsm.api.StatusQuery;
+import dev.vsm.api.StorageState;
+import dev.vsm.api.VsmStorage;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
 import java.io.ByteArrayOutputStream;
@@ -13,8 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,27 +65,32 @@ class EmbeddingExampleTest {
 
     /** A configuration given as text is used as the file would be, and no file is written for it. */
     @Test
-    void aConfigurationKeptInMemory() {
+    void aConfigurationKeptInMemory() throws IOException {
         Path store = dir.resolve("store");
-        try (VsmRuntime vsm = VsmRuntime.builder()
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("VSM_CONFIG", dir.resolve("never-read.yaml").toString());
+        try (VsmStorage vsm = VsmStorage.builder()
                 .configText("storages:\n  mem:\n    type: dir\n    path: " + store + "\n    content: [images]\n")
                 .lockDirectory(dir.resolve("locks"))
-                .environment(Environment.system().with("VSM_NODE", "embedded"))
+                .environment(env)
                 .build()) {
-            assertThat(vsm.config().storages()).containsOnlyKeys("mem");
-            assertThat(vsm.context().nodeName()).isEqualTo("embedded");
-            VolumeId raw = vsm.manager().alloc("mem", 7, null, VolumeFormat.RAW, 4096, null);
-            assertThat(vsm.manager().path(raw))
-                    .isEqualTo(store.resolve("images/7/vm-7-disk-0.raw"))
+            assertThat(vsm.status(StatusQuery.all()))
+                    .extracting(StorageState::storage)
+                    .containsExactly("mem");
+            VolumeId raw = vsm.alloc(NewVolume.of("mem", 100, 4096).format(VolumeFormat.RAW));
+            assertThat(vsm.path(raw))
+                    .isEqualTo(store.resolve("images/100/vm-100-disk-0.raw"))
                     .hasSize(4 << 20);
-            vsm.manager().free(raw);
-            assertThat(store.resolve("images/7/vm-7-disk-0.raw")).doesNotExist();
-            assertThat(vsm.location().file()).doesNotExist();
+            vsm.free(raw);
+            assertThat(store.resolve("images/100/vm-100-disk-0.raw")).doesNotExist();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files).extracting(f -> f.getFileName().toString()).containsExactlyInAnyOrder("store", "locks");
         }
     }
 
     /**
-     * A runtime lives longer than a command: a storage whose activation failed (its directory
+     * A facade lives longer than a command: a storage whose activation failed (its directory
      * not there yet) is activated on its next use, once the directory is, and gets its content
      * directories then.
      */
@@ -88,23 +98,41 @@ class EmbeddingExampleTest {
     void aStorageWhoseActivationFailedIsActivatedOnItsNextUse() throws IOException {
         Path store = dir.resolve("later");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try (VsmRuntime vsm = VsmRuntime.builder()
+        try (VsmStorage vsm = VsmStorage.builder()
                 .configText("storages:\n  later:\n    type: dir\n    path: " + store
                         + "\n    content: [images]\n    create-base-path: 0\n")
                 .lockDirectory(dir.resolve("locks"))
                 .output(System.out, new PrintStream(err, true, StandardCharsets.UTF_8))
                 .build()) {
-            assertThat(vsm.manager().status(null, null, false, null))
+            assertThat(vsm.status(StatusQuery.all()))
                     .singleElement()
-                    .satisfies(row -> assertThat(row.status().active()).isFalse());
+                    .satisfies(row -> assertThat(row.active()).isFalse());
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("does not exist or is unreachable");
             Files.createDirectory(store);
-            assertThat(vsm.manager().status(null, null, false, null))
+            assertThat(vsm.status(StatusQuery.all()))
                     .singleElement()
-                    .satisfies(row -> assertThat(row.status().active()).isTrue());
+                    .satisfies(row -> assertThat(row.active()).isTrue());
             assertThat(store.resolve("images"))
                     .as("made by the second activation")
                     .isDirectory();
+        }
+    }
+
+    /** The example is what an embedder writes: it imports the API, the SPI's values and java.*, nothing of the engine. */
+    @Test
+    void theExampleUsesOnlyTheApi() throws IOException {
+        try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
+            List<String> imports = new ArrayList<>();
+            for (Path source :
+                    sources.filter(f -> f.toString().endsWith(".java")).toList()) {
+                Files.readAllLines(source).stream()
+                        .filter(l -> l.startsWith("import "))
+                        .forEach(imports::add);
+            }
+            assertThat(imports)
+                    .isNotEmpty()
+                    .allSatisfy(line -> assertThat(line)
+                            .matches("import (static )?(java\\.|dev\\.vsm\\.api\\.|dev\\.vsm\\.spi\\.).*;"));
         }
     }
 
@@ -129,7 +157,7 @@ class EmbeddingExampleTest {
         Path root = Path.of("").toAbsolutePath().getParent().getParent();
         String source = Files.readString(Path.of("src/main/java/dev/vsm/example/embedding/EmbeddingExample.java"));
         String doc = Files.readString(root.resolve("docs/embedding.md"));
-        String marker = "// [runtime]";
+        String marker = "// [api]";
         int from = source.indexOf(marker);
         int to = source.indexOf(marker, from + marker.length());
         assertThat(from).as("the example's first %s marker", marker).isPositive();

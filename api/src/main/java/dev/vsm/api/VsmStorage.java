@@ -1,0 +1,280 @@
+package dev.vsm.api;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.engine.Allocation;
+import dev.vsm.engine.StatusFilter;
+import dev.vsm.engine.StorageManager;
+import dev.vsm.env.Environment;
+import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeInfo;
+import dev.vsm.transfer.ImportSource;
+import dev.vsm.transfer.VolumeExporter;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
+ * with their volumes (status, list, alloc, free, path, info, resize, snapshots, clone,
+ * create-base, import, export, wipe), each taking a request value of this package. Every request
+ * is checked and refused as the command line refuses it (the same engine does both), with a
+ * {@link StorageException}: {@code BAD_INPUT} for a request that cannot be right, {@code FAILED}
+ * for an operation that failed.
+ *
+ * <p>Made by {@link #builder()}; nothing is read or opened until the first call. The
+ * configuration is read once, at the first call: a program that wants to see another process's
+ * edits makes a new one, as each {@code vsm} command is one. Not thread-safe: one per thread of
+ * work; the storage locks it takes exclude other threads and processes on the host. {@link #close()}
+ * closes the cluster connection if one was opened.
+ */
+public final class VsmStorage implements AutoCloseable {
+    private final VsmRuntime runtime;
+
+    private VsmStorage(VsmRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /** A builder on the command line's defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** How a {@link VsmStorage} is made; every setting is optional, the defaults are the command line's. */
+    public static final class Builder {
+        private Path configFile;
+        private String configText;
+        private Path pluginDirectory;
+        private Path lockDirectory;
+        private Map<String, String> environment;
+        private PrintStream out = System.out;
+        private PrintStream err = System.err;
+        private boolean dryRun;
+        private boolean quiet;
+        private ClassLoader classLoader = VsmStorage.class.getClassLoader();
+
+        private Builder() {}
+
+        /** The configuration file; null: {@code $VSM_CONFIG}, else {@code /etc/vsm/storage.yaml}, else the built-in default. */
+        public Builder configFile(Path file) {
+            this.configFile = file;
+            this.configText = null;
+            return this;
+        }
+
+        /** The configuration as YAML text, kept in memory instead of a file. */
+        public Builder configText(String yaml) {
+            this.configText = yaml;
+            if (yaml != null) {
+                this.configFile = null;
+            }
+            return this;
+        }
+
+        /** The drop-in plugins' directory; null: {@code $VSM_PLUGIN_DIR}, the configuration's, {@code /usr/share/vsm/plugins}. */
+        public Builder pluginDirectory(Path dir) {
+            this.pluginDirectory = dir;
+            return this;
+        }
+
+        /** Where the lock files live (made mode 0700); null: {@code $VSM_LOCK_DIR}, else the default. */
+        public Builder lockDirectory(Path dir) {
+            this.lockDirectory = dir;
+            return this;
+        }
+
+        /**
+         * The environment vsm reads its {@code VSM_*} settings from and runs its commands in
+         * (qemu-img, lvm2, blkdiscard); null: this process's.
+         */
+        public Builder environment(Map<String, String> variables) {
+            this.environment = variables == null ? null : Map.copyOf(variables);
+            return this;
+        }
+
+        /** Where messages (what was allocated or freed, dry-run lines, progress) and warnings go. */
+        public Builder output(PrintStream out, PrintStream err) {
+            this.out = requireNonNull(out, "out");
+            this.err = requireNonNull(err, "err");
+            return this;
+        }
+
+        /** Nothing changes: each change and each command it would run is printed as a {@code + } line. */
+        public Builder dryRun(boolean dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        /** No progress display. */
+        public Builder quiet(boolean quiet) {
+            this.quiet = quiet;
+            return this;
+        }
+
+        /** Where the built-in plugins (and {@code vsm-cluster}) are found; by default vsm's own class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.classLoader = requireNonNull(loader, "loader");
+            return this;
+        }
+
+        public VsmStorage build() {
+            return new VsmStorage(VsmRuntime.builder()
+                    .configFile(configFile)
+                    .configText(configText)
+                    .pluginDirectory(pluginDirectory)
+                    .lockDirectory(lockDirectory)
+                    .environment(environment == null ? Environment.system() : Environment.of(environment))
+                    .output(out, err)
+                    .dryRun(dryRun)
+                    .quiet(quiet)
+                    // in cluster mode every call needs quorum, as a changing command does
+                    .changing(true)
+                    .cluster(new ServiceCluster(classLoader))
+                    .classLoader(classLoader)
+                    .build());
+        }
+    }
+
+    private StorageManager manager() {
+        return runtime.manager();
+    }
+
+    /** The storages' state, sorted by id ({@code vsm status}). */
+    public List<StorageState> status(StatusQuery query) {
+        StatusFilter filter = StatusFilter.ALL
+                .storage(query.storage())
+                .content(query.content())
+                .enabledOnly(query.enabledOnly())
+                .target(query.target());
+        return manager().status(filter).stream()
+                .map(r -> new StorageState(
+                        r.storage(),
+                        r.type(),
+                        r.content(),
+                        r.enabled(),
+                        r.shared(),
+                        r.status().active(),
+                        r.status().total(),
+                        r.status().used(),
+                        r.status().avail(),
+                        r.status().warnings()))
+                .toList();
+    }
+
+    /** The volumes of a storage, sorted by volume id ({@code vsm list}). */
+    public List<VolumeInfo> list(ListQuery query) {
+        return manager().list(query.storage(), query.content(), query.vmid());
+    }
+
+    /** Allocates a volume and returns its id ({@code vsm alloc}). */
+    public VolumeId alloc(NewVolume volume) {
+        return manager()
+                .alloc(Allocation.of(volume.storage(), volume.vmid(), volume.sizeKib())
+                        .name(volume.name())
+                        .format(volume.format() == null ? null : volume.format().id())
+                        .preallocation(volume.preallocation()));
+    }
+
+    /** Frees a volume ({@code vsm free}); a base volume that linked clones still use is refused. */
+    public void free(VolumeId volume) {
+        manager().free(volume);
+    }
+
+    /** Where a volume lives; nothing needs to exist, nothing is activated ({@code vsm path}). */
+    public Path path(VolumeId volume) {
+        return manager().path(volume);
+    }
+
+    /** A volume's image details, features and snapshots ({@code vsm info}). */
+    public VolumeDetails info(VolumeId volume) {
+        StorageManager.VolumeDetails d = manager().info(volume);
+        return new VolumeDetails(
+                d.volid(),
+                d.path(),
+                d.name().type(),
+                d.name().vmid(),
+                d.name().isBase(),
+                d.image().format(),
+                d.image().virtualSize(),
+                d.image().actualSize(),
+                d.backingVolid() == null ? null : VolumeId.parse(d.backingVolid()),
+                d.features(),
+                d.snapshots());
+    }
+
+    /** Grows a volume ({@code vsm resize}); returns its new size in bytes. */
+    public long resize(Resize resize) {
+        return manager().resize(resize.volume(), resize.bytes(), resize.relative());
+    }
+
+    /** Makes a snapshot of a volume ({@code vsm snapshot}). */
+    public void snapshot(Snapshot snapshot) {
+        manager().snapshot(snapshot.volume(), snapshot.name());
+    }
+
+    /** Rolls a volume back to one of its snapshots ({@code vsm rollback}). */
+    public void rollback(Snapshot snapshot) {
+        manager().rollback(snapshot.volume(), snapshot.name());
+    }
+
+    /** Deletes a volume's snapshot ({@code vsm snapshot-delete}). */
+    public void deleteSnapshot(Snapshot snapshot) {
+        manager().snapshotDelete(snapshot.volume(), snapshot.name());
+    }
+
+    /** A linked clone; returns its id ({@code vsm clone}). */
+    public VolumeId clone(Clone clone) {
+        return manager().cloneVolume(clone.source(), Allocation.checkVmid(clone.vmid()), clone.snapshot());
+    }
+
+    /** Turns a volume into a base volume; returns its new id ({@code vsm create-base}). */
+    public VolumeId createBase(CreateBase request) {
+        return manager().createBase(request.volume());
+    }
+
+    /** Imports a disk image as a new volume; returns its id ({@code vsm import}). */
+    public VolumeId importImage(ImportImage request) {
+        VolumeId.checkStorageId(request.storage());
+        int vmid = Allocation.checkVmid(request.vmid());
+        var imports = runtime.transfers().imports();
+        try (ImportSource source = imports.source(request.source(), request.sourceFormat(), request.blockDevice())) {
+            VolumeFormat format = request.format();
+            return imports.importImage(
+                    request.storage(), vmid, source, format == null ? null : format.id(), request.name());
+        }
+    }
+
+    /** Writes a volume as a stream; returns the data bytes written after the size header ({@code vsm export}). */
+    public long export(Export export) {
+        return runtime.transfers()
+                .exporter()
+                .export(
+                        export.volume(),
+                        export.format(),
+                        VolumeExporter.Snapshots.of(export.withSnapshots()),
+                        export.out(),
+                        null);
+    }
+
+    /**
+     * Zeroes a volume or a whole block device ({@code vsm wipe}); a device is refused as
+     * {@link Wipe} says, before anything is written. Calling it is the command line's {@code --yes}.
+     */
+    public void wipe(Wipe wipe) {
+        if (wipe.volume() != null) {
+            manager().wipe(wipe.volume(), true, wipe.stepMiB(), wipe.throughput());
+        } else {
+            runtime.deviceWipe().wipe(wipe.device(), wipe.force(), true, wipe.stepMiB(), wipe.throughput());
+        }
+    }
+
+    /** Closes the cluster connection, if one was opened. */
+    @Override
+    public void close() {
+        runtime.close();
+    }
+}
