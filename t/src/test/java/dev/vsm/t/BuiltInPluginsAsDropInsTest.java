@@ -3,6 +3,9 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
 import dev.vsm.testing.Trees;
 import java.io.IOException;

@@ -3,6 +3,10 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.files.ProcessStamp;
+import dev.vsm.t.support.Crashes;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.HostileFragments;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.ByteArrayOutputStream;

@@ -3,6 +3,9 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.io.ByteArrayOutputStream;
 import java.io.File;

@@ -2,6 +2,8 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.io.IOException;

@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;

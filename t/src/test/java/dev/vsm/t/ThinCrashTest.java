@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Crashes;
+import dev.vsm.t.support.Vsm;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;

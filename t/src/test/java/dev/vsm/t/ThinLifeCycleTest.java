@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;

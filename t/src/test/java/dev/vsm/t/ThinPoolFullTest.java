@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.nio.file.Path;
 import java.util.Map;

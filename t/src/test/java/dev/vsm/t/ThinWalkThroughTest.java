@@ -3,6 +3,8 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Cleanup;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
 import java.nio.file.Files;
 import java.nio.file.Path;

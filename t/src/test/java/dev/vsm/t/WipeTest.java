@@ -2,6 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Children;
+import dev.vsm.t.support.Cleanup;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.ScriptRun;
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

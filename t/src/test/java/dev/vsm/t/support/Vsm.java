@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,17 +20,17 @@ import java.util.concurrent.TimeUnit;
  * Runs the real {@code cli/vsm} launcher in a sandbox: its own config file, data home and lock
  * directory under a temp dir, so tests never touch the machine's vsm configuration.
  */
-final class Vsm {
-    static final Path HOME =
+public final class Vsm {
+    public static final Path HOME =
             Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
-    static final Path LAUNCHER = HOME.resolve("cli/vsm");
+    public static final Path LAUNCHER = HOME.resolve("cli/vsm");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path sandbox;
     private final Map<String, String> env = new HashMap<>();
     private Path launcher = LAUNCHER;
 
-    Vsm(Path sandbox) {
+    public Vsm(Path sandbox) {
         this.sandbox = sandbox;
         env.put("VSM_CONFIG", sandbox.resolve("etc/storage.yaml").toString());
         env.put("XDG_DATA_HOME", sandbox.resolve("data").toString());
@@ -54,57 +54,57 @@ final class Vsm {
         }
     }
 
-    Path sandbox() {
+    public Path sandbox() {
         return sandbox;
     }
 
-    Path config() {
+    public Path config() {
         return Path.of(env.get("VSM_CONFIG"));
     }
 
     /** The built-in default storage's directory. */
-    Path defaultLocal() {
+    public Path defaultLocal() {
         return sandbox.resolve("data/vsm/local");
     }
 
     /** Runs vsm through another launcher script (e.g. one with a class path of its own). */
-    Vsm launcher(Path script) {
+    public Vsm launcher(Path script) {
         launcher = script;
         return this;
     }
 
-    Vsm env(String key, String value) {
+    public Vsm env(String key, String value) {
         env.put(key, value);
         return this;
     }
 
     /** The environment vsm runs with (for tests that start it themselves). */
-    Map<String, String> environment() {
+    public Map<String, String> environment() {
         return Map.copyOf(env);
     }
 
     /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
-    Vsm env(Map<String, String> variables) {
+    public Vsm env(Map<String, String> variables) {
         env.putAll(variables);
         return this;
     }
 
     /** The outcome of one run. */
-    record Result(int exit, String out, String err) {
-        Result ok() {
+    public record Result(int exit, String out, String err) {
+        public Result ok() {
             assertThat(exit).as("exit status of vsm; stderr: %s", err).isZero();
             return this;
         }
 
         /** Bad input: exit 2 and exactly one line on stderr. */
-        Result badInput(String expectedMessagePart) {
+        public Result badInput(String expectedMessagePart) {
             assertThat(exit).as("exit status; stdout: %s stderr: %s", out, err).isEqualTo(2);
             assertThat(err.strip().lines().count()).as("stderr lines: %s", err).isEqualTo(1);
             assertThat(err).contains(expectedMessagePart);
             return this;
         }
 
-        JsonNode json() {
+        public JsonNode json() {
             try {
                 return JSON.readTree(out);
             } catch (IOException e) {
@@ -112,12 +112,12 @@ final class Vsm {
             }
         }
 
-        List<String> lines() {
+        public List<String> lines() {
             return out.lines().toList();
         }
     }
 
-    Result run(String... args) {
+    public Result run(String... args) {
         if (InGuest.inside()) {
             return runInProcess(args);
         }
@@ -180,7 +180,7 @@ final class Vsm {
      * Runs a bash line ({@code pipefail} on) in the sandbox with vsm's environment, for pipelines
      * of vsm commands; {@code vsm } in it is the launcher.
      */
-    Result shell(String line) {
+    public Result shell(String line) {
         ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", launcher + " "))
                 .directory(sandbox.toFile())
                 .redirectOutput(sandbox.resolve("sh.out").toFile())
@@ -208,7 +208,7 @@ final class Vsm {
      * {@code .vsm-bg-*} files in the sandbox (not part of a {@link Tree} snapshot), which
      * {@link Started#finish} reads and removes. The launcher execs java, so the process is vsm.
      */
-    Started start(String... args) {
+    public Started start(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.toString());
         cmd.addAll(List.of(args));
@@ -227,14 +227,14 @@ final class Vsm {
     }
 
     /** A vsm started with {@link #start}. */
-    record Started(Process process, Path outFile, Path errFile) {
+    public record Started(Process process, Path outFile, Path errFile) {
         /** Waits for it to end (at most 120 s) and returns what it did. */
-        Result finish() {
+        public Result finish() {
             return finish(120);
         }
 
         /** Waits for it to end (at most {@code seconds}: JVMs in the TCG guest start slowly) and returns what it did. */
-        Result finish(int seconds) {
+        public Result finish(int seconds) {
             try {
                 if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
@@ -260,7 +260,7 @@ final class Vsm {
      * Makes everything in the sandbox deletable again: base volumes are made immutable with
      * {@code chattr +i} (as pve does), which would keep JUnit from removing the temp dir.
      */
-    void releaseImmutable() {
+    public void releaseImmutable() {
         try {
             new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString())
                     .redirectErrorStream(true)
@@ -275,7 +275,7 @@ final class Vsm {
     }
 
     /** Writes a config file for this sandbox. */
-    Vsm writeConfig(String yaml) {
+    public Vsm writeConfig(String yaml) {
         try {
             Files.createDirectories(config().getParent());
             Files.writeString(config(), yaml);
