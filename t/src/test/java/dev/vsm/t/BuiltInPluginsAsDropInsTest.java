@@ -7,6 +7,7 @@ import dev.vsm.t.support.QemuImg;
 import dev.vsm.t.support.ThinSandbox;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import dev.vsm.testing.Trees;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -120,6 +121,7 @@ class BuiltInPluginsAsDropInsTest {
                         .doesNotContain("\tat "));
     }
 
+    @RootTest
     @Nested
     class OnALoopVolumeGroup {
         @RegisterExtension

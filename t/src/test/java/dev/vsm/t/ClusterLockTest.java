@@ -6,6 +6,7 @@ import dev.vsm.t.support.ClusterEnsemble;
 import dev.vsm.t.support.QemuImg;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -127,6 +128,7 @@ class ClusterLockTest {
                 .hasSize(NODES);
     }
 
+    @RootTest
     @Test
     void threeNodesAllocatingOnASharedVolumeGroupGetDistinctWholeVolumes() throws Exception {
         try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(256).create()) {

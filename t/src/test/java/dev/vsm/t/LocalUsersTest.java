@@ -7,6 +7,7 @@ import dev.vsm.t.support.ClusterEnsemble;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
+import dev.vsm.testing.RootTest;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * as they would into {@code /run/lock} or {@code /var/lib/vz}; the machine's own {@code /run/lock/vsm} is never used
  * ({@code $VSM_LOCK_DIR} points into the sandbox and gets the same checks).
  */
+@RootTest
 class LocalUsersTest {
     private static final int NOBODY = 65534;
 

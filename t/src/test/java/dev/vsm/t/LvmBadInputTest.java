@@ -6,6 +6,7 @@ import dev.vsm.t.support.LvmSandbox;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Bad input to the LVM plugin through the real cli/vsm: exit status 2, one line on stderr, and
  * nothing changed — neither the sandbox (config) nor the volume group (LVs, sizes, tags).
  */
+@RootTest
 class LvmBadInputTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.t.support.LvmSandbox;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** vsm processes allocating on one VG at once: the storage lock gives them distinct names. */
+@RootTest
 class LvmRaceTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);

@@ -7,6 +7,7 @@ import dev.vsm.t.support.QemuImg;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -72,6 +73,7 @@ class RenameTest {
                 .contains("size: 1048576");
     }
 
+    @RootTest
     @Test
     void lvmRenamesTheLvAndMovesTheOwnerTag() {
         vsm = LvmSandbox.vsm(sandbox, vg);

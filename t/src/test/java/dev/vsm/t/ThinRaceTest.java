@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.t.support.ThinSandbox;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import dev.vsm.testing.ThinMetadata;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * lock must keep the parallel renames from picking one name twice, and no change may lose another
  * volume or leave the metadata inconsistent ({@code vgck}).
  */
+@RootTest
 class ThinRaceTest {
     private static final Pattern RENAMED =
             Pattern.compile("renamed 'thin:(vm-\\d+-disk-\\d+)' to 'thin:(vm-\\d+-disk-\\d+)'\n");
