@@ -46,7 +46,7 @@ class LazyStartTest {
         Path lvmSystemDir = Files.createDirectories(sandbox.resolve("lvm"));
         Files.writeString(lvmSystemDir.resolve("lvm.conf"), "global {\n    no_such_setting = 1\n}\n");
         Path classes = sandbox.resolve("classes.log");
-        Vsm vsm = new Vsm(sandbox.resolve("vsm")).env("LVM_SYSTEM_DIR", lvmSystemDir.toString());
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).processes().env("LVM_SYSTEM_DIR", lvmSystemDir.toString());
 
         vsm.launcher(launcherLogging(classes)).run("scan", "lvm").ok();
         assertThat(Files.readString(classes))
@@ -64,7 +64,7 @@ class LazyStartTest {
 
     @Test
     void verboseStillLogsTheCommandItRuns() {
-        Vsm vsm = new Vsm(sandbox.resolve("vsm"));
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).processes();
         Vsm.Result result = vsm.run(
                         "--verbose", "alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
                 .ok();

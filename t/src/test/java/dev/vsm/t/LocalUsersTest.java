@@ -54,7 +54,7 @@ class LocalUsersTest {
     void setUp() throws IOException {
         HostTools.require("acts as another local user", "/usr/bin/setpriv", "/usr/bin/mkfifo", "/usr/bin/python3");
         chmod(sandbox, "1777"); // as /run/lock and /tmp are: anyone may add a name, only its owner remove it
-        vsm = new Vsm(sandbox);
+        vsm = new Vsm(sandbox).processes();
         locks = sandbox.resolve("locks");
     }
 

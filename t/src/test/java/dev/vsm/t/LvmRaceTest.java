@@ -25,7 +25,7 @@ class LvmRaceTest {
     /** Issue 7, item 1: 16 at once, each a success (or the lock's timeout), 16 distinct whole LVs and nothing else. */
     @Test
     void sixteenParallelAllocsMakeSixteenDistinctVolumes() throws Exception {
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).processes().env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
         List<java.util.concurrent.Callable<Vsm.Result>> runs = new java.util.ArrayList<>();
         for (int i = 0; i < ConcurrencyTest.PROCESSES; i++) {
             runs.add(() -> vsm.run("alloc", "san", "100", "", "1M"));
@@ -46,7 +46,7 @@ class LvmRaceTest {
 
     @Test
     void twoAllocsRacingBothSucceedWithDistinctNames() {
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).processes();
         for (int round = 0; round < 3; round++) {
             var first = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));
             var second = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));

@@ -30,7 +30,7 @@ class PvesmSyntaxTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        vsm = new Vsm(sandbox).env("VSM_NODE", "here");
+        vsm = new Vsm(sandbox).processes().env("VSM_NODE", "here");
         vsm.writeConfig("""
                 storages:
                   local:

@@ -24,6 +24,7 @@ class StartUpArchiveTest {
     @Test
     void theLauncherMapsAValidArchiveOfVsmsClasses() {
         Vsm vsm = new Vsm(sandbox.resolve("vsm"))
+                .processes()
                 .env("VSM_JAVA_OPTS", "-XX:+UseG1GC -Xmx1g -XX:+PrintSharedArchiveAndExit");
         String listing = vsm.run("status").ok().out();
         assertThat(listing)

@@ -6,6 +6,7 @@ import dev.vsm.t.support.Images;
 import dev.vsm.t.support.QemuImg;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -247,6 +248,7 @@ class StreamOptionsTest {
                 .isEqualTo(-1L);
     }
 
+    @SlowTest
     @Test
     void aSocketNobodyConnectsToTimesOutAfterThirtySecondsAndLeavesNothing() throws Exception {
         Map<String, String> before = Tree.snapshot(b);

@@ -54,7 +54,7 @@ class ThinRaceTest {
             thin.volume("data", "vm-100-disk-" + i, 4);
         }
         thin.write();
-        return ThinSandbox.vsm(sandbox, vg).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
+        return ThinSandbox.vsm(sandbox, vg).processes().env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
     }
 
     @Test

@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.cli.Main;
+import dev.vsm.env.Environment;
 import dev.vsm.t.guest.InGuest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +22,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the real {@code cli/vsm} launcher in a sandbox: its own config file, data home and lock
- * directory under a temp dir, so tests never touch the machine's vsm configuration.
+ * Runs vsm in a sandbox: its own config file, data home and lock directory under a temp dir, so
+ * tests never touch the machine's vsm configuration.
+ *
+ * <p>{@link #run} runs the command in this JVM through the CLI's entry point ({@code Main.run}),
+ * with this sandbox's environment over the JVM's, empty standard input and output of its own: a
+ * JVM start per command costs about a second. Through the real {@code cli/vsm} launcher, as a
+ * process of its own, run what needs one: {@link #process()} for one command, {@link #processes()}
+ * for all of this sandbox's (a launcher of their own, signals, crashes, locks between processes,
+ * other users), and {@link #start} and {@link #shell} always. {@code -Dvsm.t.processes=true} runs
+ * every command as a process. In-process the working directory is the JVM's, not the sandbox.
  */
 public final class Vsm {
     public static final Path HOME =
@@ -27,11 +40,13 @@ public final class Vsm {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path sandbox;
-    private final Map<String, String> env = new HashMap<>();
+    private final Map<String, String> env;
     private Path launcher = LAUNCHER;
+    private boolean processes = Boolean.getBoolean("vsm.t.processes");
 
     public Vsm(Path sandbox) {
         this.sandbox = sandbox;
+        this.env = new HashMap<>();
         env.put("VSM_CONFIG", sandbox.resolve("etc/storage.yaml").toString());
         env.put("XDG_DATA_HOME", sandbox.resolve("data").toString());
         env.put("VSM_LOCK_DIR", sandbox.resolve("locks").toString());
@@ -70,7 +85,27 @@ public final class Vsm {
     /** Runs vsm through another launcher script (e.g. one with a class path of its own). */
     public Vsm launcher(Path script) {
         launcher = script;
+        processes = true;
         return this;
+    }
+
+    /** Runs every command of this sandbox through the launcher, as a process of its own. */
+    public Vsm processes() {
+        processes = true;
+        return this;
+    }
+
+    /** This sandbox (its environment shared), running its commands through the launcher as processes. */
+    public Vsm process() {
+        Vsm view = new Vsm(this);
+        view.processes = true;
+        return view;
+    }
+
+    private Vsm(Vsm other) {
+        this.sandbox = other.sandbox;
+        this.env = other.env;
+        this.launcher = other.launcher;
     }
 
     public Vsm env(String key, String value) {
@@ -119,7 +154,10 @@ public final class Vsm {
 
     public Result run(String... args) {
         if (InGuest.inside()) {
-            return runInProcess(args);
+            return runInGuest(args);
+        }
+        if (!processes) {
+            return runHere(args);
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.toString());
@@ -157,12 +195,41 @@ public final class Vsm {
     }
 
     /**
+     * In this JVM, as the launcher would run it: exit status, standard output and error of its own.
+     * An exception that escapes {@code Main.run} is what the JVM makes of one that escapes
+     * {@code main}: exit status 1 and the stack trace on standard error.
+     */
+    private Result runHere(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            try {
+                exit = Main.run(
+                        args,
+                        InputStream.nullInputStream(),
+                        o,
+                        e,
+                        Environment.system().with(env));
+            } catch (RuntimeException | Error t) {
+                e.print("Exception in thread \"main\" ");
+                t.printStackTrace(e);
+                exit = 1;
+            } finally {
+                System.clearProperty("VSM_LOG_LEVEL"); // set by --verbose for the one run
+            }
+        }
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
      * In the guest a JVM start costs seconds, so vsm runs in the test's JVM, through the CLI's
      * in-process entry point, with this sandbox's config and plugin directory as options. The
      * environment set here does not reach it: the guest's JVM was started with the one it needs
      * (LVM_SYSTEM_DIR, VSM_LOCK_DIR).
      */
-    private Result runInProcess(String... args) {
+    private Result runInGuest(String... args) {
         List<String> argv =
                 new ArrayList<>(List.of("--config", config().toString(), "--plugin-dir", env.get("VSM_PLUGIN_DIR")));
         argv.addAll(List.of(args));
