@@ -1,8 +1,10 @@
 package dev.vsm.cli;
 
 import dev.vsm.cli.support.Vsm;
+import dev.vsm.env.Environment;
 import dev.vsm.exec.ChildProcesses;
 import dev.vsm.spi.StorageException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -61,9 +63,26 @@ public final class Main {
         }
     }
 
+    /** One command on this process's standard input and environment. */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
+        return run(argv, null, out, err, Environment.system());
+    }
+
+    /** One command in this JVM with the given environment (tests, embedders); standard input is this process's. */
+    public static int run(String[] argv, PrintStream out, PrintStream err, Environment env) {
+        return run(argv, null, out, err, env);
+    }
+
+    /**
+     * One command in this JVM, as {@code cli/vsm} would run it in a process of its own with this
+     * standard input ({@code import-stream ... -}; null: this process's) and environment. The
+     * working directory, umask and system properties are the JVM's.
+     *
+     * @return the exit status
+     */
+    public static int run(String[] argv, InputStream in, PrintStream out, PrintStream err, Environment env) {
         String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
-        Vsm vsm = new Vsm(out, err);
+        Vsm vsm = new Vsm(in, out, err, java.util.Objects.requireNonNull(env, "env"));
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());
         Subcommands.register(cli, args);

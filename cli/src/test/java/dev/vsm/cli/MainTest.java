@@ -2,10 +2,18 @@ package dev.vsm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.env.Environment;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The exit-status contract, in-process: parameter errors are bad input with one line on stderr. */
 class MainTest {
@@ -17,6 +25,47 @@ class MainTest {
                 args,
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * An in-process run takes its settings from the environment it is given (here the only place
+     * that names this configuration), and its stream from the given standard input and output.
+     */
+    @Test
+    void aRunInThisJvmHasTheGivenEnvironmentStandardInputAndOutput(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("storage.yaml");
+        Files.writeString(config, "storages:\n  st:\n    type: dir\n    path: " + dir.resolve("st") + "\n");
+        Environment env = Environment.of(Map.of(
+                "VSM_CONFIG", config.toString(),
+                "VSM_LOCK_DIR", dir.resolve("locks").toString(),
+                "VSM_PLUGIN_DIR", dir.resolve("plugins").toString(),
+                "PATH", System.getenv("PATH")));
+        Path image = Files.createDirectories(dir.resolve("st/images/100")).resolve("vm-100-disk-0.raw");
+        byte[] data = new byte[64 << 10];
+        new java.util.Random(7).nextBytes(data);
+        Files.write(image, data);
+
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+        assertThat(Main.run(
+                        new String[] {"export", "st:100/vm-100-disk-0.raw", "raw+size", "-"},
+                        InputStream.nullInputStream(),
+                        new PrintStream(stream, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        env))
+                .as("stderr: %s", err)
+                .isZero();
+        assertThat(stream.size()).isEqualTo(8 + data.length);
+
+        assertThat(Main.run(
+                        new String[] {"import-stream", "st:101/vm-101-disk-0.raw", "raw+size", "-"},
+                        new ByteArrayInputStream(stream.toByteArray()),
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        discard,
+                        env))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("successfully imported 'st:101/vm-101-disk-0.raw'");
+        assertThat(dir.resolve("st/images/101/vm-101-disk-0.raw")).hasBinaryContent(data);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.vsm.transfer;
 
-import dev.vsm.qemu.ImageSizeLimits;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,8 +11,11 @@ import java.nio.ByteOrder;
 final class SizeHeader {
     /** How many bytes the header takes. */
     public static final int LENGTH = 8;
-    /** The largest size read: qemu's limit for any image, in whole KiB (volumes are allocated in KiB). */
-    static final long MAX = ImageSizeLimits.BLOCK_LAYER_MAX & ~1023L;
+    /**
+     * The largest size read: qemu's limit for any image (BDRV_MAX_LENGTH, 2^63-1 rounded down to
+     * 512 bytes) in whole KiB, as volumes are allocated in KiB.
+     */
+    static final long MAX = Long.MAX_VALUE & ~1023L;
 
     private SizeHeader() {}
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
+@RootTest
 class LoopDeviceTest {
     @Test
     void aSparseLoopDeviceThatCanBeFilledAndChecked() {

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /** The test volume group helper itself: it makes a real VG and leaves nothing behind. */
 class LoopVolumeGroupTest {
+    @RootTest
     @Test
     void makesAVolumeGroupOnALoopDeviceAndTearsItAllDown() throws Exception {
         LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(32).create();

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The thin metadata writer: what it writes, lvm2 reads back as thin pools, volumes and snapshots. */
+@RootTest
 class ThinMetadataTest {
     private static final long MIB = 1024 * 1024;
 

@@ -2,6 +2,7 @@ package dev.vsm.trust;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The StrictModes rule on real files (run as root: {@code chown} to uid 65534 plays another user). */
+@RootTest
 class FileTrustTest {
     @TempDir
     Path tmp;

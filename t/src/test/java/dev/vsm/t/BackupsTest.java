@@ -3,6 +3,8 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.Archives;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.VmaWriter;

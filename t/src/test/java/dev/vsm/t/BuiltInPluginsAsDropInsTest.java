@@ -3,7 +3,11 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import dev.vsm.testing.Trees;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -117,6 +121,7 @@ class BuiltInPluginsAsDropInsTest {
                         .doesNotContain("\tat "));
     }
 
+    @RootTest
     @Nested
     class OnALoopVolumeGroup {
         @RegisterExtension

@@ -3,6 +3,8 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Vsm;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Instant;

@@ -2,7 +2,12 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
+import dev.vsm.testing.SlowTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code <root>/locks/storage-<id>} keeps them apart. A node killed inside that lock holds it
  * until its session expires, and no longer.
  */
+@SlowTest
 class ClusterLockTest {
     static final int NODES = 3;
     static final int PER_NODE = 8;
@@ -124,6 +130,7 @@ class ClusterLockTest {
                 .hasSize(NODES);
     }
 
+    @RootTest
     @Test
     void threeNodesAllocatingOnASharedVolumeGroupGetDistinctWholeVolumes() throws Exception {
         try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(256).create()) {

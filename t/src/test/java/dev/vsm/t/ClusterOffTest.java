@@ -2,6 +2,8 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.nio.file.Files;
 import java.nio.file.Path;

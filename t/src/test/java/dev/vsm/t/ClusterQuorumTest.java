@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.SlowTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * go on from the configuration cached locally, with one warning; once the servers are back,
  * work resumes.
  */
+@SlowTest
 class ClusterQuorumTest {
     @RegisterExtension
     static final ClusterEnsemble zk = new ClusterEnsemble();

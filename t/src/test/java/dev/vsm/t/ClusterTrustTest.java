@@ -3,6 +3,8 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Vsm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -30,6 +34,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * lock keep them apart. 16 processes start together; each must succeed or fail with the lock's
  * own timeout message, and nothing may be half made or lost.
  */
+@SlowTest
 class ConcurrencyTest {
     static final int PROCESSES = 16;
     /** The only failure a process may end with when 16 queue for one lock: pve's lock timeout. */
@@ -78,7 +83,7 @@ class ConcurrencyTest {
 
     @Test
     void sixteenParallelAllocsMakeSixteenDistinctWholeVolumes() throws Exception {
-        Vsm vsm = new Vsm(sandbox).env("VSM_LOCK_TIMEOUT", LOCK_WAIT_SECONDS);
+        Vsm vsm = new Vsm(sandbox).processes().env("VSM_LOCK_TIMEOUT", LOCK_WAIT_SECONDS);
         vsm.run("status").ok();
         List<Callable<Vsm.Result>> runs = new ArrayList<>();
         for (int i = 0; i < PROCESSES; i++) {
@@ -102,7 +107,7 @@ class ConcurrencyTest {
 
     @Test
     void sixteenParallelEditsAllLandAndTheFileAlwaysParses() throws Exception {
-        Vsm vsm = new Vsm(sandbox).env("VSM_LOCK_TIMEOUT", LOCK_WAIT_SECONDS);
+        Vsm vsm = new Vsm(sandbox).processes().env("VSM_LOCK_TIMEOUT", LOCK_WAIT_SECONDS);
         StringBuilder yaml = new StringBuilder("storages:\n");
         for (int i = 0; i < PROCESSES / 2; i++) {
             yaml.append("  old")
@@ -176,7 +181,7 @@ class ConcurrencyTest {
 
     @Test
     void setWithAStaleDigestIsRefusedAndChangesNothing() throws Exception {
-        Vsm vsm = new Vsm(sandbox);
+        Vsm vsm = new Vsm(sandbox).processes();
         vsm.writeConfig("storages:\n  st:\n    type: dir\n    path: " + sandbox.resolve("st") + "\n");
         // the digest a user needs is in status --output-format json (pve gives it in its storage index)
         String digest = vsm.run("status", "--output-format", "json")

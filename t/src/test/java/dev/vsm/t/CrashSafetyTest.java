@@ -3,7 +3,13 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.files.ProcessStamp;
+import dev.vsm.t.support.Crashes;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,6 +45,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * half within {@value #CHILD_WINDOW_MILLIS} ms of vsm starting its first external command, so
  * that many land while qemu-img or lvm2 is writing rather than while the JVM starts.
  */
+@SlowTest
 class CrashSafetyTest {
     static final int DEFAULT_ROUNDS = 50;
     static final int ROUNDS = Integer.getInteger("vsm.crash.rounds", DEFAULT_ROUNDS);
@@ -261,6 +268,7 @@ class CrashSafetyTest {
 
     // --- free with saferemove on LVM
 
+    @RootTest
     @Test
     void killedSaferemoveIsFinishedByCleanup() throws Exception {
         // room for a del- LV from every round (a free finishes the pending ones before its own, and a

@@ -2,7 +2,12 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +77,7 @@ class ExternalToolsTest {
         assertThat(Tree.snapshot(store)).as("the half-made image is removed").isEqualTo(before);
     }
 
+    @RootTest
     @Test
     void aFileSystemThatFillsUpDuringAllocLeavesNothingAndPreallocationIsCheckedFirst() throws Exception {
         ScratchDisk.requireRootLoopAndTools("losetup", "mkfs.ext4", "mount", "umount");
@@ -128,6 +134,7 @@ class ExternalToolsTest {
      * or {@code full} and the clone has subclusters (qemu allows preallocation on a backed qcow2
      * only with extended L2): refused like an alloc when it would not fit.
      */
+    @RootTest
     @Test
     void aPreallocatedLinkedCloneBeyondTheFreeSpaceIsRefusedBeforeAnythingIsMade() throws Exception {
         ScratchDisk.requireRootLoopAndTools("losetup", "mkfs.ext4", "mount", "umount", "chattr");
@@ -183,6 +190,7 @@ class ExternalToolsTest {
                 + "    preallocation: " + mode + "\n" + more);
     }
 
+    @RootTest
     @Test
     void lvm2WarningsDoNotFailACommandNorReachStdout() throws Exception {
         try (LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64).create()) {

@@ -2,6 +2,9 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

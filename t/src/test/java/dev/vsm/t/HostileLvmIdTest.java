@@ -2,8 +2,13 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.HostileFragments;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * LVs are as they were and no shell ran (the marker file the metacharacters would touch is absent).
  * Seed: {@code -Dvsm.hostile.seed}; cases per storage: {@code -Dvsm.hostile.lvm.cases} (default 12).
  */
+@RootTest
 class HostileLvmIdTest {
     static final long SEED = Long.getLong("vsm.hostile.seed", System.nanoTime());
     static final int PER_STORAGE = Integer.getInteger("vsm.hostile.lvm.cases", 12);

@@ -3,6 +3,9 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.cli.Main;
+import dev.vsm.t.support.HostileFragments;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

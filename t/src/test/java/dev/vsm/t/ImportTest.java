@@ -2,6 +2,9 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -151,6 +155,7 @@ class InputChecksTest {
     }
 
     /** A raw file on ext4 is at most 2^32 - 1 blocks: a 16 TiB image is refused there before qemu-img runs. */
+    @RootTest
     @Test
     void aRawImageLargerThanExt4CanHoldIsBadInput() throws Exception {
         ScratchDisk.requireRootLoopAndTools("losetup", "mkfs.ext4", "mount", "umount");

@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class LazyStartTest {
     void anLvmCommandWhoseLvm2WarnsSaysItOnlyWhenVerbose() throws IOException {
         Path lvmSystemDir = Files.createDirectories(sandbox.resolve("lvm"));
         Files.writeString(lvmSystemDir.resolve("lvm.conf"), "global {\n    no_such_setting = 1\n}\n");
-        Vsm vsm = new Vsm(sandbox.resolve("vsm")).env("LVM_SYSTEM_DIR", lvmSystemDir.toString());
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).processes().env("LVM_SYSTEM_DIR", lvmSystemDir.toString());
 
         assertThat(vsm.run("scan", "lvm").ok().err())
                 .as("stderr without --verbose")
@@ -38,7 +39,7 @@ class LazyStartTest {
 
     @Test
     void allocLogsTheCommandItRunsOnlyWhenVerbose() {
-        Vsm vsm = new Vsm(sandbox.resolve("vsm"));
+        Vsm vsm = new Vsm(sandbox.resolve("vsm")).processes();
         assertThat(vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
                         .ok()
                         .err())

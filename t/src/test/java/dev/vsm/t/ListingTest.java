@@ -3,6 +3,7 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.Vsm;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

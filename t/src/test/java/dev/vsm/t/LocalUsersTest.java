@@ -3,7 +3,11 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.spi.StoragePlugin;
+import dev.vsm.t.support.ClusterEnsemble;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
+import dev.vsm.testing.RootTest;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -35,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * as they would into {@code /run/lock} or {@code /var/lib/vz}; the machine's own {@code /run/lock/vsm} is never used
  * ({@code $VSM_LOCK_DIR} points into the sandbox and gets the same checks).
  */
+@RootTest
 class LocalUsersTest {
     private static final int NOBODY = 65534;
 
@@ -49,7 +54,7 @@ class LocalUsersTest {
     void setUp() throws IOException {
         HostTools.require("acts as another local user", "/usr/bin/setpriv", "/usr/bin/mkfifo", "/usr/bin/python3");
         chmod(sandbox, "1777"); // as /run/lock and /tmp are: anyone may add a name, only its owner remove it
-        vsm = new Vsm(sandbox);
+        vsm = new Vsm(sandbox).processes();
         locks = sandbox.resolve("locks");
     }
 

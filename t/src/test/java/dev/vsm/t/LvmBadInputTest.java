@@ -2,7 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Bad input to the LVM plugin through the real cli/vsm: exit status 2, one line on stderr, and
  * nothing changed — neither the sandbox (config) nor the volume group (LVs, sizes, tags).
  */
+@RootTest
 class LvmBadInputTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);

@@ -2,9 +2,14 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.StandInNodes;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --dry-run}, the LV's size with the real {@code lvs}, and where data must really be
  * written a symlink {@code /dev/<vg>/<lv>} to a scratch loop device stands in for the LV's node.
  */
+@RootTest
 class LvmImportTest {
     private static final long MIB = 1 << 20;
 

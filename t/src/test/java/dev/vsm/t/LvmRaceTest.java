@@ -2,7 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** vsm processes allocating on one VG at once: the storage lock gives them distinct names. */
+@RootTest
 class LvmRaceTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);
@@ -21,7 +25,7 @@ class LvmRaceTest {
     /** Issue 7, item 1: 16 at once, each a success (or the lock's timeout), 16 distinct whole LVs and nothing else. */
     @Test
     void sixteenParallelAllocsMakeSixteenDistinctVolumes() throws Exception {
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).processes().env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
         List<java.util.concurrent.Callable<Vsm.Result>> runs = new java.util.ArrayList<>();
         for (int i = 0; i < ConcurrencyTest.PROCESSES; i++) {
             runs.add(() -> vsm.run("alloc", "san", "100", "", "1M"));
@@ -42,7 +46,7 @@ class LvmRaceTest {
 
     @Test
     void twoAllocsRacingBothSucceedWithDistinctNames() {
-        Vsm vsm = LvmSandbox.vsm(sandbox, vg);
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).processes();
         for (int round = 0; round < 3; round++) {
             var first = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));
             var second = CompletableFuture.supplyAsync(() -> vsm.run("alloc", "san", "100", "", "4M"));

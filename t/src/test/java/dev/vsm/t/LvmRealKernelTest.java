@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.Guest;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.GuestTest;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Also here, to share the boot: a free killed while zeroing, and import, export, streams and copy
  * onto real thick and thin LVs.
  */
+@GuestTest
 class LvmRealKernelTest {
     private static final int MIB = 1024 * 1024;
 

@@ -2,8 +2,13 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Children;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.StandInNodes;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Without device-mapper an LV never gets a device node; where a test needs one, a symlink
  * {@code /dev/<vg>/<lv>} to a scratch loop device stands in for it.
  */
+@RootTest
 class LvmSafeRemoveTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);

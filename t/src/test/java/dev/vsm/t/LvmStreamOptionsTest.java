@@ -2,8 +2,13 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.StandInNodes;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -22,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * source work. Where data is written, a symlink {@code /dev/<vg>/<lv>} to a scratch loop device
  * stands in for the LV's node (these machines cannot activate LVs).
  */
+@RootTest
 class LvmStreamOptionsTest {
     private static final long MIB = 1 << 20;
 

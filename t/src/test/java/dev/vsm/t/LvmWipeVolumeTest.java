@@ -2,8 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * device-mapper an LV never gets a device node; a symlink {@code /dev/<vg>/<lv>} to a scratch
  * loop device stands in for it where the data must really be zeroed.
  */
+@RootTest
 class LvmWipeVolumeTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);

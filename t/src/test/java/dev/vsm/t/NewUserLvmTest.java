@@ -2,7 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * another guest's name and a storage without images refused at alloc (lvmthin's own refusal is in
  * {@code ThinBadInputTest}), and lvm2's reason reported when it fails.
  */
+@RootTest
 class NewUserLvmTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(32);

@@ -2,6 +2,9 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ScriptRun;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

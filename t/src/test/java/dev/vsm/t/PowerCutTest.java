@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.files.ProcessStamp;
 import dev.vsm.t.guest.FlakeyDevice;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.GuestTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #DEFAULT_ROUNDS}); the moments come from {@code -Dvsm.crash.seed} (default: the clock),
  * printed with the figures.
  */
+@GuestTest
 class PowerCutTest {
     static final int DEFAULT_ROUNDS = 4;
     static final int ROUNDS = Integer.getInteger("vsm.power-cut.rounds", DEFAULT_ROUNDS);

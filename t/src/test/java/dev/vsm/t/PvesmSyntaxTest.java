@@ -3,6 +3,8 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +30,7 @@ class PvesmSyntaxTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        vsm = new Vsm(sandbox).env("VSM_NODE", "here");
+        vsm = new Vsm(sandbox).processes().env("VSM_NODE", "here");
         vsm.writeConfig("""
                 storages:
                   local:

@@ -2,7 +2,12 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -68,6 +73,7 @@ class RenameTest {
                 .contains("size: 1048576");
     }
 
+    @RootTest
     @Test
     void lvmRenamesTheLvAndMovesTheOwnerTag() {
         vsm = LvmSandbox.vsm(sandbox, vg);

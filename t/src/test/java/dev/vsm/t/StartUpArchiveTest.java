@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Vsm;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ class StartUpArchiveTest {
     @Test
     void theLauncherMapsAValidArchiveOfVsmsClasses() {
         Vsm vsm = new Vsm(sandbox.resolve("vsm"))
+                .processes()
                 .env("VSM_JAVA_OPTS", "-XX:+UseG1GC -Xmx1g -XX:+PrintSharedArchiveAndExit");
         String listing = vsm.run("status").ok().out();
         assertThat(listing)

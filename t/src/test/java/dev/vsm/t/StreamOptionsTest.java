@@ -2,6 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -243,6 +248,7 @@ class StreamOptionsTest {
                 .isEqualTo(-1L);
     }
 
+    @SlowTest
     @Test
     void aSocketNobodyConnectsToTimesOutAfterThirtySecondsAndLeavesNothing() throws Exception {
         Map<String, String> before = Tree.snapshot(b);

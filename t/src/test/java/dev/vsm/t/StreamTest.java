@@ -2,6 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.ScriptRun;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -252,6 +256,7 @@ class StreamTest {
      * rounds ended with "reading the stream failed after N bytes: Stream closed" or "the stream
      * ended after N of the M bytes its size header announces".
      */
+    @SlowTest
     @Test
     void aStopIsReportedAsAStopWhicheverShutdownHookRunsFirst() throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();

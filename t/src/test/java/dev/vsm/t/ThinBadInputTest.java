@@ -2,7 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and nothing changed — neither the sandbox (config) nor the volume group (its LVs, sizes,
  * attributes and tags as lvs reports them).
  */
+@RootTest
 class ThinBadInputTest {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(128);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Crashes;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.GuestTest;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #DEFAULT_ROUNDS}), then one with a process; the kill moments
  * come from {@code -Dvsm.crash.seed} (default: the clock), printed with the figures.
  */
+@GuestTest
 class ThinCrashTest {
     static final int DEFAULT_ROUNDS = 4;
     static final int ROUNDS = Integer.getInteger("vsm.thin-crash.rounds", DEFAULT_ROUNDS);

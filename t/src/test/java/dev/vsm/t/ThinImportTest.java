@@ -2,9 +2,14 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.StandInNodes;
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -25,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --dry-run}; listing and cleanup of an import's leftover run against the real lvs, and
  * the export reads a stand-in node {@code /dev/<vg>/<lv>} pointing at a loop device.
  */
+@RootTest
 class ThinImportTest {
     private static final long MIB = 1 << 20;
     private static final String TAG = "vsm-importing\\.[0-9a-f]{16}\\.[\\w-]+";

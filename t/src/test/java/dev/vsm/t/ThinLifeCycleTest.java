@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.GuestTest;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the device nodes. What lvm2 can do without the kernel is also tested, faster, in
  * {@link ThinWalkThroughTest} on pools written into a VG's metadata.
  */
+@GuestTest
 class ThinLifeCycleTest {
     private static final int MIB = 1024 * 1024;
 

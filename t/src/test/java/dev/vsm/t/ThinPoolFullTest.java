@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.GuestTest;
 import dev.vsm.testing.HostTools;
 import java.nio.file.Path;
 import java.util.Map;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * do; at 100% the guest's write fails with ENOSPC and {@code alloc}, {@code clone} and
  * {@code snapshot} refuse, saying what to do.
  */
+@GuestTest
 class ThinPoolFullTest {
     @RegisterExtension
     static final InGuest GUEST = InGuest.withDisksMiB(256);

@@ -2,7 +2,10 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.ThinSandbox;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import dev.vsm.testing.ThinMetadata;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * lock must keep the parallel renames from picking one name twice, and no change may lose another
  * volume or leave the metadata inconsistent ({@code vgck}).
  */
+@RootTest
 class ThinRaceTest {
     private static final Pattern RENAMED =
             Pattern.compile("renamed 'thin:(vm-\\d+-disk-\\d+)' to 'thin:(vm-\\d+-disk-\\d+)'\n");
@@ -50,7 +54,7 @@ class ThinRaceTest {
             thin.volume("data", "vm-100-disk-" + i, 4);
         }
         thin.write();
-        return ThinSandbox.vsm(sandbox, vg).env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
+        return ThinSandbox.vsm(sandbox, vg).processes().env("VSM_LOCK_TIMEOUT", ConcurrencyTest.LOCK_WAIT_SECONDS);
     }
 
     @Test

@@ -2,6 +2,11 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Images;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.RootTest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -141,6 +146,7 @@ class UntrustedImageTest {
                 "names the backing file 'json:{");
     }
 
+    @RootTest
     @Test
     void aBlockDeviceAsBackingFileIsRefused() throws IOException {
         ScratchDisk.requireRootLoopAndTools("losetup");

@@ -2,7 +2,12 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Cleanup;
+import dev.vsm.t.support.LvmSandbox;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * group, a file system, a partition table; {@code --force} zeroes a device that only holds
  * signatures, never a mounted one or a configured storage's. A device of zeros is zeroed as before.
  */
+@RootTest
 class WipeInUseTest {
     private static final long MIB = 1L << 20;
 

@@ -2,6 +2,12 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vsm.t.support.Children;
+import dev.vsm.t.support.Cleanup;
+import dev.vsm.t.support.ScratchDisk;
+import dev.vsm.t.support.ScriptRun;
+import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * zero afterwards, with blkdiscard and with the cstream fallback (forced by a fake sysfs); dry
  * runs and refusals change nothing; SIGTERM stops the wipe and its child.
  */
+@RootTest
 class WipeTest {
     private static final long MIB = 1L << 20;
 

@@ -83,7 +83,8 @@ public final class ExportCommand extends VsmCommand {
                 throw StorageException.badInput(
                         "refusing to write a %s stream to a terminal: redirect it or name a file", fmt);
             }
-            OutputStream stdout = new FileOutputStream(FileDescriptor.out);
+            // the process's own standard output unbuffered; an in-process run's (Main.run) as given
+            OutputStream stdout = out() == System.out ? new FileOutputStream(FileDescriptor.out) : out();
             session().transfers().exporter().export(volid, fmt, snapshots, stdout, limit);
             return;
         }

@@ -99,6 +99,16 @@ public final class ImportStreamCommand extends ChangingCommand {
             } catch (IOException e) {
                 throw StorageException.failed(e, "closing the connection failed: %s", e.getMessage());
             }
+        } else if (StreamOptions.file(file) == null && vsm().in() != null) {
+            // standard input given to an in-process run (Main.run): read here, not the JVM's own
+            if (limit != null) {
+                throw StorageException.badInput("--bwlimit reads a file or vsm's own standard input; limit the sender "
+                        + "instead (vsm export --bwlimit)");
+            }
+            InputStream in = vsm().in();
+            volid = image
+                    ? importer.importStream(to, fmt, options, in, "standard input", dryRun())
+                    : importer.importContent(target, fmt, options, in, "standard input", dryRun());
         } else {
             volid = image
                     ? importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun())

@@ -20,7 +20,7 @@ import java.util.Optional;
 
 /**
  * What one command run works with: a {@link VsmRuntime} made from the command line's options
- * ({@code --config}, {@code --plugin-dir}, {@code --dry-run}, {@code --quiet}) and this process's
+ * ({@code --config}, {@code --plugin-dir}, {@code --dry-run}, {@code --quiet}) and the run's
  * environment, with cluster mode's jars found by {@link ClusterLoader}. Each part is made on first
  * use, so that a command pays only for what it needs.
  */
@@ -44,6 +44,7 @@ public final class Session implements AutoCloseable {
                 .configFile(vsm.configOption())
                 .pluginDirectory(vsm.pluginDirOption())
                 .output(vsm.out(), vsm.err())
+                .environment(vsm.environment())
                 .dryRun(dryRun)
                 .quiet(quiet)
                 .stdoutIsData(stdoutIsData)
@@ -53,7 +54,7 @@ public final class Session implements AutoCloseable {
                 .build();
     }
 
-    /** The environment vsm runs in: this process's. */
+    /** The environment vsm runs in: this process's, or the one {@link dev.vsm.cli.Main#run} was given. */
     public Environment environment() {
         return runtime.environment();
     }

@@ -1,5 +1,7 @@
 package dev.vsm.cli.support;
 
+import dev.vsm.env.Environment;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
@@ -37,12 +39,25 @@ public final class Vsm {
             description = "debug logging and stack traces")
     boolean verbose;
 
+    private final InputStream in;
     private final PrintStream out;
     private final PrintStream err;
+    private final Environment environment;
 
+    /** A run on this process's standard input and environment. */
     public Vsm(PrintStream out, PrintStream err) {
+        this(null, out, err, Environment.system());
+    }
+
+    /**
+     * @param in          standard input ({@code import-stream ... -}); null: this process's
+     * @param environment the environment the run takes its settings from and runs commands in
+     */
+    public Vsm(InputStream in, PrintStream out, PrintStream err, Environment environment) {
+        this.in = in;
         this.out = out;
         this.err = err;
+        this.environment = environment;
     }
 
     public boolean verbose() {
@@ -63,5 +78,14 @@ public final class Vsm {
 
     public PrintStream err() {
         return err;
+    }
+
+    /** The standard input given to this run, or null for this process's own. */
+    public InputStream in() {
+        return in;
+    }
+
+    public Environment environment() {
+        return environment;
     }
 }

@@ -7,6 +7,7 @@ import dev.vsm.exec.ProcessCommandRunner;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.StorageException;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The lvm2 facade against real lvm2 on a loop device: pve's command lines work there and the reports parse. */
+@RootTest
 class LvmOnRealLvm2Test {
     @RegisterExtension
     final LoopVolumeGroup vg = LoopVolumeGroup.ofMiB(64);

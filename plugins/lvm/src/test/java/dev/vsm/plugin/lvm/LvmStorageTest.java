@@ -11,12 +11,14 @@ import dev.vsm.spi.StorageStatus;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The lvm storage on real lvm2 (a VG on a loop device): allocation, numbering, listing, status, resize. */
+@RootTest
 class LvmStorageTest {
     private static final long MIB = 1024 * 1024;
 

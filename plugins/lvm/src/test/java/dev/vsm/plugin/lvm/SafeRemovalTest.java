@@ -14,6 +14,7 @@ import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.ZeroOut;
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
+import dev.vsm.testing.RootTest;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** saferemove on real lvm2: the del- rename under the lock, then activation, zero-out and removal. */
+@RootTest
 class SafeRemovalTest {
     private static final Map<String, Object> SAFE = Map.of("saferemove", true, "saferemove-stepsize", 1L);
 

@@ -15,6 +15,7 @@ import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import dev.vsm.testing.LoopVolumeGroup;
 import dev.vsm.testing.RecordingConsole;
+import dev.vsm.testing.RootTest;
 import dev.vsm.testing.ThinMetadata;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * needs the kernel (creating and removing thin volumes and snapshots) is checked by its dry-run
  * argv, and by lvm2's own refusal when run for real.
  */
+@RootTest
 class LvmThinStorageTest {
     private static final long MIB = 1024 * 1024;
 

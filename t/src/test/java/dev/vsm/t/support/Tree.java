@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,10 +14,10 @@ import java.util.stream.Stream;
  * for files their size, modification time and permissions. Directories are compared by their
  * entries and permissions only (their mtime moves when a file is made and removed again).
  */
-final class Tree {
+public final class Tree {
     private Tree() {}
 
-    static Map<String, String> snapshot(Path root) {
+    public static Map<String, String> snapshot(Path root) {
         Map<String, String> map = new TreeMap<>();
         if (!Files.exists(root)) {
             return map;

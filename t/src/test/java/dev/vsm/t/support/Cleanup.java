@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,11 +10,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * test, last first, before JUnit removes the test's {@code @TempDir}. Register it with
  * {@code @RegisterExtension final Cleanup cleanup = new Cleanup();}.
  */
-final class Cleanup implements AfterEachCallback {
+public final class Cleanup implements AfterEachCallback {
     private final List<AutoCloseable> undo = new ArrayList<>();
 
     /** Undoes {@code resource} after the test; returns it. */
-    <T extends AutoCloseable> T add(T resource) {
+    public <T extends AutoCloseable> T add(T resource) {
         undo.add(resource);
         return resource;
     }

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import dev.vsm.testing.LoopDevice;
 import dev.vsm.testing.LoopVolumeGroup;
@@ -12,21 +12,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code /dev/<vg>/<lv>} symlinks to real block devices, standing in for the nodes device-mapper
  * would make (these machines cannot activate LVs); removed after each test, pass or fail.
  */
-final class StandInNodes implements AfterEachCallback {
+public final class StandInNodes implements AfterEachCallback {
     private final LoopVolumeGroup vg;
     private Path nodeDir;
 
-    StandInNodes(LoopVolumeGroup vg) {
+    public StandInNodes(LoopVolumeGroup vg) {
         this.vg = vg;
     }
 
     /** {@code /dev/<vg>/<lv>} pointing at {@code device}. */
-    void link(String lv, LoopDevice device) throws IOException {
+    public void link(String lv, LoopDevice device) throws IOException {
         link(lv, device.path());
     }
 
     /** {@code /dev/<vg>/<lv>} pointing at the block device {@code device}. */
-    void link(String lv, Path device) throws IOException {
+    public void link(String lv, Path device) throws IOException {
         nodeDir = Path.of("/dev", vg.name());
         Files.createDirectories(nodeDir);
         Files.createSymbolicLink(nodeDir.resolve(lv), device);
@@ -38,7 +38,7 @@ final class StandInNodes implements AfterEachCallback {
     }
 
     /** Removes the links and their directory (a test that needs the nodes gone before it ends). */
-    void remove() throws IOException {
+    public void remove() throws IOException {
         if (nodeDir != null && Files.isDirectory(nodeDir)) {
             try (var links = Files.list(nodeDir)) {
                 for (Path link : links.toList()) {

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,11 +8,11 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** The tests' own look at an image: {@code qemu-img info --output=json}, run independently of vsm. */
-final class QemuImg {
+public final class QemuImg {
     private QemuImg() {}
 
     /** {@code qemu-img check} of a qcow2 image (the whole of its metadata is consistent); raw images have nothing to check. */
-    static void check(Path image) {
+    public static void check(Path image) {
         if (!image.toString().endsWith(".qcow2")) {
             info(image);
             return;
@@ -33,7 +33,7 @@ final class QemuImg {
         }
     }
 
-    static JsonNode info(Path image) {
+    public static JsonNode info(Path image) {
         try {
             Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "-U", image.toString())
                     .redirectErrorStream(false)

@@ -1,11 +1,16 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.cli.Main;
+import dev.vsm.env.Environment;
 import dev.vsm.t.guest.InGuest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,21 +22,31 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the real {@code cli/vsm} launcher in a sandbox: its own config file, data home and lock
- * directory under a temp dir, so tests never touch the machine's vsm configuration.
+ * Runs vsm in a sandbox: its own config file, data home and lock directory under a temp dir, so
+ * tests never touch the machine's vsm configuration.
+ *
+ * <p>{@link #run} runs the command in this JVM through the CLI's entry point ({@code Main.run}),
+ * with this sandbox's environment over the JVM's, empty standard input and output of its own: a
+ * JVM start per command costs about a second. Through the real {@code cli/vsm} launcher, as a
+ * process of its own, run what needs one: {@link #process()} for one command, {@link #processes()}
+ * for all of this sandbox's (a launcher of their own, signals, crashes, locks between processes,
+ * other users), and {@link #start} and {@link #shell} always. {@code -Dvsm.t.processes=true} runs
+ * every command as a process. In-process the working directory is the JVM's, not the sandbox.
  */
-final class Vsm {
-    static final Path HOME =
+public final class Vsm {
+    public static final Path HOME =
             Path.of(System.getProperty("vsm.home", "..")).toAbsolutePath().normalize();
-    static final Path LAUNCHER = HOME.resolve("cli/vsm");
+    public static final Path LAUNCHER = HOME.resolve("cli/vsm");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path sandbox;
-    private final Map<String, String> env = new HashMap<>();
+    private final Map<String, String> env;
     private Path launcher = LAUNCHER;
+    private boolean processes = Boolean.getBoolean("vsm.t.processes");
 
-    Vsm(Path sandbox) {
+    public Vsm(Path sandbox) {
         this.sandbox = sandbox;
+        this.env = new HashMap<>();
         env.put("VSM_CONFIG", sandbox.resolve("etc/storage.yaml").toString());
         env.put("XDG_DATA_HOME", sandbox.resolve("data").toString());
         env.put("VSM_LOCK_DIR", sandbox.resolve("locks").toString());
@@ -54,57 +69,77 @@ final class Vsm {
         }
     }
 
-    Path sandbox() {
+    public Path sandbox() {
         return sandbox;
     }
 
-    Path config() {
+    public Path config() {
         return Path.of(env.get("VSM_CONFIG"));
     }
 
     /** The built-in default storage's directory. */
-    Path defaultLocal() {
+    public Path defaultLocal() {
         return sandbox.resolve("data/vsm/local");
     }
 
     /** Runs vsm through another launcher script (e.g. one with a class path of its own). */
-    Vsm launcher(Path script) {
+    public Vsm launcher(Path script) {
         launcher = script;
+        processes = true;
         return this;
     }
 
-    Vsm env(String key, String value) {
+    /** Runs every command of this sandbox through the launcher, as a process of its own. */
+    public Vsm processes() {
+        processes = true;
+        return this;
+    }
+
+    /** This sandbox (its environment shared), running its commands through the launcher as processes. */
+    public Vsm process() {
+        Vsm view = new Vsm(this);
+        view.processes = true;
+        return view;
+    }
+
+    private Vsm(Vsm other) {
+        this.sandbox = other.sandbox;
+        this.env = other.env;
+        this.launcher = other.launcher;
+    }
+
+    public Vsm env(String key, String value) {
         env.put(key, value);
         return this;
     }
 
     /** The environment vsm runs with (for tests that start it themselves). */
-    Map<String, String> environment() {
+    public Map<String, String> environment() {
         return Map.copyOf(env);
     }
 
     /** Sets several environment variables (e.g. a test volume group's LVM_SYSTEM_DIR). */
-    Vsm env(Map<String, String> variables) {
+    public Vsm env(Map<String, String> variables) {
         env.putAll(variables);
         return this;
     }
 
     /** The outcome of one run. */
-    record Result(int exit, String out, String err) {
-        Result ok() {
+    public record Result(int exit, String out, String err) {
+        public Result ok() {
             assertThat(exit).as("exit status of vsm; stderr: %s", err).isZero();
             return this;
         }
 
         /** Bad input: exit 2 and exactly one line on stderr. */
-        Result badInput(String expectedMessagePart) {
+        public Result badInput(String expectedMessagePart) {
             assertThat(exit).as("exit status; stdout: %s stderr: %s", out, err).isEqualTo(2);
             assertThat(err.strip().lines().count()).as("stderr lines: %s", err).isEqualTo(1);
             assertThat(err).contains(expectedMessagePart);
             return this;
         }
 
-        JsonNode json() {
+        public JsonNode json() {
             try {
                 return JSON.readTree(out);
             } catch (IOException e) {
@@ -112,14 +147,17 @@ final class Vsm {
             }
         }
 
-        List<String> lines() {
+        public List<String> lines() {
             return out.lines().toList();
         }
     }
 
-    Result run(String... args) {
+    public Result run(String... args) {
         if (InGuest.inside()) {
-            return runInProcess(args);
+            return runInGuest(args);
+        }
+        if (!processes) {
+            return runHere(args);
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.toString());
@@ -157,12 +195,41 @@ final class Vsm {
     }
 
     /**
+     * In this JVM, as the launcher would run it: exit status, standard output and error of its own.
+     * An exception that escapes {@code Main.run} is what the JVM makes of one that escapes
+     * {@code main}: exit status 1 and the stack trace on standard error.
+     */
+    private Result runHere(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            try {
+                exit = Main.run(
+                        args,
+                        InputStream.nullInputStream(),
+                        o,
+                        e,
+                        Environment.system().with(env));
+            } catch (RuntimeException | Error t) {
+                e.print("Exception in thread \"main\" ");
+                t.printStackTrace(e);
+                exit = 1;
+            } finally {
+                System.clearProperty("VSM_LOG_LEVEL"); // set by --verbose for the one run
+            }
+        }
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
      * In the guest a JVM start costs seconds, so vsm runs in the test's JVM, through the CLI's
      * in-process entry point, with this sandbox's config and plugin directory as options. The
      * environment set here does not reach it: the guest's JVM was started with the one it needs
      * (LVM_SYSTEM_DIR, VSM_LOCK_DIR).
      */
-    private Result runInProcess(String... args) {
+    private Result runInGuest(String... args) {
         List<String> argv =
                 new ArrayList<>(List.of("--config", config().toString(), "--plugin-dir", env.get("VSM_PLUGIN_DIR")));
         argv.addAll(List.of(args));
@@ -180,7 +247,7 @@ final class Vsm {
      * Runs a bash line ({@code pipefail} on) in the sandbox with vsm's environment, for pipelines
      * of vsm commands; {@code vsm } in it is the launcher.
      */
-    Result shell(String line) {
+    public Result shell(String line) {
         ProcessBuilder pb = new ProcessBuilder("bash", "-o", "pipefail", "-c", line.replace("vsm ", launcher + " "))
                 .directory(sandbox.toFile())
                 .redirectOutput(sandbox.resolve("sh.out").toFile())
@@ -208,7 +275,7 @@ final class Vsm {
      * {@code .vsm-bg-*} files in the sandbox (not part of a {@link Tree} snapshot), which
      * {@link Started#finish} reads and removes. The launcher execs java, so the process is vsm.
      */
-    Started start(String... args) {
+    public Started start(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.toString());
         cmd.addAll(List.of(args));
@@ -227,14 +294,14 @@ final class Vsm {
     }
 
     /** A vsm started with {@link #start}. */
-    record Started(Process process, Path outFile, Path errFile) {
+    public record Started(Process process, Path outFile, Path errFile) {
         /** Waits for it to end (at most 120 s) and returns what it did. */
-        Result finish() {
+        public Result finish() {
             return finish(120);
         }
 
         /** Waits for it to end (at most {@code seconds}: JVMs in the TCG guest start slowly) and returns what it did. */
-        Result finish(int seconds) {
+        public Result finish(int seconds) {
             try {
                 if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
@@ -260,7 +327,7 @@ final class Vsm {
      * Makes everything in the sandbox deletable again: base volumes are made immutable with
      * {@code chattr +i} (as pve does), which would keep JUnit from removing the temp dir.
      */
-    void releaseImmutable() {
+    public void releaseImmutable() {
         try {
             new ProcessBuilder("chattr", "-R", "-f", "-i", sandbox.toString())
                     .redirectErrorStream(true)
@@ -275,7 +342,7 @@ final class Vsm {
     }
 
     /** Writes a config file for this sandbox. */
-    Vsm writeConfig(String yaml) {
+    public Vsm writeConfig(String yaml) {
         try {
             Files.createDirectories(config().getParent());
             Files.writeString(config(), yaml);

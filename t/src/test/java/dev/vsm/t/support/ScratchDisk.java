@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static org.assertj.core.api.Assertions.fail;
 
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Assumptions;
  * to a real block device. {@link #close()} detaches it and deletes the file; use it in
  * try-with-resources or an {@code @AfterEach} so that happens when a test fails too.
  */
-final class ScratchDisk implements AutoCloseable {
+public final class ScratchDisk implements AutoCloseable {
     private final Path file;
     private final Path device;
 
@@ -31,7 +31,7 @@ final class ScratchDisk implements AutoCloseable {
     }
 
     /** A {@code bytes}-long sparse file in {@code dir}, attached to a loop device. */
-    static ScratchDisk create(Path dir, long bytes) {
+    public static ScratchDisk create(Path dir, long bytes) {
         Path file = dir.resolve("scratch-" + System.nanoTime() + ".img");
         try {
             try (var sparse = new java.io.RandomAccessFile(file.toFile(), "rw")) {
@@ -53,7 +53,7 @@ final class ScratchDisk implements AutoCloseable {
      * Checks that this host can run real block-device tests: root, loop devices and the given
      * tools. Without them a test is skipped, except under CI ({@code CI=true}), where it fails.
      */
-    static void requireRootLoopAndTools(String... tools) {
+    public static void requireRootLoopAndTools(String... tools) {
         List<String> missing = new ArrayList<>();
         if (!"root".equals(System.getProperty("user.name"))) {
             missing.add("root");
@@ -76,26 +76,26 @@ final class ScratchDisk implements AutoCloseable {
         Assumptions.abort(why);
     }
 
-    Path device() {
+    public Path device() {
         return device;
     }
 
-    Path file() {
+    public Path file() {
         return file;
     }
 
     /** Fills the whole device with random bytes (written through the device, flushed). */
-    ScratchDisk fillRandom() {
+    public ScratchDisk fillRandom() {
         run("dd", "if=/dev/urandom", "of=" + device, "bs=1M", "oflag=direct", "status=none", "count=" + (size() >> 20));
         return this;
     }
 
-    long size() {
+    public long size() {
         return Long.parseLong(run("blockdev", "--getsize64", device.toString()).strip());
     }
 
     /** True when every byte of the device reads back zero. */
-    boolean allZero() {
+    public boolean allZero() {
         try (InputStream in = Files.newInputStream(device)) {
             byte[] buf = new byte[1 << 20];
             int n;
@@ -113,7 +113,7 @@ final class ScratchDisk implements AutoCloseable {
     }
 
     /** True when the {@code length} bytes at {@code offset} all read back zero. */
-    boolean zeroAt(long offset, int length) {
+    public boolean zeroAt(long offset, int length) {
         try (var channel = java.nio.channels.FileChannel.open(device)) {
             java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(length);
             while (buf.hasRemaining() && channel.read(buf, offset + buf.position()) > 0) {
@@ -131,7 +131,7 @@ final class ScratchDisk implements AutoCloseable {
     }
 
     /** SHA-256 of the whole device, to show a run changed nothing. */
-    String sha256() {
+    public String sha256() {
         try (InputStream in = Files.newInputStream(device)) {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 20];
@@ -161,7 +161,7 @@ final class ScratchDisk implements AutoCloseable {
     }
 
     /** Runs a tool of the test's own (not vsm), returning its stdout; fails the test if it fails. */
-    static String run(String... argv) {
+    public static String run(String... argv) {
         try {
             Process p = new ProcessBuilder(argv).redirectErrorStream(false).start();
             p.getOutputStream().close();

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static java.util.Objects.requireNonNull;
 
@@ -10,18 +10,18 @@ import java.util.Random;
  * shell metacharacters that would {@code touch} a marker file if they ever reached a shell,
  * unicode look-alikes and percent-encodings of dots and slashes, control characters.
  */
-final class HostileFragments {
+public final class HostileFragments {
     private final Random random;
     private final Path marker;
 
     /** @param marker the file a shell would make; a test asserts it never appears */
-    HostileFragments(Random random, Path marker) {
+    public HostileFragments(Random random, Path marker) {
         this.random = requireNonNull(random, "random");
         this.marker = requireNonNull(marker, "marker");
     }
 
     /** A command substitution, pipe or list that touches the marker. */
-    String shell() {
+    public String shell() {
         String[] forms = {
             "$(touch %s)", "`touch %s`", ";touch %s", "| touch %s", "&& touch %s", "$(touch${IFS}%s)", "'\"; touch %s #"
         };
@@ -29,7 +29,7 @@ final class HostileFragments {
     }
 
     /** Look-alikes of {@code ../}, percent-encodings, a Cyrillic letter, a zero-width space, a bidi override. */
-    String lookAlike() {
+    public String lookAlike() {
         String[] forms = {
             "\u2024\u2024\u2215",
             "\uFF0E\uFF0E\uFF0F",
@@ -45,7 +45,7 @@ final class HostileFragments {
     }
 
     /** One control character: NUL to US, or DEL. */
-    String control() {
+    public String control() {
         int c = random.nextInt(5) == 0 ? 0x7f : random.nextInt(0x20);
         return String.valueOf((char) c);
     }

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import dev.vsm.testing.Trees;
 import java.io.File;
@@ -40,12 +40,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The nodes share one cluster secret ({@link #secretFile}), as the nodes of a real cluster do once
  * it has been copied to each; the test's client authenticates with it too, to read vsm's tree.
  */
-final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
+public final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     /**
      * The servers' tick: sessions may last 2 to 20 ticks, so 500 ms allows vsm's session-timeout
      * from 1 s to 10 s (its default), and the 4 s the kill test uses is honoured as asked.
      */
-    static final int TICK_MILLIS = 500;
+    public static final int TICK_MILLIS = 500;
 
     private Path home;
     private Path secretFile;
@@ -63,7 +63,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
         close();
     }
 
-    void start() throws Exception {
+    public void start() throws Exception {
         // Each server's data directory, and the configuration file ZooKeeper writes beside it,
         // under a directory of the ensemble's own that close() removes: Curator's default data
         // directories sit straight in /tmp, where those files would stay.
@@ -94,7 +94,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
-    void close() throws IOException {
+    public void close() throws IOException {
         if (client != null) {
             client.close();
             client = null;
@@ -110,7 +110,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** The connect string, {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}: the value of {@code cluster.zookeeper}. */
-    String connectString() {
+    public String connectString() {
         return cluster.getConnectString();
     }
 
@@ -120,7 +120,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Writes {@code file} as {@code vsm cluster init} would (a random secret, root's, mode 0600); returns it. */
-    static Path writeSecret(Path file) throws IOException {
+    public static Path writeSecret(Path file) throws IOException {
         byte[] random = new byte[32];
         ThreadLocalRandom.current().nextBytes(random);
         Files.writeString(
@@ -132,19 +132,19 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** The secret in {@code file}. */
-    static String secret(Path file) throws IOException {
+    public static String secret(Path file) throws IOException {
         return Files.readString(file).strip();
     }
 
     /** A znode root no other test uses, e.g. {@code /vsm-k3j9x2}. */
-    static String newRoot() {
+    public static String newRoot() {
         return "/vsm-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
     }
 
     // --- losing and regaining quorum
 
     /** Stops {@code count} of the three servers (the ensemble loses quorum at two). */
-    void stopServers(int count) throws Exception {
+    public void stopServers(int count) throws Exception {
         for (InstanceSpec spec : cluster.getInstances()) {
             if (stopped.size() == count) {
                 break;
@@ -159,7 +159,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Starts the stopped servers again and waits (at most 60 s) until the ensemble answers. */
-    void restartStopped() throws Exception {
+    public void restartStopped() throws Exception {
         for (InstanceSpec spec : List.copyOf(stopped)) {
             cluster.restartServer(spec);
             stopped.remove(spec);
@@ -168,7 +168,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Waits until a write round-trips through the leader (a sync and a read), at most 60 s. */
-    void awaitQuorum() throws Exception {
+    public void awaitQuorum() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Exception last = null;
         while (System.nanoTime() < deadline) {
@@ -189,12 +189,12 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     // --- reading what vsm wrote
 
     /** The test's own Curator client (connected to the whole ensemble). */
-    CuratorFramework client() {
+    public CuratorFramework client() {
         return client;
     }
 
     /** A znode's data and version, or empty when it does not exist. */
-    Optional<Znode> read(String path) throws Exception {
+    public Optional<Znode> read(String path) throws Exception {
         Stat stat = new Stat();
         try {
             byte[] data = client.getData().storingStatIn(stat).forPath(path);
@@ -205,7 +205,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** A znode's children (empty when it does not exist). */
-    List<String> children(String path) throws Exception {
+    public List<String> children(String path) throws Exception {
         try {
             return client.getChildren().forPath(path);
         } catch (KeeperException.NoNodeException e) {
@@ -214,8 +214,8 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** One znode as read: its data and version. */
-    record Znode(byte[] data, int version) {
-        String text() {
+    public record Znode(byte[] data, int version) {
+        public String text() {
             return new String(data, StandardCharsets.UTF_8);
         }
     }
@@ -227,7 +227,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
      * (so its own lock directory: only ZooKeeper can keep it apart from the other nodes) and a
      * local config file holding just the {@code cluster:} block.
      */
-    Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds) {
+    public Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds) {
         Vsm vsm = new Vsm(createDirectories(sandbox.resolve(name)));
         return vsm.writeConfig(clusterBlock(connectString(), name, root, sessionTimeoutSeconds) + "  secret-file: "
                 + secretFile + "\n");
@@ -237,7 +237,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
      * The {@code cluster:} block of a local config file (its secret file the default,
      * {@code cluster.secret} beside the config file).
      */
-    static String clusterBlock(String zookeeper, String node, String root, int sessionTimeoutSeconds) {
+    public static String clusterBlock(String zookeeper, String node, String root, int sessionTimeoutSeconds) {
         return """
                 cluster:
                   zookeeper: %s
@@ -248,7 +248,7 @@ final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Seeds {@code root} through {@code node} with {@code vsm cluster init --from} a file holding {@code storagesYaml}. */
-    static void seed(Vsm node, String storagesYaml) {
+    public static void seed(Vsm node, String storagesYaml) {
         Path file = node.sandbox().resolve("seed-storage.yaml");
         try {
             Files.writeString(file, storagesYaml);

@@ -1,10 +1,10 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import dev.vsm.testing.LoopVolumeGroup;
 import java.nio.file.Path;
 
 /** A vsm sandbox whose lvm2 sees a test volume group, configured as lvm storage {@code san}. */
-final class LvmSandbox {
+public final class LvmSandbox {
     private LvmSandbox() {}
 
     /**
@@ -12,7 +12,7 @@ final class LvmSandbox {
      *
      * @param properties extra YAML lines for the {@code san} section, e.g. {@code "saferemove: true"}
      */
-    static Vsm vsm(Path sandbox, LoopVolumeGroup vg, String... properties) {
+    public static Vsm vsm(Path sandbox, LoopVolumeGroup vg, String... properties) {
         Vsm vsm = new Vsm(sandbox).env(vg.environment());
         StringBuilder yaml = new StringBuilder("""
                 storages:

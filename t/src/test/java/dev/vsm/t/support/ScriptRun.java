@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -6,11 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a shell line under {@code script(1)}, so that its stdout is a pseudo-terminal. */
-final class ScriptRun {
+public final class ScriptRun {
     private ScriptRun() {}
 
     /** The line's exit status and everything it wrote to the terminal (stdout and stderr together). */
-    static Vsm.Result underTerminal(Vsm vsm, String shellLine) {
+    public static Vsm.Result underTerminal(Vsm vsm, String shellLine) {
         try {
             ProcessBuilder pb = new ProcessBuilder("script", "-qefc", shellLine, "/dev/null")
                     .directory(vsm.sandbox().toFile())

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +14,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /** Test images made and looked at with the real qemu-img, independently of vsm. */
-final class Images {
+public final class Images {
     private static final int MIB = 1 << 20;
 
     private Images() {}
@@ -23,7 +23,7 @@ final class Images {
      * A raw disk of {@code mib} MiB with scattered data and zero runs: in every MiB, 256 KiB of
      * random data (seeded) holding a 4 KiB and a 64 KiB run of zeros; the rest never written.
      */
-    static Path raw(Path dir, String name, int mib, long seed) {
+    public static Path raw(Path dir, String name, int mib, long seed) {
         Path file = dir.resolve(name);
         Random random = new Random(seed);
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
@@ -43,13 +43,13 @@ final class Images {
     }
 
     /** {@code qemu-img convert -f raw -O <format> <raw> <dir>/<name>}. */
-    static Path convert(Path raw, String format, Path target) {
+    public static Path convert(Path raw, String format, Path target) {
         run("qemu-img", "convert", "-f", "raw", "-O", format, raw.toString(), target.toString());
         return target;
     }
 
     /** {@code qemu-img compare} and the virtual sizes: whether a guest sees the same disk in both. */
-    static boolean same(Path a, String formatA, Path b, String formatB) {
+    public static boolean same(Path a, String formatA, Path b, String formatB) {
         long sizeA = QemuImg.info(a).get("virtual-size").asLong();
         long sizeB = QemuImg.info(b).get("virtual-size").asLong();
         assertThat(sizeB).as("virtual size of %s", b).isEqualTo(sizeA);
@@ -59,7 +59,7 @@ final class Images {
     }
 
     /** The files of a directory, names sorted (empty when it does not exist). */
-    static List<String> files(Path dir) {
+    public static List<String> files(Path dir) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
@@ -70,15 +70,15 @@ final class Images {
         }
     }
 
-    static String run(String... argv) {
+    public static String run(String... argv) {
         Result r = exec(argv);
         assertThat(r.exit).as("%s: %s", String.join(" ", argv), r.out).isZero();
         return r.out;
     }
 
-    record Result(int exit, String out) {}
+    public record Result(int exit, String out) {}
 
-    static Result exec(String... argv) {
+    public static Result exec(String... argv) {
         try {
             Process p = new ProcessBuilder(new ArrayList<>(List.of(argv)))
                     .redirectErrorStream(true)

@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * after vsm starts the external command that does the work (qemu-img, lvm2), so that many land
  * while that command writes rather than while the JVM starts.
  */
-final class Crashes {
+public final class Crashes {
     private final Random random;
     private final int childWindowMillis;
     private final int finishSeconds;
@@ -23,17 +23,17 @@ final class Crashes {
      * @param childWindowMillis the window after the child command starts
      * @param finishSeconds     how long a run may take before the test fails
      */
-    Crashes(Random random, int childWindowMillis, int finishSeconds) {
+    public Crashes(Random random, int childWindowMillis, int finishSeconds) {
         this.random = random;
         this.childWindowMillis = childWindowMillis;
         this.finishSeconds = finishSeconds;
     }
 
     /** How a killed run ended. */
-    record Kill(boolean finishedFirst, int exit) {}
+    public record Kill(boolean finishedFirst, int exit) {}
 
     /** Runs vsm once, uninterrupted, and returns how long it took (the scale of the kill moments). */
-    long timeOnce(Vsm vsm, String... args) {
+    public long timeOnce(Vsm vsm, String... args) {
         long start = System.nanoTime();
         Vsm.Started s = vsm.start(args);
         s.finish(finishSeconds).ok();
@@ -46,7 +46,7 @@ final class Crashes {
      * checked next is what the crash left. (Killing vsm alone is milder: its qemu-img or lvm2
      * runs on to the end.)
      */
-    Kill killAtRandom(Vsm vsm, long typicalMillis, String... args) throws InterruptedException {
+    public Kill killAtRandom(Vsm vsm, long typicalMillis, String... args) throws InterruptedException {
         boolean inChild = random.nextBoolean();
         long delay = inChild
                 ? random.nextInt(childWindowMillis)
@@ -55,7 +55,7 @@ final class Crashes {
     }
 
     /** {@link #killAtRandom}, aimed at vsm's commands: within {@code windowMillis} of its first one starting. */
-    Kill killWhileItsCommandsRun(Vsm vsm, long windowMillis, String... args) throws InterruptedException {
+    public Kill killWhileItsCommandsRun(Vsm vsm, long windowMillis, String... args) throws InterruptedException {
         return kill(vsm, true, random.nextLong(Math.max(1, windowMillis)), args);
     }
 
@@ -66,7 +66,7 @@ final class Crashes {
      * crash, does nothing more (its commands are single steps that it does not undo). What is
      * checked next is what the commands left, without a JVM start per round.
      */
-    Kill killItsCommandsInProcess(Vsm vsm, long windowMillis, String... args) throws Exception {
+    public Kill killItsCommandsInProcess(Vsm vsm, long windowMillis, String... args) throws Exception {
         long delay = random.nextLong(Math.max(1, windowMillis));
         java.util.concurrent.CompletableFuture<Vsm.Result> run =
                 java.util.concurrent.CompletableFuture.supplyAsync(() -> vsm.run(args));
@@ -95,7 +95,7 @@ final class Crashes {
     }
 
     /** Runs vsm once in this JVM, uninterrupted, and returns how long it took. */
-    static long timeInProcess(Vsm vsm, String... args) {
+    public static long timeInProcess(Vsm vsm, String... args) {
         long start = System.nanoTime();
         vsm.run(args).ok();
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

@@ -1,13 +1,13 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import java.util.concurrent.TimeUnit;
 
 /** The processes a vsm run starts (qemu-img, cstream, blkdiscard), for tests that stop vsm while one runs. */
-final class Children {
+public final class Children {
     private Children() {}
 
     /** The first descendant of {@code parent} running {@code command}, waited for up to 60 s. */
-    static ProcessHandle await(Process parent, String command) throws InterruptedException {
+    public static ProcessHandle await(Process parent, String command) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             for (ProcessHandle child : parent.descendants().toList()) {
@@ -21,7 +21,7 @@ final class Children {
     }
 
     /** Kills {@code process} and every descendant still running, and waits for it (a test's finally block). */
-    static void killTree(Process process) throws InterruptedException {
+    public static void killTree(Process process) throws InterruptedException {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }

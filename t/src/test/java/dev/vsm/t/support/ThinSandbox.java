@@ -1,4 +1,4 @@
-package dev.vsm.t;
+package dev.vsm.t.support;
 
 import dev.vsm.testing.LoopVolumeGroup;
 import dev.vsm.testing.ThinMetadata;
@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * A vsm sandbox whose lvm2 sees a test volume group holding thin pools, configured as lvmthin
  * storage {@code thin} on pool {@code data}.
  */
-final class ThinSandbox {
+public final class ThinSandbox {
     private ThinSandbox() {}
 
     /**
@@ -18,7 +18,7 @@ final class ThinSandbox {
      * foreign {@code scratch} (4 MiB); pool {@code other} (8 MiB) with {@code vm-100-disk-1}.
      * The pool {@code data} holds 52 MiB of thin volumes.
      */
-    static void writeLayout(LoopVolumeGroup vg) {
+    public static void writeLayout(LoopVolumeGroup vg) {
         vg.createLv("plain", 4);
         ThinMetadata.of(vg)
                 .pool("data", 32)
@@ -37,7 +37,7 @@ final class ThinSandbox {
      *
      * @param properties extra YAML lines for the {@code thin} section, e.g. {@code "max-overprovision: 2"}
      */
-    static Vsm vsm(Path sandbox, LoopVolumeGroup vg, String... properties) {
+    public static Vsm vsm(Path sandbox, LoopVolumeGroup vg, String... properties) {
         StringBuilder yaml = new StringBuilder("""
                 storages:
                   thin:
