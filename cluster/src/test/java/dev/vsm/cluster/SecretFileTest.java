@@ -2,10 +2,10 @@ package dev.vsm.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.vsm.spi.StorageException;
-import dev.vsm.trust.FileTrust;
+import dev.vsm.testing.HostTools;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -73,8 +73,9 @@ class SecretFileTest {
     }
 
     @Test
+    @RootTest
     void anotherUsersFileIsRefused() throws IOException {
-        assumeTrue(FileTrust.callerIsRoot(), "needs root to give a file away");
+        HostTools.require("gives a file to another user");
         Path file = secret("0123456789abcdefghij", "rw-------");
         Files.setAttribute(file, "unix:uid", 65534);
         assertRefused(file)
@@ -114,7 +115,7 @@ class SecretFileTest {
     void aFifoIsRefusedWithoutBlocking() throws Exception {
         Path fifo = tmp.resolve("fifo.secret");
         Process p = new ProcessBuilder("mkfifo", "-m", "0600", fifo.toString()).start();
-        assumeTrue(p.waitFor() == 0, "mkfifo");
+        assertThat(p.waitFor()).as("mkfifo").isZero();
         assertRefused(fifo).hasMessage("cluster secret file '" + fifo + "' is a fifo, not a regular file");
     }
 
