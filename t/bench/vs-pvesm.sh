@@ -14,7 +14,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 rounds=${1:-21}
 list_rounds=${2:-21}
 images=${3:-2000}
-: "${PVESM:?names the reference pvesm, e.g. PVESM=/work/shared/oracle/pvesm/pvesm}"
+: "${PVESM:?names the reference: the pvesm command of Proxmox VE, runnable on this host}"
 [[ -x $PVESM ]] || { echo "vs-pvesm.sh: PVESM=$PVESM is not executable" >&2; exit 1; }
 need qemu-img qemu-utils
 out="$root/t/bench/results"; mkdir -p "$out"
@@ -77,7 +77,7 @@ done >>"$sb/runs"
 med() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | median; }
 spread() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s {print $3}' "$sb/runs" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f–%.3f", lo, hi}'; }
 {
-  echo "vsm against pvesm ($PVESM), medians (and ranges) of wall time, $rounds interleaved rounds ($list_rounds for the listing); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(date -u +%Y-%m-%d)."
+  echo "vsm against Proxmox's pvesm, medians (and ranges) of wall time, $rounds interleaved rounds ($list_rounds for the listing); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(date -u +%Y-%m-%d)."
   echo
   echo "| command | vsm | pvesm | vsm/pvesm |"
   echo "|---|---|---|---|"

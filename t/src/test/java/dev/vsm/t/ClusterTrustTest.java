@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A client of the ZooKeeper ensemble is not trusted (issue 33): through the real {@code cli/vsm},
+ * A client of the ZooKeeper ensemble is not trusted: through the real {@code cli/vsm},
  * {@code cluster init} creates the cluster secret root's with mode 0600 and a tree only that
  * secret may change; a client without it can neither read nor rewrite the configuration; a
  * hostile secret file, a wrong secret and a tree planted with open ACLs are each refused with one
