@@ -44,12 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <vg>/data}); a volume id is parsed before its storage is activated — hand lvm2 no argument holding the hostile
  * name or anything but printable ASCII, and leave the sandbox as it was; at the end the group's
  * LVs are as they were and no shell ran (the marker file the metacharacters would touch is absent).
- * Seed: {@code -Dvsm.hostile.seed}; cases per storage: {@code -Dvsm.hostile.lvm.cases} (default 12).
+ * Seed: {@code -Dvsm.hostile.seed}; cases per storage: {@code -Dvsm.hostile.lvm.cases} (default 6: 60 runs, a new seed each time; raise it to search longer).
  */
 @RootTest
 class HostileLvmIdTest {
     static final long SEED = Long.getLong("vsm.hostile.seed", System.nanoTime());
-    static final int PER_STORAGE = Integer.getInteger("vsm.hostile.lvm.cases", 12);
+    static final int PER_STORAGE = Integer.getInteger("vsm.hostile.lvm.cases", 6);
     private static final Set<String> LVM2_TOOLS = Set.of(
             "lvm",
             "lvs",
