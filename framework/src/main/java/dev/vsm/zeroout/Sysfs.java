@@ -53,12 +53,12 @@ public record Sysfs(Path root) {
     }
 
     /**
-     * The kernel's name of the block device with this number ({@code <root>/dev/block/<major>:<minor>}
+     * The kernel's name of the block device with this number ({@code major:minor}: {@code <root>/dev/block/<number>}
      * links to its directory), if sysfs knows it.
      */
-    public Optional<String> nameOf(long major, long minor) {
+    public Optional<String> nameOf(String number) {
         try {
-            Path dir = root.resolve("dev/block").resolve(major + ":" + minor).toRealPath();
+            Path dir = root.resolve("dev/block").resolve(number).toRealPath();
             return Optional.ofNullable(dir.getFileName()).map(Path::toString);
         } catch (IOException e) {
             return Optional.empty();
