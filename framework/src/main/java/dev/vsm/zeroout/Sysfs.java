@@ -3,6 +3,7 @@ package dev.vsm.zeroout;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.env.Environment;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +23,16 @@ public record Sysfs(Path root) {
         requireNonNull(root, "root");
     }
 
-    /** {@code $VSM_SYSFS} when set and not blank, else {@code /sys}. */
+    /**
+     * {@code $VSM_SYSFS} when set and not blank, else {@code /sys}. As root, a directory from the
+     * environment must pass {@link FileTrust}'s rule: what it says decides whether a device is in
+     * use and how it is zeroed.
+     */
     public static Sysfs fromEnvironment(Environment env) {
-        return new Sysfs(Path.of(env.nonBlank("VSM_SYSFS").orElse("/sys")));
+        Optional<String> fromEnv = env.nonBlank("VSM_SYSFS");
+        fromEnv.ifPresent(dir -> FileTrust.requireTrustedAsRoot(
+                Path.of(dir), "$VSM_SYSFS '" + dir + "'", "or unset VSM_SYSFS (the kernel's is /sys)"));
+        return new Sysfs(Path.of(fromEnv.orElse("/sys")));
     }
 
     /**
