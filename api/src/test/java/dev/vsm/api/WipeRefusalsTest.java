@@ -71,12 +71,7 @@ class WipeRefusalsTest {
     void aPhysicalVolumeOfAConfiguredStorageIsRefusedEvenWithForce() {
         vg.createLv("vm-100-disk-0", 4);
         String before = sha256(vg.backingFile());
-        try (VsmStorage vsm = vsm("""
-                storages:
-                  san:
-                    type: lvm
-                    vgname: %s
-                """.formatted(vg.name()))) {
+        try (VsmStorage vsm = vsm(san())) {
             for (boolean force : new boolean[] {false, true}) {
                 assertThatThrownBy(
                                 () -> vsm.wipe(Wipe.device(Path.of(vg.device())).force(force)))
@@ -97,6 +92,59 @@ class WipeRefusalsTest {
                     .hasMessageEndingWith("add --force to zero it anyway");
         }
         assertThat(sha256(vg.backingFile())).isEqualTo(before);
+    }
+
+    @Test
+    void aSecondLoopDeviceOnAPhysicalVolumesFileIsRefusedEvenWithForce() {
+        vg.createLv("vm-100-disk-0", 4);
+        String before = sha256(vg.backingFile());
+        try (LoopDevice second = LoopDevice.on(vg.backingFile());
+                VsmStorage vsm = vsm(san())) {
+            assertThatThrownBy(() -> vsm.wipe(Wipe.device(second.path()).force(true)))
+                    .isInstanceOf(StorageException.class)
+                    .hasFieldOrPropertyWithValue("kind", StorageException.Kind.BAD_INPUT)
+                    .hasMessage("'" + second.path() + "' is the same device as physical volume " + vg.device()
+                            + " of volume group '" + vg.name() + "' (the same backing file " + vg.backingFile()
+                            + "), which storage 'san' uses - remove the storage first (vsm remove san);"
+                            + " not zeroing it (--force does not override this)");
+        }
+        assertThat(sha256(vg.backingFile())).isEqualTo(before);
+        assertThat(vg.lvNames()).contains("vm-100-disk-0");
+    }
+
+    @Test
+    void aDeviceWithThePhysicalVolumesLabelIsRefusedEvenWithForce() throws IOException {
+        // a second path to one LUN shows the same label; here a copy of the label on a device of its own
+        try (LoopDevice other = LoopDevice.create(8 * MIB);
+                VsmStorage vsm = vsm(san())) {
+            byte[] label;
+            try (InputStream in = Files.newInputStream(vg.backingFile())) {
+                label = in.readNBytes((int) MIB);
+            }
+            Files.write(other.path(), label);
+            String before = sha256(other.path());
+            String uuid = HostTools.mustRun(
+                            vg.environment(), "/sbin/lvm", "pvs", "--noheadings", "-o", "pv_uuid", vg.device())
+                    .strip()
+                    .replace("-", "");
+            assertThatThrownBy(() -> vsm.wipe(Wipe.device(other.path()).force(true)))
+                    .isInstanceOf(StorageException.class)
+                    .hasFieldOrPropertyWithValue("kind", StorageException.Kind.BAD_INPUT)
+                    .hasMessage("'" + other.path() + "' is the same device as physical volume " + vg.device()
+                            + " of volume group '" + vg.name() + "' (the same LVM physical volume UUID " + uuid
+                            + "), which storage 'san' uses - remove the storage first (vsm remove san);"
+                            + " not zeroing it (--force does not override this)");
+            assertThat(sha256(other.path())).isEqualTo(before);
+        }
+    }
+
+    private String san() {
+        return """
+                storages:
+                  san:
+                    type: lvm
+                    vgname: %s
+                """.formatted(vg.name());
     }
 
     @Test

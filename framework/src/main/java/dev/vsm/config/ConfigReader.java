@@ -60,6 +60,11 @@ final class ConfigReader {
         if (location.explicit()) {
             return new StorageConfigs(location.file(), Origin.NEW_FILE, NO_BYTES, ConfigContents.EMPTY, List.of());
         }
+        // its directory comes from $XDG_DATA_HOME or $HOME, which sudo may leave at the user's
+        FileTrust.requireTrustedAsRoot(
+                location.defaultLocalDir(),
+                "the built-in storage 'local' (" + location.defaultLocalDir() + ", from $XDG_DATA_HOME or $HOME)",
+                "or run with root's HOME (sudo -H) or name a configuration file (--config)");
         byte[] defaults = BuiltInDefault.yaml(location.defaultLocalDir()).getBytes(StandardCharsets.UTF_8);
         return parse(location.file(), Origin.BUILT_IN_DEFAULT, BuiltInDefault.LABEL, defaults, NO_BYTES);
     }

@@ -18,6 +18,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,8 +78,16 @@ public final class QemuImgRunner implements QemuImg {
             requireNonNull(program, "program");
         }
 
+        /**
+         * As root, a {@code $VSM_QEMU_IMG} that names a path must pass {@link FileTrust}'s rule (a
+         * bare name is looked up on the PATH, as {@code qemu-img} and every other tool vsm runs).
+         */
         public static Settings from(Environment env) {
             String program = env.get("VSM_QEMU_IMG");
+            if (program != null && program.contains("/")) {
+                FileTrust.requireTrustedAsRoot(
+                        Path.of(program), "$VSM_QEMU_IMG '" + program + "'", "or unset VSM_QEMU_IMG");
+            }
             return new Settings(
                     program != null ? program : "qemu-img",
                     !"qemu-img".equals(env.get("VSM_IMAGE_INFO")),

@@ -1,5 +1,6 @@
 package dev.vsm.trust;
 
+import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -143,6 +144,46 @@ public final class FileTrust {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * As {@link #untrusted}, for a path that need not exist yet: then the nearest directory above
+     * it that exists is checked, since that is where it would be made (whoever may change that
+     * directory may put their own in its place first).
+     */
+    public static Optional<Problem> untrustedOrWhereMade(Path path) throws IOException {
+        Path existing = path.toAbsolutePath().normalize();
+        while (existing.getParent() != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        return untrusted(existing);
+    }
+
+    /**
+     * As root, refuses (bad input, nothing done) a program, directory or file that vsm was pointed
+     * at from outside its configuration ({@code $VSM_QEMU_IMG}, {@code $VSM_SYSFS}, the home
+     * directory of the built-in storage) when it fails the rule above ({@link #untrustedOrWhereMade}):
+     * root would run another user's code, trust their answers or write where they choose. The
+     * same rule keeps plugin jars and, as root, the configuration file. Other callers are not
+     * checked: what they name runs with their own rights.
+     *
+     * @param what  how the path is named in the refusal ({@code $VSM_QEMU_IMG '/opt/q/qemu-img'})
+     * @param other the other way out, after the problem's own fix ({@code or unset VSM_QEMU_IMG})
+     */
+    public static void requireTrustedAsRoot(Path path, String what, String other) {
+        if (!callerIsRoot()) {
+            return;
+        }
+        Optional<Problem> problem;
+        try {
+            problem = untrustedOrWhereMade(path);
+        } catch (IOException e) {
+            throw StorageException.badInput(
+                    "%s refused as root: cannot check who may change it (%s) - %s", what, e.getMessage(), other);
+        }
+        problem.ifPresent(p -> {
+            throw StorageException.badInput("%s refused as root: %s, %s", what, p.describe(), other);
+        });
     }
 
     /** The owner and mode rule for one path; {@code stickyAllowed} for the directories above (see the class comment). */

@@ -58,10 +58,7 @@ record BlockDevice(Path given, Path node, String name, String queue) {
     private static String kernelName(Path node, Sysfs sysfs) {
         try {
             if (Files.getAttribute(node, "unix:rdev") instanceof Long rdev) {
-                // Linux's dev_t: 12 bits of major above 8 bits of minor, the rest of each higher up
-                long major = ((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL);
-                long minor = (rdev & 0xff) | ((rdev >>> 12) & ~0xffL);
-                Optional<String> name = sysfs.nameOf(major, minor);
+                Optional<String> name = sysfs.nameOf(DeviceIdentity.number(rdev));
                 if (name.isPresent()) {
                     return name.get();
                 }

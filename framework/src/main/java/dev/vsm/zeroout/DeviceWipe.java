@@ -10,6 +10,7 @@ import dev.vsm.spi.ZeroOut;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +28,9 @@ import java.util.function.Function;
  *   <li>a device that is mounted, used as swap or held (device-mapper, md), itself or through one
  *       of its partitions ({@code force} does not override it);
  *   <li>a physical volume of a configured storage, as its plugin tells
- *       ({@code StoragePlugin.devices}: an lvm or lvmthin storage's volume group; {@code force}
- *       does not override it);
+ *       ({@code StoragePlugin.devices}: an lvm or lvmthin storage's volume group), under its own
+ *       name or another ({@link DeviceIdentity}: a second path to one LUN, a second loop device
+ *       on one file); {@code force} does not override it;
  *   <li>unless {@code force}, a device that holds anything: partitions, a partition table, a file
  *       system, an LVM physical volume or any other signature {@code wipefs --no-act} finds;
  *   <li>an unconfirmed wipe (the command line's {@code --yes}), except under dry-run, which
@@ -90,11 +92,19 @@ public final class DeviceWipe {
 
     /**
      * The configured storage whose data lives on the device (or one of its partitions), said in
-     * one phrase with the way out; empty when none.
+     * one phrase with the way out; empty when none. A storage's device is found by its name, and
+     * under another name by what {@link DeviceIdentity} marks it with (device number, a loop
+     * device's backing file, an LVM physical volume's UUID).
      */
     private Optional<String> backedStorage(Path device, BlockDevice target) {
+        DeviceIdentity identity = new DeviceIdentity(sysfs);
         Set<String> names = new HashSet<>(sysfs.partitions(target.name()));
+        Map<String, String> marks = new HashMap<>();
+        for (String partition : names) {
+            marks.putAll(identity.marks(partition, Path.of("/dev").resolve(partition)));
+        }
         names.add(target.name());
+        marks.putAll(identity.marks(target.name(), target.node()));
         for (StorageConfig config : storages) {
             Optional<StoragePlugin> plugin = plugins.apply(config.type());
             if (plugin.isEmpty()) {
@@ -102,11 +112,35 @@ public final class DeviceWipe {
             }
             for (Map.Entry<Path, String> used :
                     plugin.get().devices(config, context).entrySet()) {
-                if (names.contains(kernelName(used.getKey()))) {
+                Optional<String> same = names.contains(kernelName(used.getKey()))
+                        ? Optional.of("")
+                        : sameAs(identity, used.getKey(), marks);
+                if (same.isPresent()) {
                     return Optional.of(String.format(
-                            "'%s' is %s, which storage '%s' uses - remove the storage first (vsm remove %s)",
-                            device, used.getValue(), config.id(), config.id()));
+                            "'%s' is %s%s, which storage '%s' uses - remove the storage first (vsm remove %s)",
+                            device,
+                            same.get().isEmpty() ? "" : "the same device as ",
+                            used.getValue() + (same.get().isEmpty() ? "" : " (" + same.get() + ")"),
+                            config.id(),
+                            config.id()));
                 }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** How the storage's {@code node} is the target under another name (the words of the shared mark), if it is. */
+    private Optional<String> sameAs(DeviceIdentity identity, Path node, Map<String, String> targetMarks) {
+        BlockDevice used;
+        try {
+            used = BlockDevice.resolve(node, sysfs);
+        } catch (StorageException e) {
+            return Optional.empty(); // gone, or no block device: nothing to share with the target
+        }
+        Map<String, String> marks = identity.marks(used.name(), used.node());
+        for (Map.Entry<String, String> mark : marks.entrySet()) {
+            if (targetMarks.containsKey(mark.getKey())) {
+                return Optional.of(mark.getValue());
             }
         }
         return Optional.empty();

@@ -3,6 +3,7 @@ package dev.vsm.zeroout;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.env.Environment;
+import dev.vsm.trust.FileTrust;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +23,16 @@ public record Sysfs(Path root) {
         requireNonNull(root, "root");
     }
 
-    /** {@code $VSM_SYSFS} when set and not blank, else {@code /sys}. */
+    /**
+     * {@code $VSM_SYSFS} when set and not blank, else {@code /sys}. As root, a directory from the
+     * environment must pass {@link FileTrust}'s rule: what it says decides whether a device is in
+     * use and how it is zeroed.
+     */
     public static Sysfs fromEnvironment(Environment env) {
-        return new Sysfs(Path.of(env.nonBlank("VSM_SYSFS").orElse("/sys")));
+        Optional<String> fromEnv = env.nonBlank("VSM_SYSFS");
+        fromEnv.ifPresent(dir -> FileTrust.requireTrustedAsRoot(
+                Path.of(dir), "$VSM_SYSFS '" + dir + "'", "or unset VSM_SYSFS (the kernel's is /sys)"));
+        return new Sysfs(Path.of(fromEnv.orElse("/sys")));
     }
 
     /**
@@ -53,12 +61,12 @@ public record Sysfs(Path root) {
     }
 
     /**
-     * The kernel's name of the block device with this number ({@code <root>/dev/block/<major>:<minor>}
+     * The kernel's name of the block device with this number ({@code major:minor}: {@code <root>/dev/block/<number>}
      * links to its directory), if sysfs knows it.
      */
-    public Optional<String> nameOf(long major, long minor) {
+    public Optional<String> nameOf(String number) {
         try {
-            Path dir = root.resolve("dev/block").resolve(major + ":" + minor).toRealPath();
+            Path dir = root.resolve("dev/block").resolve(number).toRealPath();
             return Optional.ofNullable(dir.getFileName()).map(Path::toString);
         } catch (IOException e) {
             return Optional.empty();

@@ -64,6 +64,26 @@ public final class LoopDevice implements AutoCloseable {
         }
     }
 
+    /**
+     * A second loop device on an existing file (one another loop device may use): closing it
+     * detaches it and leaves the file.
+     */
+    public static LoopDevice on(Path file) {
+        HostTools.require("loop devices", LOSETUP);
+        LoopDevice loop;
+        try {
+            loop = new LoopDevice(null, file, Files.size(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        HostTools.Result r = HostTools.run(Map.of(), LOSETUP, "-f", "--show", file.toString());
+        if (!r.ok()) {
+            throw HostTools.unavailable("a free loop device: losetup -f --show failed: " + (r.out() + r.err()).strip());
+        }
+        loop.device = r.out().strip();
+        return loop;
+    }
+
     /** The device node, e.g. {@code /dev/loop3}. */
     public Path path() {
         if (device == null) {
@@ -115,7 +135,7 @@ public final class LoopDevice implements AutoCloseable {
         return nonZero;
     }
 
-    /** Detaches the device and deletes the file; safe to call twice. */
+    /** Detaches the device and deletes the file it made; safe to call twice. */
     @Override
     public void close() {
         String problem = null;
@@ -127,8 +147,10 @@ public final class LoopDevice implements AutoCloseable {
             device = null;
         }
         try {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(dir);
+            if (dir != null) {
+                Files.deleteIfExists(file);
+                Files.deleteIfExists(dir);
+            }
         } catch (IOException e) {
             problem = (problem == null ? "" : problem + "; ") + "delete " + dir + ": " + e.getMessage();
         }

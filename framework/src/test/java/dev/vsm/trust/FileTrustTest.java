@@ -1,7 +1,9 @@
 package dev.vsm.trust;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vsm.spi.StorageException;
 import dev.vsm.testing.RootTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,6 +71,23 @@ class FileTrustTest {
         chmod(target.getParent(), "0777");
         assertThat(FileTrust.untrusted(link))
                 .hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(target.getParent()));
+    }
+
+    @Test
+    void aPathNotYetMadeIsJudgedByTheDirectoryItWouldBeMadeIn() throws Exception {
+        Path open = Files.createDirectory(tmp.resolve("open"));
+        Path later = open.resolve("a/b/c");
+        assertThat(FileTrust.untrustedOrWhereMade(later)).isEmpty();
+        chmod(open, "1777");
+        assertThat(FileTrust.untrustedOrWhereMade(later))
+                .as("a sticky directory is no place for root to make one: another user may make it first")
+                .hasValueSatisfying(p -> assertThat(p.path()).isEqualTo(open));
+        assertThatThrownBy(() -> FileTrust.requireTrustedAsRoot(later, "$X '" + later + "'", "or unset X"))
+                .isInstanceOf(StorageException.class)
+                .hasFieldOrPropertyWithValue("kind", StorageException.Kind.BAD_INPUT)
+                .hasMessage("$X '" + later + "' refused as root: '" + open
+                        + "' is writable by group or others (owned by uid 0 mode 1777): chmod go-w " + open
+                        + ", or unset X");
     }
 
     private static void chmod(Path path, String mode) throws Exception {
