@@ -81,7 +81,14 @@ public final class Main {
      * @return the exit status
      */
     public static int run(String[] argv, InputStream in, PrintStream out, PrintStream err, Environment env) {
-        String[] args = PveSyntax.scanAlias(PveSyntax.streamImport(PveSyntax.help(argv)));
+        String[] args;
+        try {
+            args = PveSyntax.scanAlias(
+                    PveSyntax.streamImport(Subcommands.expand(PveSyntax.help(Subcommands.expand(argv)))));
+        } catch (StorageException e) {
+            err.println(oneLine(e.getMessage()));
+            return ExitCode.BAD_INPUT;
+        }
         Vsm vsm = new Vsm(in, out, err, java.util.Objects.requireNonNull(env, "env"));
         CommandLine cli = new CommandLine(vsm);
         cli.setCommandName(programName());

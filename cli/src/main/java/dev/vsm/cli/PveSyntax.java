@@ -114,6 +114,11 @@ final class PveSyntax {
                 break;
             }
             if (!a.startsWith("-") || a.equals("-")) {
+                if (!positionalSeen
+                        && current != root
+                        && !current.getSubcommands().isEmpty()) {
+                    a = Subcommands.expand(a, current.getSubcommands().keySet()); // scan lvmt
+                }
                 CommandLine sub =
                         positionalSeen ? null : current.getSubcommands().get(a);
                 if (sub != null) {

@@ -30,7 +30,12 @@ import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.UpdateAttributesCommand;
 import dev.vsm.cli.command.VolidCommand;
 import dev.vsm.cli.command.WipeCommand;
+import dev.vsm.spi.StorageException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine;
@@ -95,6 +100,56 @@ final class Subcommands {
         if (add != null) {
             AddCommand.showTypeProperties(add);
         }
+    }
+
+    /**
+     * pvesm's command shortcuts (its CLI handler's {@code expand_command_name}): a command named by
+     * the start of its name ({@code st} is {@code status}, {@code l} is {@code list}) when exactly
+     * one command starts so; a full name, pvesm's scan aliases ({@code lvmscan}) and {@code help}
+     * stay as they are. A start several commands share is bad input naming them, where pvesm
+     * would say only "unknown command". Commands of a command ({@code scan lvmt}) are expanded by
+     * {@link PveSyntax#translate} once the command is loaded.
+     *
+     * @throws StorageException (bad input) when the start is ambiguous
+     */
+    static String[] expand(String[] args) {
+        int at = namedIndex(args);
+        if (at < 0) {
+            return args;
+        }
+        String name = args[at];
+        List<String> names = new ArrayList<>(ALL.keySet());
+        names.add("help");
+        String full = expand(name, names);
+        if (full.equals(name)) {
+            return args;
+        }
+        String[] rewritten = args.clone();
+        rewritten[at] = full;
+        return rewritten;
+    }
+
+    /**
+     * {@code name} itself when it is one of {@code names} or starts none of them, else the one
+     * name it starts.
+     *
+     * @throws StorageException (bad input) when it starts several
+     */
+    static String expand(String name, Collection<String> names) {
+        if (names.contains(name) || name.isEmpty()) {
+            return name;
+        }
+        List<String> matches = new ArrayList<>();
+        for (String n : names) {
+            if (n.startsWith(name)) {
+                matches.add(n);
+            }
+        }
+        if (matches.size() > 1) {
+            Collections.sort(matches);
+            throw StorageException.badInput("command '%s' is ambiguous: %s", name, String.join(", ", matches));
+        }
+        return matches.isEmpty() ? name : matches.get(0);
     }
 
     /** A new command object. */

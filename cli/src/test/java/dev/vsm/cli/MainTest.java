@@ -1,6 +1,7 @@
 package dev.vsm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.env.Environment;
 import java.io.ByteArrayInputStream;
@@ -121,6 +122,36 @@ class MainTest {
                 .isEqualTo("apiinfo");
         assertThat(Subcommands.named(new String[] {"--verbose"})).isNull();
         assertThat(run("--config", "/nonexistent/storage.yaml", "apiinfo")).isZero();
+    }
+
+    @Test
+    void aCommandIsNamedByTheStartOfItsNameWhenOnlyOneStartsSo() {
+        assertThat(Subcommands.expand(new String[] {"--config", "x.yaml", "st", "-v"}))
+                .containsExactly("--config", "x.yaml", "status", "-v");
+        assertThat(Subcommands.expand(new String[] {"l", "local"})).containsExactly("list", "local");
+        assertThat(Subcommands.expand(new String[] {"import", "a", "b"}))
+                .as("a full name is never a shortcut of a longer one (import-stream)")
+                .containsExactly("import", "a", "b");
+        assertThat(Subcommands.expand(new String[] {"lvmscan"})).containsExactly("lvmscan");
+        assertThat(Subcommands.expand(new String[] {"xyz"})).containsExactly("xyz");
+        assertThat(Subcommands.expand(new String[] {"--", "st"})).containsExactly("--", "st");
+        assertThatThrownBy(() -> Subcommands.expand(new String[] {"s"}))
+                .hasMessage("command 's' is ambiguous: scan, set, snapshot, snapshot-delete, status");
+
+        picocli.CommandLine cli = new picocli.CommandLine(
+                new dev.vsm.cli.support.Vsm(null, System.out, System.err, Environment.of(Map.of())));
+        Subcommands.register(cli, Subcommands.expand(new String[] {"st"}));
+        assertThat(cli.getSubcommands().keySet())
+                .as("a shortcut loads only the command it names")
+                .containsExactly("status");
+    }
+
+    @Test
+    void anAmbiguousShortcutIsBadInputNamingTheCandidates() {
+        assertThat(run("snap", "local:100/vm-100-disk-0.qcow2", "x")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("command 'snap' is ambiguous: snapshot, snapshot-delete\n");
+        assertThat(out.size()).isZero();
     }
 
     @Test

@@ -55,6 +55,11 @@ final class PropertyValues {
 
     private PropertyValues() {}
 
+    /** A {@code bwlimit} value's limits by key (KiB/s). */
+    static Map<String, Number> bwlimit(String text) {
+        return PropertyString.parse(text, BWLIMIT_FORMAT);
+    }
+
     /** Why a value was refused, and where (the line of the offending element when known). */
     static final class BadValue extends RuntimeException {
         private static final long serialVersionUID = 1L;

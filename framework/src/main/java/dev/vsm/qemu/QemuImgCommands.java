@@ -159,7 +159,16 @@ public final class QemuImgCommands {
      * cluster size); an existing one has its own.
      */
     public List<String> convert(ImageConversion c) {
+        return convert(c, 0);
+    }
+
+    /** As {@link #convert(ImageConversion)}, at most {@code bytesPerSecond} fast ({@code -r}; 0: no limit). */
+    public List<String> convert(ImageConversion c, long bytesPerSecond) {
         List<String> argv = new ArrayList<>(List.of(program, "convert", "-p"));
+        if (bytesPerSecond > 0) {
+            argv.add("-r");
+            argv.add(Long.toString(bytesPerSecond));
+        }
         switch (c.targetState()) {
             case NEW -> {}
             case ZEROED -> argv.addAll(List.of("-n", "--target-is-zero"));

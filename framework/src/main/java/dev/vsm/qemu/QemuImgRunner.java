@@ -63,6 +63,7 @@ public final class QemuImgRunner implements QemuImg {
     private final NativeImageReader reader;
     private final BatchStat batchStat;
     private final String timeoutOverride;
+    private volatile long convertRate;
     private Boolean extendedL2;
 
     /**
@@ -343,10 +344,27 @@ public final class QemuImgRunner implements QemuImg {
         return parseInfo(r.stdout(), ctime(path));
     }
 
+    /**
+     * Every later {@code qemu-img convert} of this runner at most {@code bytesPerSecond} fast
+     * ({@code -r}, as a storage's or the command's bandwidth limit asks; 0: no limit), its watchdog
+     * lengthened by the time the limit alone takes.
+     */
+    public void limitConverts(long bytesPerSecond) {
+        if (bytesPerSecond < 0) {
+            throw new IllegalArgumentException("bytesPerSecond " + bytesPerSecond);
+        }
+        this.convertRate = bytesPerSecond;
+    }
+
     @Override
     public void convert(ImageConversion conversion) {
-        List<String> argv = commands().convert(conversion);
-        Command cmd = limited(Command.of(argv), copyTimeout(conversion.sizeBytes()))
+        long rate = convertRate;
+        List<String> argv = commands().convert(conversion, rate);
+        Duration timeout = copyTimeout(conversion.sizeBytes());
+        if (timeout != null && rate > 0) {
+            timeout = timeout.plusSeconds(conversion.sizeBytes() / rate);
+        }
+        Command cmd = limited(Command.of(argv), timeout)
                 .withErrorPrefix("unable to convert '" + conversion.source() + "' to '" + conversion.target() + "'");
         ProgressMeter meter =
                 ProgressMeter.start("convert " + conversion.source().getFileName(), conversion.sizeBytes(), progress);

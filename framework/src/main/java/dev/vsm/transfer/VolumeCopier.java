@@ -63,6 +63,15 @@ public final class VolumeCopier {
      * target's choice, convert when it imports images).
      */
     public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format, Method method) {
+        return copy(source, targetStorage, vmid, format, method, null);
+    }
+
+    /**
+     * As {@link #copy(VolumeId, String, Integer, String, Method)}, a stream at most {@code limit}
+     * fast (a conversion: as its qemu-img runner is limited, {@link VolumeTransfers#limitConverts}).
+     */
+    public Copy copy(
+            VolumeId source, String targetStorage, Integer vmid, String format, Method method, BandwidthLimit limit) {
         StorageManager.Volume volume = manager.volume(source);
         Storage from = volume.storage();
         VolumeName name = volume.name();
@@ -84,7 +93,7 @@ public final class VolumeCopier {
         StreamFormat stream = commonFormat(source, name, from, to, fmt, targetStorage);
         StreamImporter.Target target = new StreamImporter.Target(targetStorage, owner, null, fmt);
         importer.checkFormat(target, stream, false);
-        return new Copy(pipe(source, stream, target), Method.STREAM, stream);
+        return new Copy(pipe(source, stream, target, limit), Method.STREAM, stream);
     }
 
     private static StreamFormat commonFormat(
@@ -113,14 +122,14 @@ public final class VolumeCopier {
     }
 
     /** Export and import joined by a pipe: the export runs on a second thread. */
-    private VolumeId pipe(VolumeId source, StreamFormat stream, StreamImporter.Target target) {
+    private VolumeId pipe(VolumeId source, StreamFormat stream, StreamImporter.Target target, BandwidthLimit limit) {
         AtomicReference<RuntimeException> exportFailure = new AtomicReference<>();
         PipedInputStream in = new PipedInputStream(VolumeWriter.BLOCK * 4);
         try (PipedOutputStream out = new PipedOutputStream(in)) {
             Thread export = new Thread(
                     () -> {
                         try (out) {
-                            exporter.export(source, stream, false, out, null);
+                            exporter.export(source, stream, false, out, limit);
                         } catch (RuntimeException | IOException e) {
                             exportFailure.set(
                                     e instanceof RuntimeException re

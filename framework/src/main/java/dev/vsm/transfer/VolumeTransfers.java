@@ -2,9 +2,12 @@ package dev.vsm.transfer;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.config.BandwidthLimits;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
+import dev.vsm.spi.StorageException;
+import java.util.List;
 
 /**
  * The import/export/copy operations of one command run, made from the storage facade, the
@@ -15,13 +18,45 @@ public final class VolumeTransfers {
     private final VolumeExporter exporter;
     private final StreamImporter importer;
     private final VolumeCopier copier;
+    private final StorageManager manager;
+    private final QemuImgRunner qemuImg;
 
     public VolumeTransfers(StorageManager manager, QemuImgRunner qemuImg, ProgressOutput progress) {
-        requireNonNull(manager, "manager");
+        this.manager = requireNonNull(manager, "manager");
+        this.qemuImg = requireNonNull(qemuImg, "qemuImg");
         this.imports = new ImageImports(manager, new SourceImages(qemuImg));
         this.exporter = new VolumeExporter(manager, qemuImg, progress);
         this.importer = new StreamImporter(manager, qemuImg, progress);
         this.copier = new VolumeCopier(manager, imports, exporter, importer);
+    }
+
+    /**
+     * The bandwidth limit of {@code operation} on {@code storages}: the smallest of their
+     * {@code bwlimit}s for it ({@link BandwidthLimits}; vsm has no global limits), with the caller's
+     * {@code override} taking part, or standing alone when the caller may change the storages.
+     *
+     * @param operation a {@code bwlimit} key ({@code migration}, {@code move}, {@code clone}), any other
+     *                  name for {@code default}
+     * @param override  the limit asked for in KiB/s ({@code 0}: none), or null
+     * @return the limit, or null for none
+     */
+    public BandwidthLimit limit(String operation, List<String> storages, Long override, boolean mayChangeStorages) {
+        if (override != null && override < 0) {
+            throw StorageException.badInput("bwlimit: %d KiB/s is not a bandwidth (0 is no limit)", override);
+        }
+        Double kib = BandwidthLimits.limit(
+                operation,
+                storages,
+                override == null ? null : override.doubleValue(),
+                id -> manager.config(id).string("bwlimit").orElse(null),
+                null,
+                BandwidthLimits.Rights.all(mayChangeStorages));
+        return kib == null || kib <= 0 ? null : new BandwidthLimit(Math.max(1, Math.round(kib)));
+    }
+
+    /** Every {@code qemu-img convert} of this run at most this fast ({@code -r}); null: no limit. */
+    public void limitConverts(BandwidthLimit limit) {
+        qemuImg.limitConverts(limit == null ? 0 : limit.kibPerSecond() * 1024);
     }
 
     /** {@code vsm import}. */

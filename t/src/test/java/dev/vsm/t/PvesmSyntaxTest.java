@@ -268,4 +268,40 @@ class PvesmSyntaxTest {
                 .doesNotContain("--vgname");
         assertThat(vsm.run("add", "nosuchtype", "-h").ok().out()).contains("No storage type 'nosuchtype' is loaded");
     }
+
+    /**
+     * pvesm's command shortcuts, as its CLI handler takes them: a start of a command's name that
+     * only one command has; a shared one is refused naming the candidates, and changes nothing.
+     */
+    @Test
+    void commandsTakeTheirUnambiguousShortcuts() {
+        assertThat(sh("pvesm st | awk 'NR>1 {print $1}'").ok().out())
+                .isEqualTo(sh("pvesm status | awk 'NR>1 {print $1}'").ok().out());
+        sh("pvesm al local 100 '' 1M -format raw").ok();
+        assertThat(vsm.run("l", "local").ok().out())
+                .isEqualTo(vsm.run("list", "local").ok().out())
+                .contains("local:100/vm-100-disk-0.raw");
+        assertThat(vsm.run("--output-format", "json", "pa", "local:100/vm-100-disk-0.raw")
+                        .ok()
+                        .json()
+                        .get("path")
+                        .asText())
+                .isEqualTo(sandbox.resolve("local/images/100/vm-100-disk-0.raw").toString());
+        assertThat(vsm.run("sc", "lvmt", "--help").ok().out())
+                .as("a command's own commands too")
+                .isEqualTo(vsm.run("scan", "lvmthin", "--help").ok().out());
+        assertThat(vsm.run("he", "fr").ok().out())
+                .isEqualTo(vsm.run("free", "--help").ok().out());
+
+        Map<String, String> before = Tree.snapshot(sandbox);
+        Vsm.Result ambiguous = sh("pvesm s");
+        assertThat(ambiguous.exit()).isEqualTo(2);
+        assertThat(ambiguous.err())
+                .isEqualTo("command 's' is ambiguous: scan, set, snapshot, snapshot-delete, status\n");
+        vsm.run("re", "local:100/vm-100-disk-0.raw", "+1M")
+                .badInput("command 're' is ambiguous: remove, rename, resize");
+        vsm.run("scan", "l").badInput("command 'l' is ambiguous: lvm, lvmthin");
+        vsm.run("imp", "local", "100", "/nonexistent").badInput("command 'imp' is ambiguous: import, import-stream");
+        assertThat(Tree.snapshot(sandbox)).as("nothing changed").isEqualTo(before);
+    }
 }

@@ -233,8 +233,8 @@ class StreamTest {
                         "raw+size",
                         sandbox.resolve("x").toString(),
                         "--bwlimit",
-                        "0")
-                .badInput("bwlimit: 0 KiB/s is not a bandwidth");
+                        "-1")
+                .badInput("bwlimit: -1 KiB/s is not a bandwidth (0 is no limit)");
         assertThat(sandbox.resolve("x")).doesNotExist();
     }
 

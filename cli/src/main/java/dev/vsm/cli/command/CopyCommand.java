@@ -1,11 +1,14 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.Args;
+import dev.vsm.cli.support.BwlimitOption;
 import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
+import dev.vsm.transfer.BandwidthLimit;
 import dev.vsm.transfer.VolumeCopier;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -43,6 +46,9 @@ public final class CopyCommand extends ChangingCommand {
     String method;
 
     @Mixin
+    BwlimitOption bwlimit;
+
+    @Mixin
     ProgressOption progress;
 
     @Override
@@ -59,7 +65,17 @@ public final class CopyCommand extends ChangingCommand {
                         throw StorageException.badInput(
                                 "method: '%s' is not convert or stream", VolumeId.printable(method));
                 };
-        VolumeCopier.Copy copy = session().transfers().copier().copy(source, targetStorage, owner, format, how);
+        var transfers = session().transfers();
+        // pve's keys: a copy for another guest is a full clone, one for the same guest a disk move
+        Integer sourceOwner = session().manager().parse(source).vmid();
+        String operation = owner != null && !owner.equals(sourceOwner) ? "clone" : "move";
+        BandwidthLimit limit = transfers.limit(
+                operation,
+                List.of(source.storage(), targetStorage),
+                bwlimit.value(),
+                session().mayChangeStorages());
+        transfers.limitConverts(limit);
+        VolumeCopier.Copy copy = transfers.copier().copy(source, targetStorage, owner, format, how, limit);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("source", source.toString());
         result.put("volid", copy.volid().toString());

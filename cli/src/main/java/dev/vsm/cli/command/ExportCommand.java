@@ -76,7 +76,6 @@ public final class ExportCommand extends VsmCommand {
         StreamFormat fmt = StreamFormat.parse(format);
         VolumeExporter.Snapshots snapshots =
                 new VolumeExporter.Snapshots(stream.withSnapshots(), stream.snapshot(), stream.base(), snapshotList());
-        var limit = stream.limit();
         Path target = StreamOptions.file(file);
         if (target == null) {
             if (ProgressOutput.stdoutIsTerminal() && out() == System.out) {
@@ -85,9 +84,10 @@ public final class ExportCommand extends VsmCommand {
             }
             // the process's own standard output unbuffered; an in-process run's (Main.run) as given
             OutputStream stdout = out() == System.out ? new FileOutputStream(FileDescriptor.out) : out();
-            session().transfers().exporter().export(volid, fmt, snapshots, stdout, limit);
+            session().transfers().exporter().export(volid, fmt, snapshots, stdout, stream.limit(session(), volid));
             return;
         }
+        var limit = stream.limit(session(), volid);
         OutputStream out = create(target);
         boolean done = false;
         try (out) {

@@ -1,11 +1,13 @@
 package dev.vsm.cli.command;
 
 import dev.vsm.cli.support.Args;
+import dev.vsm.cli.support.BwlimitOption;
 import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.SourceImage;
 import dev.vsm.spi.VolumeId;
 import dev.vsm.transfer.ImportSource;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -57,6 +59,9 @@ public final class ImportCommand extends ChangingCommand {
     boolean yes;
 
     @Mixin
+    BwlimitOption bwlimit;
+
+    @Mixin
     ProgressOption progress;
 
     @Override
@@ -64,6 +69,9 @@ public final class ImportCommand extends ChangingCommand {
         VolumeId.checkStorageId(storage);
         int owner = Args.vmid(vmid);
         var transfers = session().transfers();
+        // an import has no bwlimit key of its own: each storage's default
+        transfers.limitConverts(transfers.limit(
+                "import", List.of(storage), bwlimit.value(), session().mayChangeStorages()));
         VolumeId volid;
         SourceImage image;
         String shownSource;

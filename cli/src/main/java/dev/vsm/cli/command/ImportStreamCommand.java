@@ -76,14 +76,14 @@ public final class ImportStreamCommand extends ChangingCommand {
                 stream.base(),
                 StreamOptions.snapshotName("delete-snapshot", deleteSnapshot, DELETE_SNAPSHOT, 80),
                 StreamOptions.bool("allow-rename", allowRename));
-        var limit = stream.limit();
+        Long asked = stream.bwlimit;
         StreamImporter importer = session().transfers().streamImporter();
         VolumeName name = session().manager().parse(target);
         boolean image = name.type() == ContentType.IMAGES || name.type() == ContentType.ROOTDIR;
         StreamImporter.Target to = image ? StreamImporter.Target.of(session().manager(), target) : null;
         VolumeId volid;
         if (StreamSource.isSocket(file)) {
-            if (limit != null) {
+            if (asked != null) {
                 throw StorageException.badInput("--bwlimit reads a file or standard input; limit the sender instead "
                         + "(vsm export --bwlimit)");
             }
@@ -101,7 +101,7 @@ public final class ImportStreamCommand extends ChangingCommand {
             }
         } else if (StreamOptions.file(file) == null && vsm().in() != null) {
             // standard input given to an in-process run (Main.run): read here, not the JVM's own
-            if (limit != null) {
+            if (asked != null) {
                 throw StorageException.badInput("--bwlimit reads a file or vsm's own standard input; limit the sender "
                         + "instead (vsm export --bwlimit)");
             }
@@ -110,6 +110,7 @@ public final class ImportStreamCommand extends ChangingCommand {
                     ? importer.importStream(to, fmt, options, in, "standard input", dryRun())
                     : importer.importContent(target, fmt, options, in, "standard input", dryRun());
         } else {
+            var limit = stream.limit(session(), target);
             volid = image
                     ? importer.importStream(to, fmt, options, StreamOptions.file(file), limit, dryRun())
                     : importer.importContent(target, fmt, options, StreamOptions.file(file), limit, dryRun());

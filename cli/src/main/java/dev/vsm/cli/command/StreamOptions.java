@@ -1,8 +1,12 @@
 package dev.vsm.cli.command;
 
+import dev.vsm.cli.support.BwlimitOption;
+import dev.vsm.cli.support.Session;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
 import dev.vsm.transfer.BandwidthLimit;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
@@ -39,10 +43,7 @@ final class StreamOptions {
                     "the base snapshot of an incremental stream (refused: dir, lvm and lvmthin send and take whole volumes)")
     String base;
 
-    @Option(
-            names = "--bwlimit",
-            paramLabel = "KiB/s",
-            description = "at most this many KiB per second (through cstream)")
+    @Option(names = "--bwlimit", paramLabel = "KiB/s", description = BwlimitOption.DESCRIPTION + " (through cstream)")
     Long bwlimit;
 
     boolean withSnapshots() {
@@ -57,8 +58,12 @@ final class StreamOptions {
         return snapshotName("base", base, SNAPSHOT, 40);
     }
 
-    BandwidthLimit limit() {
-        return bwlimit == null ? null : new BandwidthLimit(bwlimit);
+    /**
+     * The limit of a stream of {@code volid}: a {@code migration} in pve's terms, which its storage
+     * migration streams through these commands.
+     */
+    BandwidthLimit limit(Session session, VolumeId volid) {
+        return session.transfers().limit("migration", List.of(volid.storage()), bwlimit, session.mayChangeStorages());
     }
 
     /** pve's {@code parse_boolean}; a value it does not know is bad input. */

@@ -84,6 +84,18 @@ public final class Session implements AutoCloseable {
         return runtime.location();
     }
 
+    /**
+     * Whether this run's caller may change the storages: it may write the configuration file, or
+     * there is none yet (the built-in default is the caller's own). pve lets who may change a
+     * storage's configuration (its {@code Datastore.Allocate}) name a bandwidth limit above the
+     * storage's; vsm asks the file's permissions, the one thing that decides who may run
+     * {@code vsm set}.
+     */
+    public boolean mayChangeStorages() {
+        java.nio.file.Path file = location().file();
+        return java.nio.file.Files.notExists(file) || java.nio.file.Files.isWritable(file);
+    }
+
     public Cluster cluster() {
         return runtime.cluster();
     }
