@@ -2,6 +2,7 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.env.TestPause;
 import dev.vsm.exec.ShellQuote;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.HostFiles;
@@ -17,8 +18,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -26,12 +31,17 @@ import java.util.Set;
  * {@code + } shell line.
  *
  * <p>A move or a chmod (what makes a volume appear under its name, or a base) first runs
- * {@code beforeChange}, which throws when the storage lock was lost meanwhile. Removals do not:
- * they remove what the command was asked to remove, or the command's own temporary files.
+ * {@code beforeChange}, which throws when the storage lock was lost meanwhile, and so does the
+ * removal of a volume ({@link #deleteIdentified}). The other removals do not: they remove the
+ * command's own temporary files. Since a lock can expire between that check and the change (a
+ * paused process), the changes that could destroy another node's work are conditional on what
+ * the operation saw: {@link #move} never replaces, {@link #deleteIdentified} removes only the
+ * file it was given the identity of.
  */
 final class LocalHostFiles implements HostFiles {
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");
 
     private final boolean dryRun;
@@ -143,6 +153,16 @@ final class LocalHostFiles implements HostFiles {
         sync(dir);
     }
 
+    /**
+     * A no-replace rename. {@code Files.move} without {@code REPLACE_EXISTING} is not one: on
+     * Linux it looks whether the target exists and then calls {@code rename(2)}, which replaces
+     * whatever came under the name in between. So a regular file (or link) gets its new name with
+     * {@code link(2)}, which fails when the name exists, and loses its old one through
+     * {@link #removeIdentified} (the old name may have been taken by another file meanwhile); a
+     * directory is renamed over an empty directory made for it just before with {@code mkdir(2)}
+     * (which fails when the name exists; {@code rename(2)} replaces an empty directory, never a
+     * non-empty one or a file).
+     */
     @Override
     public void move(Path from, Path to) {
         if (dryRun) {
@@ -150,13 +170,110 @@ final class LocalHostFiles implements HostFiles {
             return;
         }
         beforeChange.run();
+        TestPause.before("move");
         try {
-            Files.move(from, to);
+            if (Files.isDirectory(from, LinkOption.NOFOLLOW_LINKS)) {
+                moveDirectory(from, to);
+            } else {
+                Files.createLink(to, from);
+                removeIdentified(from, identity(to));
+            }
         } catch (FileAlreadyExistsException e) {
             throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
         } catch (IOException e) {
             throw StorageException.failed(e, "rename '%s' to '%s' failed - %s", from, to, reason(e));
         }
+    }
+
+    private static void moveDirectory(Path from, Path to) throws IOException {
+        Files.createDirectory(to, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            Files.deleteIfExists(to);
+            throw e;
+        }
+    }
+
+    @Override
+    public void deleteIdentified(Path file, BasicFileAttributes seen) {
+        requireNonNull(seen, "seen");
+        if (dryRun) {
+            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+                deleteTree(file);
+            } else {
+                delete(file);
+            }
+            return;
+        }
+        beforeChange.run();
+        TestPause.before("remove");
+        try {
+            removeIdentified(file, identity(seen));
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unlink '%s' failed - %s", file, reason(e));
+        }
+    }
+
+    /**
+     * Removes {@code file} if it is the file {@code identity} names, else fails and leaves it.
+     *
+     * <p>Why by a tombstone: checking the name's inode and then unlinking the name would remove
+     * whatever came under the name between the two steps (another node that got the cluster lock
+     * after this process's session expired may free and allocate the same name). So the name is
+     * first renamed ({@code rename(2)}, atomic) to a fresh private name in the same directory:
+     * from then on that name holds exactly the file that was under the volume's name at that
+     * instant, and nobody else knows the name, so what is checked is what is removed. When it is
+     * another file, it is put back under its name without replacing anything ({@code link(2)} or
+     * {@code mkdir(2)} and rename, as {@link #move}) and the removal fails. The cost: another file
+     * is out of its name for the two renames; a lookup then fails and a creation of that name
+     * succeeds, after which the put-back refuses and says where the file was kept. A crash between
+     * the rename and the removal leaves the tombstone {@code .<name>.vsm-del-<pid>-<random>},
+     * which no listing shows as a volume.
+     */
+    private void removeIdentified(Path file, List<Object> identity) throws IOException {
+        Path tombstone = file.resolveSibling("." + file.getFileName() + ".vsm-del-"
+                + ProcessHandle.current().pid() + "-" + HexFormat.of().toHexDigits(RANDOM.nextLong()));
+        Files.move(file, tombstone, StandardCopyOption.ATOMIC_MOVE);
+        if (!identity.equals(identity(tombstone))) {
+            boolean directory = Files.isDirectory(tombstone, LinkOption.NOFOLLOW_LINKS);
+            try {
+                if (directory) {
+                    moveDirectory(tombstone, file);
+                } else {
+                    Files.createLink(file, tombstone);
+                    Files.delete(tombstone);
+                }
+            } catch (IOException e) {
+                throw StorageException.failed(
+                        "'%s' is no longer the file this command found (replaced meanwhile by another node or "
+                                + "process?): not removed, and kept as '%s' since its name could not be given back - %s",
+                        file, tombstone, reason(e));
+            }
+            throw StorageException.failed(
+                    "'%s' is no longer the file this command found (replaced meanwhile by another node or process?): "
+                            + "left it alone",
+                    file);
+        }
+        if (Files.isDirectory(tombstone, LinkOption.NOFOLLOW_LINKS)) {
+            deleteTree(tombstone);
+        } else {
+            Files.delete(tombstone);
+        }
+    }
+
+    /**
+     * What tells one file from another: device and inode, and the birth time, since a file made
+     * after another was removed often gets its inode ({@code creationTime}; where the file system
+     * keeps no birth time Java reports the modification time, so a write in between makes a
+     * removal refuse, never remove another file).
+     */
+    private static List<Object> identity(BasicFileAttributes attributes) {
+        return List.of(attributes.fileKey(), attributes.creationTime());
+    }
+
+    private static List<Object> identity(Path file) throws IOException {
+        return identity(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Override

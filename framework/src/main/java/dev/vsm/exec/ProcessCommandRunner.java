@@ -3,6 +3,7 @@ package dev.vsm.exec;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.env.Environment;
+import dev.vsm.env.TestPause;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.CommandRunner;
 import dev.vsm.spi.Console;
@@ -87,7 +88,14 @@ public final class ProcessCommandRunner implements CommandRunner {
             return new Result(0, "", "");
         }
         beforeChange.run();
+        TestPause.before(program(command));
         return execute(command);
+    }
+
+    /** The file name of the command's program ({@code lvremove}), for {@link TestPause}. */
+    private static String program(Command command) {
+        String program = command.argv().get(0);
+        return program.substring(program.lastIndexOf('/') + 1);
     }
 
     /** True when changing commands are printed, not run. */
@@ -126,6 +134,7 @@ public final class ProcessCommandRunner implements CommandRunner {
             return new Result(0, "", "");
         }
         beforeChange.run();
+        TestPause.before(program(command));
         LineSplitter out = new LineSplitter(OutputListener.Channel.STDOUT, listener);
         LineSplitter err = new LineSplitter(OutputListener.Channel.STDERR, listener);
         int exit = execute(command, out, err);

@@ -230,6 +230,11 @@ public final class LoopVolumeGroup
                 .orElseThrow(() -> new AssertionError("no LV " + name + "/" + lv));
     }
 
+    /** An LV's UUID (which a rename keeps). */
+    public String uuid(String lv) {
+        return field(lv, "lv_uuid").orElseThrow(() -> new AssertionError("no LV " + name + "/" + lv));
+    }
+
     /** The group's free bytes. */
     public long freeBytes() {
         return Long.parseLong(lvm("vgs", "--noheadings", "--units", "b", "--nosuffix", "-o", "vg_free", name)

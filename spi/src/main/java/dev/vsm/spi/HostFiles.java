@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -44,8 +45,29 @@ public interface HostFiles {
      */
     void replaceFile(Path file, byte[] contents);
 
-    /** Renames, refusing to replace an existing target. */
+    /**
+     * Renames, refusing to replace an existing target: atomically, so that a target made
+     * meanwhile by another node or process is never replaced (a regular file is linked to its new
+     * name with {@code link(2)}, which fails when the name exists, then its old name goes; a
+     * directory replaces only an empty directory made for it a moment before).
+     */
     void move(Path from, Path to);
+
+    /**
+     * Removes {@code file} (a directory with everything in it) only if it is still the file the
+     * operation found, whose attributes, read without following links, were {@code seen}: the
+     * same {@link BasicFileAttributes#fileKey()} (device and inode) and
+     * {@link BasicFileAttributes#creationTime()} (which tells apart a file made later on a reused
+     * inode). When the name holds another file now (one made after this process's cluster lock
+     * expired, say) or nothing, it fails and leaves what is there. Under dry-run:
+     * {@code + rm -f <file>}.
+     *
+     * @throws UnsupportedOperationException when the implementation cannot tell (this default)
+     */
+    default void deleteIdentified(Path file, BasicFileAttributes seen) {
+        throw new UnsupportedOperationException(
+                "removal by identity is not supported by " + getClass().getName());
+    }
 
     /**
      * {@code fsync}: flushes a file's data or a directory's entries to the disk, so that they

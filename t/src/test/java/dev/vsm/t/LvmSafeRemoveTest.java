@@ -69,7 +69,8 @@ class LvmSafeRemoveTest {
                         "+ /sbin/lvchange --refresh " + del);
         assertThat(r.lines())
                 .contains(
-                        "+ /sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0",
+                        "+ /sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0 --select lv_uuid="
+                                + vg.uuid("vm-100-disk-0"),
                         "would remove volume 'san:vm-100-disk-0'");
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }

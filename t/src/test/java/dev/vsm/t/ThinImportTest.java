@@ -103,7 +103,8 @@ class ThinImportTest {
                 .noneMatch(l -> l.contains("vm-101-disk-0"))
                 .hasSize(3);
         assertThat(node1.run("cleanup", "thin", "--dry-run").ok().lines())
-                .contains("+ /sbin/lvremove -f " + vg.name() + "/vm-101-disk-0");
+                .contains("+ /sbin/lvremove -f " + vg.name() + "/vm-101-disk-0 --select lv_uuid="
+                        + vg.uuid("vm-101-disk-0"));
         assertThat(node1.env("VSM_NODE", "node2")
                         .run("cleanup", "thin", "--dry-run")
                         .ok()

@@ -164,8 +164,10 @@ class ThinWalkThroughTest {
                         + "would remove snapshot 's1' of 'thin:vm-100-disk-0'\n");
         assertThat(vsm.run("free", "thin:vm-100-disk-0", "--dry-run").ok().out())
                 .isEqualTo("+ /sbin/lvchange -ay -K " + lv("data") + "\n"
-                        + "+ /sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1") + "\n"
-                        + "+ /sbin/lvremove -f " + lv("vm-100-disk-0") + "\n"
+                        + "+ /sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1") + " --select lv_uuid="
+                        + vg.uuid("snap_vm-100-disk-0_s1") + "\n"
+                        + "+ /sbin/lvremove -f " + lv("vm-100-disk-0") + " --select lv_uuid="
+                        + vg.uuid("vm-100-disk-0") + "\n"
                         + "would remove volume 'thin:vm-100-disk-0'\n");
         assertThat(vg.lvNames()).contains("vm-100-disk-0", "snap_vm-100-disk-0_s1");
     }

@@ -21,6 +21,7 @@ import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -212,10 +213,16 @@ public final class FileVolumes {
         context.files().deleteIfEmpty(imageDir);
     }
 
-    /** Removes a volume's file (a subvol's tree); a protected backup is refused (see {@link BackupAttributes}). */
+    /**
+     * Removes a volume's file (a subvol's tree); a protected backup is refused (see {@link BackupAttributes}).
+     * Only the file found here goes (by device, inode and birth time, {@link HostFiles#deleteIdentified}): if
+     * this process stalls past its cluster lock and another node frees the volume and makes a new
+     * one under the same name meanwhile, the new one stays and this free fails.
+     */
     public Optional<Runnable> free(VolumeName volume) {
         Path path = path(volume);
-        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+        Optional<BasicFileAttributes> found = FileStat.lstat(path);
+        if (found.isEmpty()) {
             throw new NoSuchVolumeException(
                     String.format("volume '%s:%s' does not exist (no file '%s')", storageId, volume.volname(), path));
         }
@@ -225,11 +232,7 @@ public final class FileVolumes {
         if (volume.isBase()) {
             runWarned(Command.of(CHATTR, "-i", path.toString()));
         }
-        if (volume.hasFormat(VolumeFormat.SUBVOL)) {
-            context.files().deleteTree(path);
-        } else {
-            context.files().delete(path);
-        }
+        context.files().deleteIdentified(path, found.get());
         if (volume.type() == ContentType.IMAGES) {
             context.files().deleteIfEmpty(path.getParent());
         }

@@ -46,6 +46,24 @@ public record LogicalVolume(
         tags = List.copyOf(tags);
     }
 
+    /** The same LV under another name (after an {@code lvrename}, which keeps the UUID). */
+    public LogicalVolume withName(String newName) {
+        return new LogicalVolume(
+                vg,
+                newName,
+                size,
+                attr,
+                poolLv,
+                dataPercent,
+                metadataPercent,
+                snapPercent,
+                uuid,
+                tags,
+                metadataSize,
+                ctime,
+                mapped);
+    }
+
     /**
      * The volume type, the first attribute character: {@code -} a plain volume, {@code t} a thin
      * pool, {@code V} a thin volume, {@code m}/{@code M} mirrored, {@code r}/{@code R} RAID, ...

@@ -73,9 +73,56 @@ public final class Lvm {
         run(LvmCommands.lvremove(vg, name));
     }
 
+    /**
+     * Removes the LV {@code lvs} reported, by its name and UUID ({@link LvmCommands#lvremove(LogicalVolume)}):
+     * fails when the name holds another LV now (or none), which it leaves alone.
+     *
+     * @param dryRun whether the command is only printed (then there is no report to read)
+     */
+    public void lvremove(LogicalVolume lv, boolean dryRun) {
+        removed(lv, run(LvmCommands.lvremove(lv)), dryRun);
+    }
+
+    /** {@link #lvremove(LogicalVolume, boolean)} of a snapshot. */
+    public void lvremoveSnapshot(LogicalVolume lv, boolean dryRun) {
+        removed(lv, run(LvmCommands.lvremoveSnapshot(lv)), dryRun);
+    }
+
+    /** lvm2 says what it removed; with a selection that matched nothing it says nothing and exits 0. */
+    private static void removed(LogicalVolume lv, CommandRunner.Result result, boolean dryRun) {
+        if (!dryRun && !result.stdout().contains("Logical volume \"" + lv.name() + "\" successfully removed")) {
+            throw StorageException.failed(
+                    "lvremove '%s/%s' error: the LV of that name is no longer the one found (UUID %s; freed and "
+                            + "made again meanwhile by another node?): left it alone",
+                    lv.vg(), lv.name(), lv.uuid());
+        }
+    }
+
     /** Renames an LV to {@code del-<name>} (or any name) as saferemove does. */
     public void lvrenameForRemoval(String vg, String name, String newName) {
         run(LvmCommands.lvrenameForRemoval(vg, name, newName));
+    }
+
+    /**
+     * saferemove's rename of the LV {@code lvs} reported to {@code newName}, kept only when the
+     * renamed LV is that one ({@code lvrename} cannot select by UUID): otherwise, since another
+     * node freed the volume and made a new one under the name meanwhile, that one is renamed back
+     * and this fails.
+     */
+    public void lvrenameForRemoval(LogicalVolume lv, String newName, boolean dryRun) {
+        lvrenameForRemoval(lv.vg(), lv.name(), newName);
+        if (dryRun) {
+            return;
+        }
+        String renamed =
+                lvs(lv.vg()).find(lv.vg(), newName).map(LogicalVolume::uuid).orElse("");
+        if (!renamed.equals(lv.uuid())) {
+            lvrenameForRemoval(lv.vg(), newName, lv.name());
+            throw StorageException.failed(
+                    "lvrename '%s/%s' error: the LV of that name is no longer the one found (UUID %s; freed and "
+                            + "made again meanwhile by another node?): left it alone",
+                    lv.vg(), lv.name(), lv.uuid());
+        }
     }
 
     public void lvrename(String vg, String oldName, String newName) {
@@ -230,7 +277,7 @@ public final class Lvm {
         return runner.query(command).stdout();
     }
 
-    private void run(Command command) {
-        runner.run(command);
+    private CommandRunner.Result run(Command command) {
+        return runner.run(command);
     }
 }

@@ -3,6 +3,7 @@ package dev.vsm.lvm;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.Command;
+import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,6 +108,32 @@ public final class LvmCommands {
     /** {@code lvremove -f <vg>/<name>}. */
     public static Command lvremove(String vg, String name) {
         return Command.of(LVREMOVE, "-f", vg + "/" + name).withErrorPrefix("lvremove '" + vg + "/" + name + "' error");
+    }
+
+    /**
+     * {@code lvremove -f <vg>/<name> --select lv_uuid=<uuid>}: removes the LV only while the name
+     * still holds the LV {@code lvs} reported (another node may have freed it and made a new one
+     * under the same name since). When it does not, lvm2 removes nothing and still exits 0:
+     * {@link Lvm#lvremove(LogicalVolume, boolean)} reads its report.
+     */
+    public static Command lvremove(LogicalVolume lv) {
+        return identified(lvremove(lv.vg(), lv.name()), lv);
+    }
+
+    /** {@link #lvremove(LogicalVolume)} worded as a snapshot's removal. */
+    public static Command lvremoveSnapshot(LogicalVolume lv) {
+        return identified(lvremoveSnapshot(lv.vg(), lv.name()), lv);
+    }
+
+    private static Command identified(Command command, LogicalVolume lv) {
+        if (!lv.uuid().matches("[A-Za-z0-9]{6}(-[A-Za-z0-9]{4}){5}-[A-Za-z0-9]{6}")) {
+            throw StorageException.failed(
+                    "lvs reported LV '%s/%s' without a UUID ('%s')", lv.vg(), lv.name(), lv.uuid());
+        }
+        List<String> argv = new ArrayList<>(command.argv());
+        argv.add("--select");
+        argv.add("lv_uuid=" + lv.uuid());
+        return Command.of(argv).withErrorPrefix(command.errorPrefix());
     }
 
     /** {@code lvrename <vg> <old> <new>}, worded as saferemove's rename ({@code lvrename '<vg>/<old>' error}). */

@@ -1,8 +1,10 @@
 package dev.vsm.lvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.Command;
+import dev.vsm.spi.StorageException;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -103,6 +105,28 @@ class LvmCommandsTest {
         assertThat(forRemoval.argv()).containsExactly("/sbin/lvrename", "vg0", "vm-100-disk-0", "del-vm-100-disk-0");
         assertThat(forRemoval.errorPrefix()).isEqualTo("lvrename 'vg0/vm-100-disk-0' error");
         assertThat(LvmCommands.lvrename("vg0", "a", "b").errorPrefix()).isEqualTo("lvrename 'vg0/a' to 'b' error");
+    }
+
+    /** A removal of the LV lvs listed selects it by UUID as well as by name; a UUID of another shape is refused. */
+    @Test
+    void removalOfAListedLvSelectsItsUuid() {
+        String uuid = "jYeLTq-g27J-I7c2-J2l9-QM66-sf5L-1LEGt5";
+        LogicalVolume lv = new LogicalVolume(
+                "vg0", "vm-100-disk-0", 4096, "-wi-------", "", 0, 0, 0, uuid, List.of(), 0, null, false);
+        Command remove = LvmCommands.lvremove(lv);
+        assertThat(remove.argv())
+                .containsExactly("/sbin/lvremove", "-f", "vg0/vm-100-disk-0", "--select", "lv_uuid=" + uuid);
+        assertThat(remove.errorPrefix()).isEqualTo("lvremove 'vg0/vm-100-disk-0' error");
+        assertThat(LvmCommands.lvremoveSnapshot(lv.withName("snap_vm-100-disk-0_s1"))
+                        .argv())
+                .containsExactly("/sbin/lvremove", "-f", "vg0/snap_vm-100-disk-0_s1", "--select", "lv_uuid=" + uuid);
+        for (String bad : List.of("", "x||lv_name=~.*", uuid + " ", uuid.replace('-', ','))) {
+            LogicalVolume hostile = new LogicalVolume(
+                    "vg0", "vm-100-disk-0", 4096, "-wi-------", "", 0, 0, 0, bad, List.of(), 0, null, false);
+            assertThatThrownBy(() -> LvmCommands.lvremove(hostile))
+                    .isInstanceOf(StorageException.class)
+                    .hasMessageStartingWith("lvs reported LV 'vg0/vm-100-disk-0' without a UUID");
+        }
     }
 
     @Test

@@ -79,6 +79,56 @@ class LvmOnRealLvm2Test {
         assertThat(warnings).isEmpty();
     }
 
+    /**
+     * What a vsm that stalled past its cluster lock meets: the volume it listed was freed and
+     * another made under the same name. Its removal and saferemove's rename, by the listed LV's
+     * UUID, leave the new LV; lvcreate and lvrename never replace an LV of the name they make.
+     */
+    @Test
+    void aRemovalByUuidLeavesAnLvMadeAgainUnderTheSameName() {
+        Lvm lvm = lvm(false);
+        lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of());
+        LogicalVolume seen = lvm.lvs(vg.name()).find(vg.name(), "vm-100-disk-0").orElseThrow();
+        lvm.lvremove(seen, false); // another node frees it ...
+        lvm.lvcreate(vg.name(), "vm-100-disk-0", 8192, List.of()); // ... and makes a new one
+        LogicalVolume made = lvm.lvs(vg.name()).find(vg.name(), "vm-100-disk-0").orElseThrow();
+        assertThat(made.uuid()).isNotEqualTo(seen.uuid());
+
+        assertThatThrownBy(() -> lvm.lvremove(seen, false))
+                .isInstanceOf(StorageException.class)
+                .hasMessage(
+                        "lvremove '%s/vm-100-disk-0' error: the LV of that name is no longer the one found "
+                                + "(UUID %s; freed and made again meanwhile by another node?): left it alone",
+                        vg.name(), seen.uuid());
+        assertThatThrownBy(() -> lvm.lvrenameForRemoval(seen, "del-vm-100-disk-0", false))
+                .hasMessageStartingWith(
+                        "lvrename '" + vg.name() + "/vm-100-disk-0' error: the LV of that name is no longer");
+        assertThat(lvm.lvs(vg.name())
+                        .find(vg.name(), "vm-100-disk-0")
+                        .orElseThrow()
+                        .uuid())
+                .as("the new LV, under its name")
+                .isEqualTo(made.uuid());
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+
+        assertThatThrownBy(() -> lvm.lvcreate(vg.name(), "vm-100-disk-0", 4096, List.of()))
+                .hasMessageStartingWith("lvcreate '" + vg.name() + "/vm-100-disk-0' error: ")
+                .hasMessageContaining("already exists");
+        lvm.lvcreate(vg.name(), "vm-100-disk-1", 4096, List.of());
+        assertThatThrownBy(() -> lvm.lvrename(vg.name(), "vm-100-disk-1", "vm-100-disk-0"))
+                .hasMessageContaining("already exists");
+        assertThat(lvm.lvs(vg.name())
+                        .find(vg.name(), "vm-100-disk-0")
+                        .orElseThrow()
+                        .uuid())
+                .isEqualTo(made.uuid());
+
+        lvm.lvrenameForRemoval(made, "del-vm-100-disk-0", false);
+        lvm.lvremove(made.withName("del-vm-100-disk-0"), false);
+        assertThat(vg.lvNames()).containsExactly("vm-100-disk-1");
+        assertThat(warnings).isEmpty();
+    }
+
     @Test
     void failuresCarryPvesPrefix() {
         assertThatThrownBy(() -> lvm(false).lvcreate(vg.name(), "too-big", 1024L * 1024, List.of()))

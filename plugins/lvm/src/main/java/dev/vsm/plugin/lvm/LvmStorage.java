@@ -204,7 +204,7 @@ final class LvmStorage implements Storage {
                 .orElseThrow(() -> new NoSuchVolumeException(
                         String.format("volume '%s:%s' does not exist", config.id(), volume.volname())));
         if (!options.saferemove()) {
-            lvm.lvremove(vg, volume.name());
+            lvm.lvremove(lv, context.dryRun());
             return Optional.empty();
         }
         String delName = SafeRemoval.deleteName(volume.name());

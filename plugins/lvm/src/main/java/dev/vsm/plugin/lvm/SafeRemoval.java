@@ -52,9 +52,9 @@ final class SafeRemoval {
                 .toList();
     }
 
-    /** Under the storage lock: renames a volume's LV to {@code del-<name>}. */
+    /** Under the storage lock: renames a volume's LV to {@code del-<name>}, if it is still the LV listed (by UUID). */
     void rename(LogicalVolume lv) {
-        lvm.lvrenameForRemoval(options.vgname(), lv.name(), deleteName(lv.name()));
+        lvm.lvrenameForRemoval(lv, deleteName(lv.name()), context.dryRun());
     }
 
     /**
@@ -70,7 +70,8 @@ final class SafeRemoval {
             for (LogicalVolume lv : work) {
                 String delName = lv.name().startsWith(LvmVolumeNames.DELETE_PREFIX) ? lv.name() : deleteName(lv.name());
                 try {
-                    boolean claimed = context.locks().tryExclusive(claimName(lv, delName), () -> finishOne(delName));
+                    boolean claimed =
+                            context.locks().tryExclusive(claimName(lv, delName), () -> finishOne(lv.withName(delName)));
                     if (!claimed) {
                         context.console()
                                 .info("volume " + options.vgname() + "/" + delName
@@ -97,10 +98,16 @@ final class SafeRemoval {
         return name.length() > 100 ? name.substring(0, 100) : name;
     }
 
-    private void finishOne(String delName) {
+    /** Zeroes and removes one {@code del-} LV, the one listed (by UUID): a {@code del-} LV of that name made since is left. */
+    private void finishOne(LogicalVolume lv) {
         String vg = options.vgname();
+        String delName = lv.name();
         String name = delName.substring(LvmVolumeNames.DELETE_PREFIX.length());
-        if (!context.dryRun() && lvm.lvs(vg).find(vg, delName).isEmpty()) {
+        if (!context.dryRun()
+                && !lvm.lvs(vg)
+                        .find(vg, delName)
+                        .map(found -> found.uuid().equals(lv.uuid()))
+                        .orElse(false)) {
             return; // finished by another process between our listing and our claim
         }
         Path path = Path.of("/dev", vg, delName);
@@ -125,7 +132,7 @@ final class SafeRemoval {
                     e.getMessage());
         }
         context.locks().withStorageLock(storageId, () -> {
-            lvm.lvremove(vg, delName);
+            lvm.lvremove(lv, context.dryRun());
             return null;
         });
         if (!context.dryRun()) {

@@ -193,9 +193,11 @@ class LvmStorageTest {
         TestLvmStorage t = san(Map.of());
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
         vg.createLv("del-vm-100-disk-3", 4); // pending removals are saferemove's business
+        String uuid = vg.uuid("vm-100-disk-0");
         assertThat(t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"))).isEmpty();
         assertThat(t.ran("/sbin/lvremove"))
-                .containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/vm-100-disk-0"));
+                .containsExactly(
+                        List.of("/sbin/lvremove", "-f", vg.name() + "/vm-100-disk-0", "--select", "lv_uuid=" + uuid));
         assertThat(vg.lvNames()).containsExactly("del-vm-100-disk-3");
         assertBadInput(
                 () -> t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0")),

@@ -62,6 +62,7 @@ class SafeRemovalTest {
     void renamesUnderTheLockThenActivatesSkipsTheMissingDeviceAndRemoves() {
         TestLvmStorage t = san();
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
+        String uuid = vg.uuid("vm-100-disk-0");
         Optional<Runnable> task = t.storage.freeImage(t.storage.parseVolname("vm-100-disk-0"));
 
         assertThat(t.ran("/sbin/lvrename"))
@@ -75,7 +76,8 @@ class SafeRemovalTest {
                         List.of("/sbin/lvchange", "-aly", path("del-vm-100-disk-0")),
                         List.of("/sbin/lvchange", "--refresh", path("del-vm-100-disk-0")));
         assertThat(t.ran("/sbin/lvremove"))
-                .containsExactly(List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
+                .containsExactly(List.of(
+                        "/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0", "--select", "lv_uuid=" + uuid));
         assertThat(vg.lvNames()).isEmpty();
         assertThat(t.console.infos())
                 .containsExactly(
@@ -102,14 +104,26 @@ class SafeRemovalTest {
         vg.createLv("del-root", 4); // not a volume of ours: left alone
         TestLvmStorage t = san();
         t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 4096));
+        String pending = vg.uuid("del-vm-100-disk-5");
+        String freed = vg.uuid("vm-100-disk-0");
         t.storage
                 .freeImage(t.storage.parseVolname("vm-100-disk-0"))
                 .orElseThrow()
                 .run();
         assertThat(t.ran("/sbin/lvremove"))
                 .containsExactly(
-                        List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-5"),
-                        List.of("/sbin/lvremove", "-f", vg.name() + "/del-vm-100-disk-0"));
+                        List.of(
+                                "/sbin/lvremove",
+                                "-f",
+                                vg.name() + "/del-vm-100-disk-5",
+                                "--select",
+                                "lv_uuid=" + pending),
+                        List.of(
+                                "/sbin/lvremove",
+                                "-f",
+                                vg.name() + "/del-vm-100-disk-0",
+                                "--select",
+                                "lv_uuid=" + freed));
         assertThat(vg.lvNames()).containsExactly("del-root");
     }
 
@@ -267,7 +281,10 @@ class SafeRemovalTest {
                         "/sbin/lvrename " + vg.name() + " vm-100-disk-0 del-vm-100-disk-0",
                         "/sbin/lvchange -aly " + path("del-vm-100-disk-0"),
                         "/sbin/lvchange --refresh " + path("del-vm-100-disk-0"));
-        assertThat(t.console.commands()).last().isEqualTo("/sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0");
+        assertThat(t.console.commands())
+                .last()
+                .isEqualTo("/sbin/lvremove -f " + vg.name() + "/del-vm-100-disk-0 --select lv_uuid="
+                        + vg.uuid("vm-100-disk-0"));
         assertThat(t.console.commands()).hasSize(5); // the fourth: the zero-out engine's command
         assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
     }

@@ -195,23 +195,26 @@ final class LvmThinStorage implements Storage {
         return name;
     }
 
-    /** Removes the volume's snapshots, then the volume ({@code lvremove -f}). */
+    /**
+     * Removes the volume's snapshots, then the volume ({@code lvremove -f}): each the LV listed,
+     * by UUID, so that a vsm that stalled past its cluster lock removes nothing another node made since.
+     */
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
         LvsReport lvs = lvm.lvs(vg());
-        List<String> snapshots = lvs.names(vg()).stream()
-                .filter(lv -> LvVolumeNames.isSnapshotOf(lv, volume.name()))
+        List<LogicalVolume> snapshots = lvs.inGroup(vg()).stream()
+                .filter(lv -> LvVolumeNames.isSnapshotOf(lv.name(), volume.name()))
                 .toList();
         Optional<LogicalVolume> lv = lvs.find(vg(), volume.name());
         if (lv.isEmpty() && snapshots.isEmpty()) {
             throw doesNotExist(volume);
         }
-        for (String snapshot : snapshots) {
-            lvm.lvremoveSnapshot(vg(), snapshot);
+        for (LogicalVolume snapshot : snapshots) {
+            lvm.lvremoveSnapshot(snapshot, context.dryRun());
         }
         if (lv.isPresent()) {
             finishActivation(lv.get());
-            lvm.lvremove(vg(), volume.name());
+            lvm.lvremove(lv.get(), context.dryRun());
         }
         return Optional.empty();
     }

@@ -70,6 +70,11 @@ class LvmThinStorageTest {
         return vg.name() + "/" + name;
     }
 
+    /** What a removal of the LV listed runs: by its name and UUID. */
+    private String removal(String name) {
+        return "/sbin/lvremove -f " + lv(name) + " --select lv_uuid=" + vg.uuid(name);
+    }
+
     @Test
     void listsThePoolsVmAndBaseVolumesOnly() {
         List<VolumeInfo> list = thin(false, Map.of()).listImages(null);
@@ -256,9 +261,7 @@ class LvmThinStorageTest {
     void freeRemovesTheSnapshotsFirst() {
         LvmThinStorage thin = thin(true, Map.of());
         assertThat(thin.freeImage(thin.parseVolname("vm-100-disk-0"))).isEmpty();
-        assertThat(console.commands())
-                .containsExactly(
-                        "/sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1"), "/sbin/lvremove -f " + lv("vm-100-disk-0"));
+        assertThat(console.commands()).containsExactly(removal("snap_vm-100-disk-0_s1"), removal("vm-100-disk-0"));
         assertBadInput(
                 () -> thin.freeImage(thin.parseVolname("vm-100-disk-9")), "volume 'thin:vm-100-disk-9' does not exist");
     }
