@@ -1,16 +1,20 @@
 package dev.vsm.backup;
 
 import dev.vsm.exec.DataFilter;
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.InterruptedCommandException;
 import dev.vsm.spi.StorageException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -46,13 +50,13 @@ public final class VzdumpConfig {
             throw StorageException.badInput("ERROR: file '%s' does not exist", archive);
         }
         byte[] raw;
-        try {
+        try (HeldFile held = hold(archive)) {
             if (info.type().equals("qemu") && info.format().equals("vma")) {
-                raw = vma(archive, info);
+                raw = vma(archive, held.path(), info);
             } else if (info.type().equals("qemu")) {
-                raw = tar(archive, info, VM_CONF);
+                raw = tar(archive, held.path(), info, VM_CONF);
             } else {
-                raw = tar(archive, info, CONTAINER_CONF);
+                raw = tar(archive, held.path(), info, CONTAINER_CONF);
             }
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to read '%s' - %s", archive, e.getMessage());
@@ -61,14 +65,39 @@ public final class VzdumpConfig {
         return text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
     }
 
-    private static byte[] vma(Path archive, ArchiveInfo info) throws IOException {
+    /**
+     * The archive, opened once without following a link and checked through its descriptor: what
+     * the decompressor and tar read is this open file ({@link HeldFile#path()}), not a name that
+     * whoever may write into the backup directory could meanwhile point elsewhere.
+     */
+    private static HeldFile hold(Path archive) throws IOException {
+        HeldFile held;
+        try {
+            held = HeldFile.of(FileChannel.open(archive, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException e) {
+            throw StorageException.badInput("ERROR: file '%s' does not exist", archive);
+        } catch (IOException e) {
+            boolean link = String.valueOf(e.getMessage()).contains("symbolic links"); // ELOOP: a link swapped in
+            if (link || !Files.isRegularFile(archive, LinkOption.NOFOLLOW_LINKS)) {
+                throw StorageException.badInput("'%s' is not a regular file: not reading it", archive);
+            }
+            throw e;
+        }
+        if (!held.attributes().isRegularFile()) {
+            held.close();
+            throw StorageException.badInput("'%s' is not a regular file: not reading it", archive);
+        }
+        return held;
+    }
+
+    private static byte[] vma(Path archive, Path input, ArchiveInfo info) throws IOException {
         VmaHeader header;
         if (info.decompressor() == null) {
-            try (InputStream in = Files.newInputStream(archive, LinkOption.NOFOLLOW_LINKS)) {
+            try (InputStream in = Files.newInputStream(input)) {
                 header = readVma(archive, in);
             }
         } else {
-            header = filtered(archive, info.decompressor(), out -> readVma(archive, out));
+            header = filtered(archive, input, info.decompressor(), out -> readVma(archive, out));
         }
         byte[] config = header.configs().get(VMA_CONF);
         if (config == null) {
@@ -85,11 +114,11 @@ public final class VzdumpConfig {
         }
     }
 
-    private static byte[] tar(Path archive, ArchiveInfo info, Pattern member) throws IOException {
+    private static byte[] tar(Path archive, Path input, ArchiveInfo info, Pattern member) throws IOException {
         List<String> tar = new ArrayList<>(info.decompressor() == null ? List.of("tar") : info.decompressor());
         List<String> list = new ArrayList<>(tar);
         list.addAll(List.of("-tf", "-"));
-        String found = filtered(archive, list, out -> {
+        String found = filtered(archive, input, list, out -> {
             BufferedReader names = new BufferedReader(new InputStreamReader(out, StandardCharsets.UTF_8));
             for (String name = names.readLine(); name != null; name = names.readLine()) {
                 if (member.matcher(name).matches()) {
@@ -103,7 +132,7 @@ public final class VzdumpConfig {
         }
         List<String> extract = new ArrayList<>(tar);
         extract.addAll(List.of("-xOf", "-", "--occurrence", "--", found));
-        return filtered(archive, extract, out -> {
+        return filtered(archive, input, extract, out -> {
             byte[] data = out.readNBytes(MAX_CONFIG + 1);
             if (data.length > MAX_CONFIG) {
                 throw StorageException.badInput(
@@ -114,8 +143,9 @@ public final class VzdumpConfig {
     }
 
     /** What {@code reader} makes of the output of {@code argv} reading the archive; the command's failure is bad input. */
-    private static <T> T filtered(Path archive, List<String> argv, OutputReader<T> reader) throws IOException {
-        DataFilter filter = DataFilter.start(argv, archive);
+    private static <T> T filtered(Path archive, Path input, List<String> argv, OutputReader<T> reader)
+            throws IOException {
+        DataFilter filter = DataFilter.start(argv, input);
         T result;
         try {
             result = reader.read(filter.output());

@@ -5,20 +5,23 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.env.TestPause;
 import dev.vsm.exec.ShellQuote;
 import dev.vsm.spi.Console;
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -42,6 +45,7 @@ final class LocalHostFiles implements HostFiles {
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Set<PosixFilePermission> REPLACED_MODE = PosixFilePermissions.fromString("rw-r--r--");
     private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");
 
     private final boolean dryRun;
@@ -118,6 +122,12 @@ final class LocalHostFiles implements HostFiles {
         }
     }
 
+    /**
+     * The temporary file is created, its mode set and its data written through one descriptor
+     * ({@link HeldFile}), in the directory held open by its descriptor, and renamed within that
+     * directory: a name swapped in meanwhile by whoever may write into the directory is never
+     * followed (its mode, too, is changed only on the file created).
+     */
     @Override
     public void replaceFile(Path file, byte[] contents) {
         if (dryRun) {
@@ -126,31 +136,50 @@ final class LocalHostFiles implements HostFiles {
         }
         beforeChange.run();
         Path dir = file.toAbsolutePath().getParent();
-        Path temp = dir.resolve(
-                "." + file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        try {
-            Files.deleteIfExists(temp);
-            try (FileChannel out = FileChannel.open(
-                    temp,
-                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))) {
-                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
-                ByteBuffer buffer = ByteBuffer.wrap(contents);
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
-                out.force(true);
+        Path name = file.getFileName();
+        Path temp = Path.of("." + name + ".tmp-" + ProcessHandle.current().pid());
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            if (!(stream instanceof SecureDirectoryStream<Path> held)) {
+                throw new IOException("the file system offers no directory descriptors");
             }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
             try {
-                Files.deleteIfExists(temp);
-            } catch (IOException ignored) {
-                // the write failed already; that is the error to report
+                deleteIfExists(held, temp);
+                try (HeldFile out = HeldFile.of(held.newByteChannel(
+                        temp,
+                        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                        PosixFilePermissions.asFileAttribute(REPLACED_MODE)))) {
+                    out.setPermissions(REPLACED_MODE); // whatever the umask: by descriptor, never by name
+                    ByteBuffer buffer = ByteBuffer.wrap(contents);
+                    while (buffer.hasRemaining()) {
+                        out.channel().write(buffer);
+                    }
+                    out.channel().force(true);
+                    Object created = out.attributes().fileKey();
+                    Object there = held.getFileAttributeView(
+                                    temp, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .readAttributes()
+                            .fileKey();
+                    if (!created.equals(there)) {
+                        throw new IOException("its temporary file was replaced meanwhile");
+                    }
+                }
+                held.move(temp, held, name); // renameat: replaces a link at the name, never follows it
+            } catch (IOException e) {
+                deleteIfExists(held, temp);
+                throw e;
             }
+        } catch (IOException e) {
             throw StorageException.failed(e, "unable to write '%s' - %s", file, reason(e));
         }
         sync(dir);
+    }
+
+    private static void deleteIfExists(SecureDirectoryStream<Path> dir, Path name) {
+        try {
+            dir.deleteFile(name);
+        } catch (IOException e) {
+            // none there, or the write failed already: that is the error to report
+        }
     }
 
     /**

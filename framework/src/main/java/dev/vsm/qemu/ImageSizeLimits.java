@@ -1,5 +1,6 @@
 package dev.vsm.qemu;
 
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import java.io.IOException;
@@ -79,8 +80,9 @@ final class ImageSizeLimits {
 
     /** ext4's largest file for the file system holding {@code path}; empty where none is known below the block layer's. */
     static Optional<Long> fileSystemMax(Path path) {
-        Path dir = path.toAbsolutePath().getParent();
-        while (dir != null && !Files.isDirectory(dir)) {
+        // a file vsm holds open (/proc/<pid>/fd/<n>) is on the file system its descriptor leads to
+        Path dir = HeldFile.isHeld(path) ? path : path.toAbsolutePath().getParent();
+        while (dir != null && !Files.exists(dir)) {
             dir = dir.getParent();
         }
         if (dir == null) {

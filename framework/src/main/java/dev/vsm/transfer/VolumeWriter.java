@@ -1,5 +1,6 @@
 package dev.vsm.transfer;
 
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,7 +43,10 @@ final class VolumeWriter implements AutoCloseable {
      * @param deviceReadsZeros for a block device: whether it reads zeros, so zero blocks may be skipped
      */
     static VolumeWriter open(Path target, boolean deviceReadsZeros) {
-        boolean regular = Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS);
+        // a file vsm holds open is checked through its descriptor; any other path's last name is no link
+        boolean regular = HeldFile.isHeld(target)
+                ? Files.isRegularFile(target)
+                : Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS);
         if (!regular && !isBlockDevice(target)) {
             throw StorageException.failed("'%s' is neither a file nor a block device: not writing to it", target);
         }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.spi.BackupDetails;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -119,19 +120,18 @@ public final class ContentFileLister {
         return m.find() ? Integer.valueOf(m.group(1)) : null;
     }
 
-    /** The first line of the archive's notes file, UTF-8 (read as Latin-1 when it is not valid UTF-8), or null. */
-    private static String notes(Path archive) {
-        Path notes = Path.of(archive + BackupAttributes.NOTES_EXT);
-        if (!Files.isRegularFile(notes, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return null;
-        }
+    /**
+     * The first line of the archive's notes file, UTF-8 (read as Latin-1 when it is not valid
+     * UTF-8), or null; read by descriptor and bounded ({@link BackupAttributes#readNotes}).
+     */
+    private String notes(Path archive) {
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(notes);
-        } catch (IOException e) {
+            bytes = BackupAttributes.readNotes(layout, archive).orElse(null);
+        } catch (IOException | StorageException e) {
             return null;
         }
-        if (bytes.length == 0) {
+        if (bytes == null || bytes.length == 0) {
             return null;
         }
         return decode(bytes, 1);

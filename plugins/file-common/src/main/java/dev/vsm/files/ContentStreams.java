@@ -29,10 +29,13 @@ public final class ContentStreams {
 
     private final String storageId;
     private final StorageContext context;
+    private final StorageTree tree;
 
-    public ContentStreams(String storageId, StorageContext context) {
+    /** @param layout where the storage's files are: each is reached by descriptor from its base ({@link StorageTree}) */
+    public ContentStreams(String storageId, DirLayout layout, StorageContext context) {
         this.storageId = requireNonNull(storageId, "storageId");
         this.context = requireNonNull(context, "context");
+        this.tree = new StorageTree(layout.basePath());
     }
 
     /**
@@ -100,9 +103,7 @@ public final class ContentStreams {
         });
         Path temp = new PartialImages(context.nodeName(), files).temporaryFor(path);
         try {
-            files.createFile(temp);
-            writer.accept(temp);
-            files.sync(temp);
+            tree.createFilled(temp, writer); // the writer gets the file created, by descriptor, never the name again
             context.locks().withStorageLock(storageId, () -> {
                 checkAbsent(path);
                 files.move(temp, path);
@@ -133,7 +134,7 @@ public final class ContentStreams {
      */
     public SourceFile sourceFile(VolumeName volume, Path path) {
         if (volume.type() == ContentType.IMPORT && volume.format().startsWith("ova+")) {
-            return new OvaDisks(storageId, context).extract(volume, path);
+            return new OvaDisks(storageId, context, tree).extract(volume, path);
         }
         return SourceFile.of(path, volume.format());
     }

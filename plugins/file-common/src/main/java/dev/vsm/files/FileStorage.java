@@ -72,7 +72,7 @@ public abstract class FileStorage implements Storage {
         this.volumes = new FileVolumes(config.id(), layout, context, this::imageOptions);
         this.snapshots = new Qcow2Snapshots(config.id(), layout, context.qemuImg());
         this.attributes = new BackupAttributes(layout, context.files());
-        this.streams = new ContentStreams(config.id(), context);
+        this.streams = new ContentStreams(config.id(), layout, context);
     }
 
     @Override

@@ -99,7 +99,10 @@ public final class FileVolumes {
             }
         } else {
             createThenRename(
-                    path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), options.get()));
+                    path,
+                    imageDir,
+                    temp -> context.qemuImg().create(temp, format, request.sizeKib(), options.get()),
+                    true);
         }
         return vmid + "/" + name;
     }
@@ -121,7 +124,8 @@ public final class FileVolumes {
     /**
      * Lets {@code create} write the image under a temporary name and renames it to {@code path}
      * once complete (see {@link PartialImages}); on failure the temporary file and an emptied
-     * owner directory go. A dry run prints the command on the final path.
+     * owner directory go. With {@code byDescriptor}, {@code create} is given the file created, held
+     * open ({@link StorageTree#createFilled}), not its name. A dry run prints the command on the final path.
      *
      * <p>Durable as well as atomic: the image's data is synced before the rename, so a power cut
      * cannot leave the name on a file whose blocks never reached the disk; the owner directory
@@ -129,7 +133,7 @@ public final class FileVolumes {
      * after it, so a reported success survives one. When that last sync fails the image is
      * removed again: a failure leaves nothing.
      */
-    private void createThenRename(Path path, Path imageDir, Consumer<Path> create) {
+    private void createThenRename(Path path, Path imageDir, Consumer<Path> create, boolean byDescriptor) {
         if (context.dryRun()) {
             create.accept(path);
             return;
@@ -137,9 +141,14 @@ public final class FileVolumes {
         HostFiles files = context.files();
         Path temp = partials().temporaryFor(path);
         try {
-            files.createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
-            create.accept(temp);
-            files.sync(temp);
+            if (byDescriptor) {
+                // mode 0640, which qemu-img keeps; qemu-img is given the file created, by descriptor
+                new StorageTree(layout.basePath()).createFilled(temp, create);
+            } else {
+                files.createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
+                create.accept(temp);
+                files.sync(temp);
+            }
             files.move(temp, path);
         } catch (RuntimeException e) {
             removePartialImage(temp, imageDir);
@@ -349,7 +358,10 @@ public final class FileVolumes {
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
         createThenRename(
-                path, imageDir, temp -> context.qemuImg().createBacked(temp, backing, base.format(), options.get()));
+                path,
+                imageDir,
+                temp -> context.qemuImg().createBacked(temp, backing, base.format(), options.get()),
+                false); // qemu-img resolves the relative backing file from the image's name: it is given the name
         return newVolname;
     }
 

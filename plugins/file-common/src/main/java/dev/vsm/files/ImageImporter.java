@@ -101,9 +101,12 @@ final class ImageImporter {
         });
         Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format.id()));
         try {
-            context.files().createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
-            fill.accept(temp);
-            context.files().sync(temp);
+            if (context.dryRun()) {
+                fill.accept(temp);
+            } else {
+                // mode 0640, which qemu-img keeps; qemu-img and the writer get the file created, by descriptor
+                new StorageTree(layout.basePath()).createFilled(temp, fill);
+            }
         } catch (RuntimeException e) {
             removeTemp(temp, imageDir);
             throw e;

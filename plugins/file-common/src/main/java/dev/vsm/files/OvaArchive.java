@@ -8,14 +8,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * An OVA: a POSIX tar archive (ustar, with pax and GNU long-name headers), read in Java without
@@ -54,6 +51,15 @@ public final class OvaArchive {
     /** Reads and checks the archive's headers; bad input (one line naming the OVA) when it is not acceptable. */
     public static OvaArchive read(Path ova) {
         try (FileChannel ch = FileChannel.open(ova, StandardOpenOption.READ)) {
+            return read(ova, ch);
+        } catch (IOException e) {
+            throw StorageException.badInput("cannot read OVA '%s': %s", shown(ova), e.getMessage());
+        }
+    }
+
+    /** As {@link #read(Path)}, from the OVA open as {@code ch} ({@code ova} names it in messages). */
+    public static OvaArchive read(Path ova, FileChannel ch) {
+        try {
             return new OvaArchive(ova, new Reader(ova, ch).members());
         } catch (IOException e) {
             throw StorageException.badInput("cannot read OVA '%s': %s", shown(ova), e.getMessage());
@@ -80,13 +86,12 @@ public final class OvaArchive {
         return Optional.ofNullable(found);
     }
 
-    /** Copies a member's data to {@code target}, which must not exist; a failure removes what was written. */
-    public void extract(Member member, Path target) {
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
-                FileChannel out = FileChannel.open(
-                        target,
-                        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")))) {
+    /**
+     * Copies a member's data from the OVA open as {@code in} (the channel {@link #read(Path, FileChannel)}
+     * read, never the file reopened by name) to {@code out}, and syncs it.
+     */
+    public void extract(Member member, FileChannel in, FileChannel out) {
+        try {
             long done = 0;
             while (done < member.size()) {
                 long n = in.transferTo(member.offset() + done, member.size() - done, out);
@@ -97,18 +102,8 @@ public final class OvaArchive {
             }
             out.force(true);
         } catch (IOException e) {
-            try {
-                java.nio.file.Files.deleteIfExists(target);
-            } catch (IOException ignored) {
-                // reported below with the cause
-            }
             throw StorageException.failed(
-                    e,
-                    "cannot extract '%s' from OVA '%s' to '%s': %s",
-                    shown(member.name()),
-                    shown(file),
-                    target,
-                    e.getMessage());
+                    e, "cannot extract '%s' from OVA '%s': %s", shown(member.name()), shown(file), e.getMessage());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.vsm.files;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -10,8 +11,7 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,10 +34,12 @@ final class OvaDisks {
 
     private final String storeid;
     private final StorageContext context;
+    private final StorageTree tree;
 
-    OvaDisks(String storeid, StorageContext context) {
+    OvaDisks(String storeid, StorageContext context, StorageTree tree) {
         this.storeid = requireNonNull(storeid, "storeid");
         this.context = requireNonNull(context, "context");
+        this.tree = requireNonNull(tree, "tree");
     }
 
     /** The disk members of one OVA as import volumes (none when the archive is refused or unreadable). */
@@ -70,36 +72,67 @@ final class OvaDisks {
         }
     }
 
-    /** Extracts the disk {@code volume} names from its OVA at {@code memberPath} ({@code <import>/<x>.ova/<disk>}). */
+    /**
+     * Extracts the disk {@code volume} names from its OVA at {@code memberPath} ({@code <import>/<x>.ova/<disk>}).
+     * The OVA is opened once, by descriptor from the storage's base ({@link StorageTree}), and the
+     * headers checked and the disk copied are those of that open file; the copy is created
+     * exclusively beside it and handed on as the descriptor vsm holds ({@link HeldFile#path()}), so a
+     * name swapped in the import directory meanwhile changes neither what is read nor what is written.
+     */
     SourceFile extract(VolumeName volume, Path memberPath) {
         Path ova = memberPath.getParent();
         String member = memberPath.getFileName().toString();
         String format = volume.format().substring("ova+".length());
-        if (!Files.isRegularFile(ova, LinkOption.NOFOLLOW_LINKS)) {
-            throw StorageException.badInput(
-                    "volume '%s:%s' does not exist: no OVA file '%s'", storeid, volume.volname(), ova);
-        }
-        OvaArchive archive = OvaArchive.read(ova);
-        OvaArchive.Member disk = archive.member(member)
-                .orElseThrow(() -> StorageException.badInput(
-                        "volume '%s:%s' does not exist: OVA '%s' holds no '%s'",
-                        storeid, volume.volname(), ova, VolumeId.printable(member)));
         Path importDir = ova.getParent();
         PartialImages partials = new PartialImages(context.nodeName(), context.files());
         context.locks().withStorageLock(storeid, () -> {
             partials.removeAbandoned(importDir);
             return null;
         });
-        Path temp = partials.temporaryFor(importDir.resolve(ova.getFileName() + "-" + member));
-        archive.extract(disk, temp);
-        return SourceFile.temporary(temp, format, () -> delete(temp));
+        String tempName = partials.temporaryFor(importDir.resolve(ova.getFileName() + "-" + member))
+                .getFileName()
+                .toString();
+        StorageTree.Dir dir = null;
+        HeldFile copy = null;
+        try {
+            dir = tree.open(importDir);
+            try (HeldFile source = dir.openRegular(ova.getFileName().toString())) {
+                OvaArchive archive = OvaArchive.read(ova, source.channel());
+                OvaArchive.Member disk = archive.member(member)
+                        .orElseThrow(() -> StorageException.badInput(
+                                "volume '%s:%s' does not exist: OVA '%s' holds no '%s'",
+                                storeid, volume.volname(), ova, VolumeId.printable(member)));
+                copy = dir.create(tempName);
+                archive.extract(disk, source.channel(), copy.channel());
+            }
+            StorageTree.Dir held = dir;
+            HeldFile written = copy;
+            return SourceFile.temporary(written.path(), format, () -> release(held, tempName, written));
+        } catch (NoSuchFileException e) {
+            release(dir, tempName, copy);
+            throw StorageException.badInput(
+                    "volume '%s:%s' does not exist: no OVA file '%s'", storeid, volume.volname(), ova);
+        } catch (IOException e) {
+            release(dir, tempName, copy);
+            throw StorageException.failed(e, "cannot read OVA '%s': %s", VolumeId.printable(ova.toString()), e);
+        } catch (RuntimeException e) {
+            release(dir, tempName, copy);
+            throw e;
+        }
     }
 
-    private void delete(Path temp) {
+    /** Removes the copy (if it is still the entry of that name) and lets go of it and its directory. */
+    private void release(StorageTree.Dir dir, String tempName, HeldFile copy) {
         try {
-            Files.deleteIfExists(temp);
+            if (copy != null) {
+                dir.deleteIfSame(tempName, copy);
+                copy.close();
+            }
+            if (dir != null) {
+                dir.close();
+            }
         } catch (IOException e) {
-            context.console().warn("cannot remove '" + temp + "': " + e.getMessage());
+            context.console().warn("cannot remove '" + tempName + "': " + e.getMessage());
         }
     }
 }

@@ -56,7 +56,7 @@ public final class Qcow2Snapshots {
 
     /** The names of the image's snapshots, oldest first; none for a volume that is no qcow2 file. */
     public List<String> list(VolumeName volume) {
-        Path path = layout.path(volume);
+        Path path = layout.inside(storageId, volume.volname(), layout.path(volume));
         if (!volume.hasFormat(VolumeFormat.QCOW2) || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
             return List.of();
         }
@@ -71,7 +71,7 @@ public final class Qcow2Snapshots {
         if (volume.isBase()) {
             throw StorageException.badInput("snapshot feature is not available for base volume '%s'", volume.volname());
         }
-        Path path = layout.path(volume);
+        Path path = layout.inside(storageId, volume.volname(), layout.path(volume)); // path's and info's rule
         if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("no such volume '%s'", volume.volname());
         }

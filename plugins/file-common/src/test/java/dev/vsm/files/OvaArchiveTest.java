@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,10 +47,16 @@ class OvaArchiveTest {
         content("a.ovf", "<Envelope/>");
         content(longName, "disk data\n".repeat(100));
         for (String format : List.of("pax", "gnu")) {
-            OvaArchive archive = OvaArchive.read(tar(format, "a.ovf", longName));
-            assertThat(archive.members()).extracting(OvaArchive.Member::name).containsExactly("a.ovf", longName);
+            Path ova = tar(format, "a.ovf", longName);
             Path out = dir.resolve(format + ".out");
-            archive.extract(archive.member(longName).orElseThrow(), out);
+            try (FileChannel in = FileChannel.open(ova);
+                    FileChannel to = FileChannel.open(out, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                OvaArchive archive = OvaArchive.read(ova, in);
+                assertThat(archive.members())
+                        .extracting(OvaArchive.Member::name)
+                        .containsExactly("a.ovf", longName);
+                archive.extract(archive.member(longName).orElseThrow(), in, to);
+            }
             assertThat(Files.readString(out)).isEqualTo("disk data\n".repeat(100));
         }
         Files.delete(dir.resolve("content").resolve(longName)); // beyond ustar's names

@@ -1,0 +1,279 @@
+package dev.vsm.t;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vsm.t.OvaImportTest.Tar;
+import dev.vsm.t.support.NameRace;
+import dev.vsm.t.support.Tree;
+import dev.vsm.t.support.Vsm;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whoever may write into a storage directory (an upload {@code import/} or {@code template/iso/}
+ * directory, a shared backup directory) swaps a name for a symbolic link between vsm's check and
+ * its use: vsm reaches every file inside a storage by descriptor, so the link is never followed.
+ * Each race runs hundreds of rounds against a thread that keeps swapping ({@link NameRace}) and is
+ * never won: no file outside the storage is read, written or chmodded (the canaries there keep
+ * their content and mode). The deterministic cases plant the link before the command.
+ */
+class StorageWriterTest {
+    private static final int ROUNDS = 200;
+
+    @TempDir
+    Path root;
+
+    private Vsm vsm;
+    private Path local;
+    private Path outside;
+    private Path secret;
+    private Map<String, String> outsideBefore;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        vsm = new Vsm(Files.createDirectories(root.resolve("sandbox")));
+        vsm.run("status").ok(); // makes the storage's directories
+        local = vsm.defaultLocal();
+        outside = Files.createDirectories(root.resolve("outside"));
+        byte[] secretBytes = new byte[256 * 1024];
+        byte[] line = "SECRET-LINE\n".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i + line.length <= secretBytes.length; i += line.length) {
+            System.arraycopy(line, 0, secretBytes, i, line.length);
+        }
+        secret = Files.write(outside.resolve("secret"), secretBytes);
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        outsideBefore = Tree.snapshot(outside);
+    }
+
+    @AfterEach
+    void nothingOutsideChanged() throws IOException {
+        assertThat(Tree.snapshot(outside)).as("files outside the storage").isEqualTo(outsideBefore);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+                .isEqualTo("rw-------");
+        assertThat(Files.readString(secret)).startsWith("SECRET-LINE\n");
+    }
+
+    private static boolean holdsSecret(byte[] data) {
+        byte[] marker = "SECRET-LINE".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i + marker.length <= data.length; i++) {
+            if (Arrays.equals(data, i, i + marker.length, marker, 0, marker.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void anOvaSwappedForALinkAfterItsCheckNeverHasTheLinksTargetCopiedOut() throws Exception {
+        byte[] disk = new byte[64 * 1024];
+        Arrays.fill(disk, (byte) 'd');
+        Path ova = local.resolve("import/appliance.ova");
+        new Tar()
+                .file("disk.raw", disk)
+                .file("appliance.ovf", "<Envelope/>".getBytes(StandardCharsets.UTF_8))
+                .writeTo(ova);
+        int imported = 0;
+        try (NameRace race = NameRace.swapping(ova, secret)) {
+            for (int i = 0; i < ROUNDS; i++) {
+                Vsm.Result r = vsm.run(
+                        "import", "local", "100", "local:import/appliance.ova/disk.raw", "--format", "raw", "-q");
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 2);
+                if (r.exit() == 0) {
+                    imported++;
+                    Path image = local.resolve("images/100/vm-100-disk-0.raw");
+                    assertThat(holdsSecret(Files.readAllBytes(image)))
+                            .as("round %d: the link's target was copied out", i)
+                            .isFalse();
+                    vsm.run("free", "local:100/vm-100-disk-0.raw").ok();
+                }
+            }
+            assertThat(race.changes()).isPositive();
+        }
+        assertThat(imported).as("the race left vsm some rounds to succeed").isPositive();
+        try (var entries = Files.list(local.resolve("import"))) {
+            assertThat(entries.map(p -> p.getFileName().toString()))
+                    .as("no extracted copy left")
+                    .noneMatch(n -> n.contains(".vsm-tmp-"));
+        }
+    }
+
+    private Path stream(byte[] data) throws IOException {
+        ByteBuffer header =
+                ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(data.length);
+        Path file = root.resolve("stream");
+        Files.write(file, header.array());
+        Files.write(file, data, java.nio.file.StandardOpenOption.APPEND);
+        return file;
+    }
+
+    @Test
+    void aStreamTemporaryHijackedIntoALinkNeverWritesTheLinksTarget() throws Exception {
+        byte[] data = new byte[128 * 1024];
+        Arrays.fill(data, (byte) 'i');
+        Path input = stream(data);
+        Path iso = local.resolve("template/iso/x.iso");
+        try (NameRace race = NameRace.hijacking(iso.getParent(), n -> n.startsWith(".x.iso.vsm-tmp-"), secret)) {
+            for (int i = 0; i < ROUNDS; i++) {
+                Vsm.Result r = vsm.run("import-stream", "local:iso/x.iso", "raw+size", input.toString(), "-q");
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 1, 2);
+                if (r.exit() == 0) {
+                    assertThat(Files.isSymbolicLink(iso) || Arrays.equals(Files.readAllBytes(iso), data))
+                            .isTrue();
+                }
+                Files.deleteIfExists(iso);
+            }
+            assertThat(race.changes()).as("the race hijacked temporaries").isPositive();
+        }
+    }
+
+    @Test
+    void qemuImgsTemporaryInAllocAndImportStreamIsTheFileCreatedNotALinkSwappedIn() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        byte[] data = new byte[64 * 1024];
+        Arrays.fill(data, (byte) 'v');
+        Path input = stream(data);
+        try (NameRace race = NameRace.hijacking(images, n -> n.contains(".vsm-tmp-"), secret)) {
+            for (int i = 0; i < ROUNDS / 2; i++) {
+                Vsm.Result alloc = vsm.run("alloc", "local", "100", "vm-100-disk-0.raw", "64K");
+                assertThat(alloc.exit())
+                        .as("exit status; stderr: %s", alloc.err())
+                        .isIn(0, 1, 2);
+                Vsm.Result imported =
+                        vsm.run("import-stream", "local:100/vm-100-disk-1.raw", "raw+size", input.toString(), "-q");
+                assertThat(imported.exit())
+                        .as("exit status; stderr: %s", imported.err())
+                        .isIn(0, 1, 2);
+                Files.createDirectories(images);
+                try (var entries = Files.list(images)) {
+                    for (Path p : entries.toList()) {
+                        if (p.getFileName().toString().startsWith("vm-")) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+            }
+            assertThat(race.changes()).as("the race hijacked temporaries").isPositive();
+        }
+    }
+
+    private Path backup(String notes) throws IOException {
+        Path dump = local.resolve("dump");
+        Path archive = Files.writeString(dump.resolve("vzdump-qemu-100-2020_01_09-10_00_00.vma.zst"), "archive");
+        if (notes != null) {
+            Files.writeString(Path.of(archive + ".notes"), notes);
+        }
+        return archive;
+    }
+
+    @Test
+    void notesTemporaryHijackedIntoALinkNeverHasTheLinksTargetChmodded() throws Exception {
+        Path archive = backup(null);
+        Path notes = Path.of(archive + ".notes");
+        String volid = "local:backup/" + archive.getFileName();
+        try (NameRace race = NameRace.hijacking(
+                archive.getParent(), n -> n.startsWith("." + archive.getFileName() + ".notes.tmp-"), secret)) {
+            for (int i = 0; i < ROUNDS; i++) {
+                Vsm.Result r = vsm.run("update-attributes", volid, "--notes", "round " + i);
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 1, 2);
+                if (Files.isSymbolicLink(notes)) {
+                    Files.delete(notes); // a link renamed into place is refused from then on: the admin removes it
+                }
+            }
+            assertThat(race.changes()).as("the race hijacked temporaries").isPositive();
+        }
+    }
+
+    @Test
+    void notesSwappedForALinkAfterTheCheckAreNeverShownFromTheLinksTarget() throws Exception {
+        Path archive = backup("my notes\n");
+        try (NameRace race = NameRace.swapping(Path.of(archive + ".notes"), secret)) {
+            for (int i = 0; i < ROUNDS; i++) {
+                Vsm.Result r = vsm.run("list", "local", "--content", "backup", "--output-format", "json");
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isZero();
+                assertThat(r.out()).doesNotContain("SECRET");
+            }
+            assertThat(race.changes()).isPositive();
+        }
+    }
+
+    @Test
+    void anArchiveSwappedForALinkAfterItsCheckNeverHasAnotherGuestsConfigurationPrinted() throws Exception {
+        Path other = outside.resolve("vzdump-qemu-200-2020_01_09-10_00_00.tar");
+        new Tar()
+                .file("qemu-server.conf", "name: SECRET-LINE\n".getBytes(StandardCharsets.UTF_8))
+                .writeTo(other);
+        Path archive = local.resolve("dump/vzdump-qemu-100-2020_01_09-10_00_00.tar");
+        new Tar()
+                .file("qemu-server.conf", "name: mine\n".getBytes(StandardCharsets.UTF_8))
+                .writeTo(archive);
+        outsideBefore = Tree.snapshot(outside);
+        int shown = 0;
+        try (NameRace race = NameRace.swapping(archive, other)) {
+            for (int i = 0; i < ROUNDS; i++) {
+                Vsm.Result r = vsm.run("extractconfig", "local:backup/" + archive.getFileName());
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 2);
+                assertThat(r.out()).doesNotContain("SECRET");
+                if (r.exit() == 0) {
+                    assertThat(r.out()).startsWith("name: mine\n");
+                    shown++;
+                }
+            }
+            assertThat(race.changes()).isPositive();
+        }
+        assertThat(shown).as("the race left vsm some rounds to succeed").isPositive();
+    }
+
+    @Test
+    void aSparseNotesFileOfGigabytesIsReadBounded() throws IOException {
+        Path archive = backup(null);
+        try (RandomAccessFile notes = new RandomAccessFile(archive + ".notes", "rw")) {
+            notes.write("first line\n".getBytes(StandardCharsets.UTF_8));
+            notes.setLength(3L << 30);
+        }
+        assertThat(vsm.run("list", "local", "--content", "backup", "--output-format", "json")
+                        .ok()
+                        .out())
+                .contains("first line");
+        vsm.run("prune-backups", "local", "--keep-all", "1").ok();
+    }
+
+    @Test
+    void aDumpDirectoryLinkedOutOfTheStorageIsRefusedByUpdateAttributes() throws IOException {
+        Path dump = local.resolve("dump");
+        Files.delete(dump);
+        Files.createSymbolicLink(dump, outside);
+        Files.writeString(outside.resolve("vzdump-qemu-100-2020_01_09-10_00_00.vma.zst"), "archive");
+        outsideBefore = Tree.snapshot(outside);
+        String volid = "local:backup/vzdump-qemu-100-2020_01_09-10_00_00.vma.zst";
+        vsm.run("update-attributes", volid, "--notes", "x").badInput("symbolic link");
+        vsm.run("update-attributes", volid, "--protected", "1").badInput("symbolic link");
+    }
+
+    @Test
+    void anImageDirectoryLinkedOutOfTheStorageIsRefusedBySnapshotRollbackAndSnapshotDelete() throws IOException {
+        vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M").ok();
+        vsm.run("snapshot", "local:100/vm-100-disk-0.qcow2", "s1").ok();
+        Path owner = local.resolve("images/100");
+        Path other = outside.resolve("100");
+        Files.move(owner, other);
+        Files.createSymbolicLink(owner, other);
+        outsideBefore = Tree.snapshot(outside);
+        String volid = "local:100/vm-100-disk-0.qcow2";
+        vsm.run("snapshot", volid, "s2").badInput("symbolic link");
+        vsm.run("rollback", volid, "s1").badInput("symbolic link");
+        vsm.run("snapshot-delete", volid, "s1").badInput("symbolic link");
+        vsm.run("path", volid).badInput("symbolic link");
+    }
+}
