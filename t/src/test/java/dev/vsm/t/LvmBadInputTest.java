@@ -141,7 +141,24 @@ class LvmBadInputTest {
         refused("vgname", "add", "lvm", "other", "--vgname", "my vg");
         refused("saferemove-stepsize", "add", "lvm", "other", "--vgname", "vg1", "--saferemove-stepsize", "3");
         refused("vgname", "set", "san", "--vgname", "othervg");
-        refused("'snapshot-as-volume-chain' is not supported", "set", "san", "--snapshot-as-volume-chain", "1");
+        vsm.run("set", "san", "--snapshot-as-volume-chain", "1").ok();
+        refused(
+                "storage 'san': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes",
+                "alloc",
+                "san",
+                "100",
+                "",
+                "4M",
+                "--format",
+                "qcow2");
+        assertThat(vsm.run("status", "--format", "--output-format", "json")
+                        .json()
+                        .get(0)
+                        .get("formats")
+                        .toString())
+                .as("raw only, with the option too, until vsm makes qcow2 volumes on LVM")
+                .isEqualTo("{\"supported\":[\"raw\"],\"default\":\"raw\"}");
+        vsm.run("set", "san", "--delete", "snapshot-as-volume-chain").ok();
     }
 
     @Test
