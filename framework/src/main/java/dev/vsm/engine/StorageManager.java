@@ -468,12 +468,23 @@ public final class StorageManager {
         return rows;
     }
 
-    /** The format a storage allocates when none is asked for: its {@code format} property, else its type's default. */
+    /** The format a storage allocates when none is asked for: its {@code format} property, else its plugin's default for it. */
     public VolumeFormat defaultFormat(String storageId) {
         StorageConfig cfg = config(storageId);
         return cfg.string(CommonProperties.FORMAT)
                 .map(VolumeFormat::parse)
-                .orElse(registry.require(cfg.type()).schema().defaultFormat());
+                .orElseGet(() -> registry.require(cfg.type()).defaultFormat(cfg));
+    }
+
+    /**
+     * The formats a storage takes as configured (its plugin's {@code formats}), for
+     * {@code status --format} and for the commands that choose a format themselves.
+     * {@link #supportedFormat} checks against the type's, so that a format the type holds only in
+     * another configuration reaches the plugin and gets its reason.
+     */
+    public List<VolumeFormat> formats(String storageId) {
+        StorageConfig cfg = config(storageId);
+        return registry.require(cfg.type()).formats(cfg);
     }
 
     /**

@@ -116,6 +116,25 @@ public final class QemuImgCommands {
     }
 
     /**
+     * {@code qemu-img commit -f <fmt> <path>}: the image's data goes into its backing image (pve's
+     * delete of a chain's oldest snapshot runs {@code qemu-img commit <path>}; the format is given
+     * so that it is not probed).
+     */
+    public List<String> commit(Path path, String format) {
+        return List.of(program, "commit", "-f", format, path.toString());
+    }
+
+    /**
+     * {@code qemu-img rebase -b <backing> -F <backing fmt> -f qcow2 <path>}: a safe rebase (the
+     * clusters that differ are copied), with the backing name recorded as given, relative to the
+     * image's directory (pve's delete of a chain's middle or newest snapshot).
+     */
+    public List<String> rebase(Path path, String backing, String backingFormat) {
+        return List.of(
+                program, "rebase", "-b", backing, "-F", backingFormat, "-f", VolumeFormat.QCOW2.id(), path.toString());
+    }
+
+    /**
      * {@code qemu-img snapshot --image-opts -c|-a|-d <name> driver=<fmt>,file.driver=file,file.filename=<path>}:
      * makes, applies or deletes an internal snapshot (pve's {@code volume_snapshot},
      * {@code volume_snapshot_rollback}, {@code volume_snapshot_delete} for qcow2 on file storages,

@@ -319,6 +319,30 @@ public final class QemuImgRunner implements QemuImg {
                 .withErrorPrefix(what));
     }
 
+    /**
+     * Unlimited in time unless {@code $VSM_QEMU_IMG_TIMEOUT} says otherwise: a commit or rebase
+     * copies what was written, however much that is (pve sets no limit either).
+     */
+    @Override
+    public void commit(Path path, String format) {
+        commands.run(limited(Command.of(commands().commit(path, format)), mergeTimeout())
+                .withErrorPrefix("unable to commit '" + path + "' into its backing image"));
+    }
+
+    @Override
+    public void rebase(Path path, String backing, String backingFormat) {
+        commands.run(limited(
+                        Command.of(commands().rebase(path, backing, backingFormat))
+                                .inDirectory(path.getParent()),
+                        mergeTimeout())
+                .withErrorPrefix("unable to rebase '" + path + "' on '" + backing + "'"));
+    }
+
+    /** The watchdog of a commit or rebase: {@code $VSM_QEMU_IMG_TIMEOUT} when set, else none. */
+    private Duration mergeTimeout() {
+        return timeoutOverride == null || timeoutOverride.isBlank() ? null : changeTimeout(null, 0);
+    }
+
     @Override
     public List<String> snapshots(Path path, String format) {
         CommandRunner.Result r = commands.query(Command.of(commands().info(path, format))

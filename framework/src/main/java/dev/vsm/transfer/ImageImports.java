@@ -171,7 +171,7 @@ public final class ImageImports {
     VolumeFormat targetFormat(String storageId, String asked, String preferred) {
         manager.checkEnabled(storageId);
         boolean takesPreferred = VolumeFormat.fromId(preferred)
-                .filter(manager.schema(storageId).formats()::contains)
+                .filter(manager.formats(storageId)::contains)
                 .isPresent();
         return manager.supportedFormat(storageId, asked != null ? asked : takesPreferred ? preferred : null);
     }

@@ -53,6 +53,26 @@ public interface QemuImg {
     /** The names of an image's internal snapshots, oldest first. */
     List<String> snapshots(Path path, String format);
 
+    /**
+     * Writes what a qcow2 image holds into its backing image, which then sees the same data
+     * (qemu-img's {@code commit}); the image itself keeps its backing name. A volume chain deletes
+     * its oldest snapshot this way. Fails with {@link StorageException} where the implementation
+     * has no qemu-img behind it.
+     */
+    default void commit(Path path, String format) {
+        throw StorageException.failed("qemu-img commit is not available here ('%s')", path);
+    }
+
+    /**
+     * Gives a qcow2 image another backing image, copying what differs so that its data stays the
+     * same (qemu-img's safe {@code rebase}). {@code backing} is recorded as given: a relative name
+     * resolves from {@code path}'s directory. A volume chain deletes a snapshot that has a parent
+     * this way.
+     */
+    default void rebase(Path path, String backing, String backingFormat) {
+        throw StorageException.failed("qemu-img rebase is not available here ('%s')", path);
+    }
+
     /** Grows or shrinks an image to {@code sizeBytes}, preallocating as the options say. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 

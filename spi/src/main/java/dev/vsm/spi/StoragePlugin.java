@@ -26,6 +26,22 @@ public interface StoragePlugin {
     /** The properties, content types and formats a section of this type may hold. */
     PluginSchema schema();
 
+    /**
+     * The image formats a storage of this type takes with this configuration (pve's
+     * {@code get_formats}): what {@code vsm status --format} shows and what a command that picks a
+     * format for the user (an import) chooses from. The schema's {@link PluginSchema#formats()}
+     * are what the type may hold under any configuration. A {@code format} property in the
+     * section wins over {@link #defaultFormat}.
+     */
+    default List<VolumeFormat> formats(StorageConfig config) {
+        return schema().formats();
+    }
+
+    /** The format this storage allocates when none is asked for (pve's {@code get_formats} default). */
+    default VolumeFormat defaultFormat(StorageConfig config) {
+        return schema().defaultFormat();
+    }
+
     /** Opens one configured storage. Cheap: no I/O until an operation is called. */
     Storage open(StorageConfig config, StorageContext context);
 

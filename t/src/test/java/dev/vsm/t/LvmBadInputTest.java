@@ -2,6 +2,7 @@ package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.support.LvmSandbox;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
@@ -141,7 +142,25 @@ class LvmBadInputTest {
         refused("vgname", "add", "lvm", "other", "--vgname", "my vg");
         refused("saferemove-stepsize", "add", "lvm", "other", "--vgname", "vg1", "--saferemove-stepsize", "3");
         refused("vgname", "set", "san", "--vgname", "othervg");
-        refused("'snapshot-as-volume-chain' is not supported", "set", "san", "--snapshot-as-volume-chain", "1");
+        vsm.run("set", "san", "--snapshot-as-volume-chain", "1").ok();
+        refused(
+                "storage 'san': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes",
+                "alloc",
+                "san",
+                "100",
+                "",
+                "4M",
+                "--format",
+                "qcow2");
+        JsonNode formats = vsm.run("status", "--format", "--output-format", "json")
+                .json()
+                .get(0)
+                .get("formats");
+        assertThat(formats.get("supported").toString())
+                .as("raw only, with the option too, until vsm makes qcow2 volumes on LVM")
+                .isEqualTo("[\"raw\"]");
+        assertThat(formats.get("default").asText()).isEqualTo("raw");
+        vsm.run("set", "san", "--delete", "snapshot-as-volume-chain").ok();
     }
 
     @Test

@@ -141,7 +141,7 @@ public final class StatusCommand extends VsmCommand {
     /** {@code --format}: pve's {@code formats} (and its deprecated {@code format} pair) for enabled storages. */
     private Map<String, Object> withFormats(Map<String, Object> row, StatusRow r) {
         if (formats && r.enabled()) {
-            List<String> supported = session().manager().schema(r.storage()).formats().stream()
+            List<String> supported = session().manager().formats(r.storage()).stream()
                     .map(VolumeFormat::id)
                     .sorted()
                     .toList();

@@ -57,6 +57,9 @@ public abstract class FileStorage implements Storage {
 
     private final FileVolumes volumes;
     private final Qcow2Snapshots snapshots;
+    /** External snapshots, when the storage has {@code snapshot-as-volume-chain}; else null. */
+    private final ChainSnapshots chains;
+
     private final BackupAttributes attributes;
     private final ContentStreams streams;
 
@@ -71,6 +74,9 @@ public abstract class FileStorage implements Storage {
         this.zone = requireNonNull(zone, "zone");
         this.volumes = new FileVolumes(config.id(), layout, context, this::imageOptions);
         this.snapshots = new Qcow2Snapshots(config.id(), layout, context.qemuImg());
+        this.chains = config.bool(ChainSnapshots.PROPERTY, false)
+                ? new ChainSnapshots(layout, context, this::imageOptions)
+                : null;
         this.attributes = new BackupAttributes(layout, context.files());
         this.streams = new ContentStreams(config.id(), layout, context);
     }
@@ -105,9 +111,25 @@ public abstract class FileStorage implements Storage {
         return volumes.alloc(request);
     }
 
+    /**
+     * With volume chains, the volume's snapshot files go after it (pve: oldest first, each
+     * failure a warning), and then its directory if that is empty.
+     */
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
-        return volumes.free(volume);
+        List<Path> snapshotFiles = chains == null ? List.of() : chains.snapshotFiles(volume);
+        Optional<Runnable> after = volumes.free(volume);
+        for (Path file : snapshotFiles) {
+            try {
+                context.files().delete(file);
+            } catch (StorageException e) {
+                context.console().warn(e.getMessage());
+            }
+        }
+        if (!snapshotFiles.isEmpty()) {
+            context.files().deleteIfEmpty(snapshotFiles.get(0).getParent());
+        }
+        return after;
     }
 
     /**
@@ -141,6 +163,9 @@ public abstract class FileStorage implements Storage {
 
     @Override
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
+        if (chains != null) {
+            chains.checkRenamable(volume);
+        }
         return volumes.rename(volume, targetVmid, targetName);
     }
 
@@ -160,26 +185,38 @@ public abstract class FileStorage implements Storage {
         return FileFeatures.has(feature, volume, snapshot);
     }
 
-    // --- internal qcow2 snapshots (Qcow2Snapshots)
+    // --- qcow2 snapshots: internal (Qcow2Snapshots), or external with volume chains (ChainSnapshots)
 
     @Override
     public void volumeSnapshot(VolumeName volume, String snapshot) {
-        snapshots.create(volume, snapshot);
+        if (chains != null) {
+            chains.create(volume, snapshot);
+        } else {
+            snapshots.create(volume, snapshot);
+        }
     }
 
     @Override
     public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
-        snapshots.rollback(volume, snapshot);
+        if (chains != null) {
+            chains.rollback(volume, snapshot);
+        } else {
+            snapshots.rollback(volume, snapshot);
+        }
     }
 
     @Override
     public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
-        snapshots.delete(volume, snapshot);
+        if (chains != null) {
+            chains.delete(volume, snapshot);
+        } else {
+            snapshots.delete(volume, snapshot);
+        }
     }
 
     @Override
     public List<String> volumeSnapshots(VolumeName volume) {
-        return snapshots.list(volume);
+        return chains != null ? chains.list(volume) : snapshots.list(volume);
     }
 
     // --- notes and protection of backups (BackupAttributes)
@@ -247,6 +284,9 @@ public abstract class FileStorage implements Storage {
 
     @Override
     public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
+        if (withSnapshots && chains != null) {
+            return Set.of(); // pve: a volume chain's snapshots are not exported
+        }
         return streams.exportFormats(volume, withSnapshots);
     }
 

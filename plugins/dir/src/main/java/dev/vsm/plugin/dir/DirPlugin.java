@@ -1,5 +1,6 @@
 package dev.vsm.plugin.dir;
 
+import dev.vsm.files.ChainSnapshots;
 import dev.vsm.files.DirLayout;
 import dev.vsm.spi.CommonProperties;
 import dev.vsm.spi.ContentType;
@@ -31,7 +32,7 @@ public final class DirPlugin implements StoragePlugin {
     static final String CREATE_BASE_PATH = "create-base-path";
     static final String CREATE_SUBDIRS = "create-subdirs";
     static final String IS_MOUNTPOINT = "is_mountpoint";
-    static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
+    static final String SNAPSHOT_AS_VOLUME_CHAIN = ChainSnapshots.PROPERTY;
 
     /**
      * pve's {@code pve-storage-path} ({@code ^/[^;()]+}), and beyond it: not the root directory
@@ -84,7 +85,7 @@ public final class DirPlugin implements StoragePlugin {
                             .withDefault("no"),
                     PropertySpec.bool(
                                     SNAPSHOT_AS_VOLUME_CHAIN,
-                                    "qcow2 snapshots as backing chains (not supported by vsm yet)")
+                                    "qcow2 snapshots as external snapshot files in a backing chain (set when the storage is added)")
                             .withDefault(false)
                             .asFixed(),
                     PropertySpec.string("prune-backups", "backup retention, as keep-last=N,keep-daily=N,..."),
@@ -147,12 +148,8 @@ public final class DirPlugin implements StoragePlugin {
                         + "' is deprecated. Use 'create-base-path' or 'create-subdirs' instead.");
     }
 
-    /** Refuses what this port does not do yet, and bad content-dirs, before anything is written or run. */
+    /** Refuses bad content-dirs before anything is written or run. */
     private static void checkSupported(StorageConfig config) {
         DirLayout.of(config);
-        if (config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false)) {
-            throw StorageException.badInput(
-                    "storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's dir plugin", config.id());
-        }
     }
 }

@@ -91,10 +91,15 @@ class DirPluginTest {
     }
 
     @Test
-    void volumeChainsAreRefusedUntilPorted() {
-        assertThatThrownBy(() ->
-                        new DirPlugin().open(config(Map.of("path", "/srv", "snapshot-as-volume-chain", true)), context))
-                .hasMessage("storage 'local': 'snapshot-as-volume-chain' is not supported by vsm's dir plugin");
+    void volumeChainsAreTakenAndFixedAtAdd() {
+        DirPlugin plugin = new DirPlugin();
+        StorageConfig chains = config(Map.of("path", "/srv", "snapshot-as-volume-chain", true));
+        plugin.onAdd(chains, context);
+        assertThat(plugin.open(chains, context)).isNotNull();
+        assertThat(plugin.schema().properties())
+                .filteredOn(p -> p.name().equals("snapshot-as-volume-chain"))
+                .singleElement()
+                .matches(p -> p.fixed());
     }
 
     @Test

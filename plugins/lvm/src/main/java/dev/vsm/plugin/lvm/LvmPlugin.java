@@ -24,7 +24,9 @@ import java.util.Map;
  * with {@code saferemove} a freed volume is renamed {@code del-<name>}, zeroed and then removed.
  *
  * <p>Not ported (refused with a message saying so): {@code base} (building the VG on an iSCSI
- * LUN) and {@code snapshot-as-volume-chain} (qcow2 volumes with external snapshots).
+ * LUN). {@code snapshot-as-volume-chain} (qcow2 volumes with external snapshots, pve 9) is taken
+ * in the configuration, so that a pve 9 section carries over, but vsm does not make qcow2 volumes
+ * on LVM yet: such a storage takes raw volumes only, and an alloc of qcow2 says so.
  */
 public final class LvmPlugin implements StoragePlugin {
     public static final String TYPE = "lvm";
@@ -55,7 +57,7 @@ public final class LvmPlugin implements StoragePlugin {
                             .withDefault(false),
                     PropertySpec.bool(
                                     SNAPSHOT_AS_VOLUME_CHAIN,
-                                    "qcow2 volumes with snapshots as LV chains (not supported by vsm yet)")
+                                    "qcow2 volumes with snapshots as LV chains (vsm takes the option but makes raw volumes only, for now)")
                             .withDefault(false)))
             .content(LvmProperties.CONTENT, EnumSet.of(ContentType.IMAGES))
             .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
@@ -72,12 +74,28 @@ public final class LvmPlugin implements StoragePlugin {
     }
 
     /**
-     * The schema. Formats list qcow2 so that a qcow2 request reaches the plugin and gets pve's
-     * answer ({@code snapshot-as-volume-chain option need to be enabled ...}).
+     * The schema. Formats list qcow2 so that a qcow2 request reaches the plugin and gets its
+     * answer: pve's {@code snapshot-as-volume-chain option need to be enabled ...} without the
+     * option, vsm's {@code not supported by vsm yet} with it. A storage's own formats are
+     * {@link #formats(StorageConfig)}'s.
      */
     @Override
     public PluginSchema schema() {
         return SCHEMA;
+    }
+
+    /**
+     * Raw only, with or without {@code snapshot-as-volume-chain} (pve: raw only without it; with
+     * it qcow2 too, the default, which vsm does not make on LVM yet).
+     */
+    @Override
+    public List<VolumeFormat> formats(StorageConfig config) {
+        return List.of(VolumeFormat.RAW);
+    }
+
+    @Override
+    public VolumeFormat defaultFormat(StorageConfig config) {
+        return VolumeFormat.RAW;
     }
 
     /** pvesm scan lvm. */
@@ -115,10 +133,6 @@ public final class LvmPlugin implements StoragePlugin {
                     "storage '%s': 'base' is not supported by vsm (it builds the volume group on an "
                             + "iSCSI LUN); create the volume group with vgcreate and add the storage without 'base'",
                     config.id());
-        }
-        if (config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false)) {
-            throw StorageException.badInput(
-                    "storage '%s': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin", config.id());
         }
         LvmOptions.of(config);
     }

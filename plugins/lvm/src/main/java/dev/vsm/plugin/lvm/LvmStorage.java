@@ -152,7 +152,7 @@ final class LvmStorage implements Storage {
             parseVolname(request.name());
             LvmVolumeNames.checkFormat(request.name(), format);
         }
-        checkFormatSupported(format);
+        checkFormatSupported(format, config);
 
         String vg = options.vgname();
         VolumeGroup group = lvm.vgs()
@@ -179,8 +179,16 @@ final class LvmStorage implements Storage {
         return name;
     }
 
-    /** pve's {@code alloc_lvm_image} format checks; qcow2 needs volume chains, which vsm does not have yet. */
-    private static void checkFormatSupported(VolumeFormat format) {
+    /**
+     * pve's {@code alloc_lvm_image} format checks; qcow2 needs volume chains, which vsm takes in
+     * the configuration but does not make on LVM yet.
+     */
+    private static void checkFormatSupported(VolumeFormat format, StorageConfig config) {
+        if (format == VolumeFormat.QCOW2 && config.bool(LvmPlugin.SNAPSHOT_AS_VOLUME_CHAIN, false)) {
+            throw StorageException.badInput(
+                    "storage '%s': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes",
+                    config.id());
+        }
         if (format == VolumeFormat.QCOW2) {
             throw StorageException.badInput("snapshot-as-volume-chain option need to be enabled to use qcow2 format");
         }

@@ -101,11 +101,16 @@ class LvmPluginTest {
     }
 
     @Test
-    void volumeChainsAreRefusedUntilPorted() {
+    void volumeChainsAreTakenInTheConfigurationButTheFormatsStayRaw() {
         StorageConfig chains = config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", true));
-        assertThatThrownBy(() -> new LvmPlugin().onUpdate(config(Map.of("vgname", "vg0")), chains, context))
-                .hasMessage("storage 'san': 'snapshot-as-volume-chain' is not supported by vsm's lvm plugin");
-        new LvmPlugin().open(config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", false)), context);
+        LvmPlugin plugin = new LvmPlugin();
+        plugin.onUpdate(config(Map.of("vgname", "vg0")), chains, context);
+        plugin.onAdd(chains, context);
+        assertThat(plugin.open(chains, context)).isNotNull();
+        assertThat(plugin.formats(chains)).containsExactly(VolumeFormat.RAW);
+        assertThat(plugin.defaultFormat(chains)).isEqualTo(VolumeFormat.RAW);
+        StorageConfig plain = config(Map.of("vgname", "vg0"));
+        assertThat(plugin.formats(plain)).as("pve: raw only without the option").containsExactly(VolumeFormat.RAW);
     }
 
     private static StorageConfig config(Map<String, Object> properties) {

@@ -111,6 +111,17 @@ class LvmStorageTest {
     }
 
     @Test
+    void qcow2WithVolumeChainsIsRefusedUntilVsmMakesThemOnLvm() {
+        TestLvmStorage t = san(Map.of("snapshot-as-volume-chain", true));
+        assertBadInput(
+                () -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)),
+                "storage 'san': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes");
+        assertThat(t.commands).isEmpty();
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024)))
+                .isEqualTo("vm-100-disk-0");
+    }
+
+    @Test
     void aTakenNameIsRefusedBeforeLvcreate() {
         vg.createLv("vm-100-disk-0", 4);
         TestLvmStorage t = san(Map.of());

@@ -1,0 +1,52 @@
+package dev.vsm.files;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Where the layers of one volume's chain live and how they are named, read, moved and removed
+ * ({@link VolumeChain} runs pve's steps over it): image files beside each other for a file storage
+ * ({@link FileChainLayers}); LVs of one volume group would be another. A layer is named by the bare
+ * name qcow2 records as a backing name: the volume's own name for {@code current}, a snapshot's
+ * name ({@link #layerName}) for the others.
+ *
+ * <p>Every method depends on {@code dev.vsm.spi} alone, so that an LVM implementation can share
+ * {@link VolumeChain} without the file storage's classes.
+ */
+public interface ChainLayers {
+    /** The volume's name as messages show it (pve's {@code volname}). */
+    String volname();
+
+    /** The bare name of the layer of {@code snapshot}; null for {@code current}. */
+    String layerName(String snapshot);
+
+    /** The snapshot a bare layer name stands for, if it is one of this volume's; empty for others. */
+    Optional<String> snapshotOf(String layerName);
+
+    /** Whether the layer exists. */
+    boolean exists(String layerName);
+
+    /** Where the layer is, for qemu-img and messages. */
+    Path path(String layerName);
+
+    /**
+     * The backing name the layer's image records, as written (empty: none). Read without opening
+     * the backing image.
+     */
+    Optional<String> backing(String layerName);
+
+    /** The layer's virtual size in bytes. */
+    long virtualSize(String layerName);
+
+    /** Renames a layer; fails when {@code to} exists. */
+    void rename(String from, String to);
+
+    /** Removes a layer. */
+    void remove(String layerName);
+
+    /**
+     * Makes {@code layerName} (absent) a new, empty qcow2 overlay on {@code backingLayer}, whose
+     * bare name it records: made whole under another name, then published under its own.
+     */
+    void createOverlay(String layerName, String backingLayer);
+}

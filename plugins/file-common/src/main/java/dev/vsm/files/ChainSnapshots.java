@@ -1,0 +1,98 @@
+package dev.vsm.files;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
+import dev.vsm.spi.VolumeName;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * External qcow2 snapshots of a file storage with {@code snapshot-as-volume-chain} (pve 9): each
+ * snapshot of {@code <vmid>/<name>.qcow2} is the file {@code snap-<snapshot>-<name>.qcow2} beside
+ * it, and the volume a chain of them ({@link VolumeChain}, over {@link FileChainLayers}). The
+ * same entry points and refusals as {@link Qcow2Snapshots}, the internal kind.
+ */
+public final class ChainSnapshots {
+    /** The storage property that turns them on (pve's, fixed when the storage is added). */
+    public static final String PROPERTY = "snapshot-as-volume-chain";
+
+    private final DirLayout layout;
+    private final StorageContext context;
+    private final Supplier<ImageOptions> options;
+
+    public ChainSnapshots(DirLayout layout, StorageContext context, Supplier<ImageOptions> options) {
+        this.layout = requireNonNull(layout, "layout");
+        this.context = requireNonNull(context, "context");
+        this.options = requireNonNull(options, "options");
+    }
+
+    public void create(VolumeName volume, String snapshot) {
+        chain(volume, "can't snapshot this image format").snapshot(snapshot);
+    }
+
+    public void rollback(VolumeName volume, String snapshot) {
+        chain(volume, "can't rollback snapshot this image format").rollback(snapshot);
+    }
+
+    public void delete(VolumeName volume, String snapshot) {
+        chain(volume, "can't delete snapshot for this image format").delete(snapshot);
+    }
+
+    /** The snapshots' names, oldest first; none for a volume that is no qcow2 image file. */
+    public List<String> list(VolumeName volume) {
+        if (!isChainImage(volume)) {
+            return List.of();
+        }
+        return chainOf(volume).snapshots();
+    }
+
+    /** The files of a volume's snapshots, oldest first; none for a volume that has none. */
+    public List<Path> snapshotFiles(VolumeName volume) {
+        if (!isChainImage(volume)) {
+            return List.of();
+        }
+        VolumeChain chain = chainOf(volume);
+        Path dir = layout.path(volume).getParent();
+        return chain.snapshotLayers().stream().map(dir::resolve).toList();
+    }
+
+    /** pve refuses to rename a volume whose {@code current} has a snapshot below it. */
+    public void checkRenamable(VolumeName volume) {
+        if (isChainImage(volume) && chainOf(volume).hasSnapshots()) {
+            throw StorageException.badInput("we can't rename volume if a snapshot backed by a volume-chain exists");
+        }
+    }
+
+    private boolean isChainImage(VolumeName volume) {
+        return volume.hasFormat(VolumeFormat.QCOW2)
+                && volume.type() == ContentType.IMAGES
+                && Files.isRegularFile(layout.path(volume), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The chain of a volume that can have snapshots: an existing qcow2 image that is no base (pve's feature table). */
+    private VolumeChain chain(VolumeName volume, String wrongFormat) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2) || volume.type() != ContentType.IMAGES) {
+            throw StorageException.badInput("%s", wrongFormat);
+        }
+        if (volume.isBase()) {
+            throw StorageException.badInput("snapshot feature is not available for base volume '%s'", volume.volname());
+        }
+        if (!Files.isRegularFile(layout.path(volume), LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("no such volume '%s'", volume.volname());
+        }
+        return chainOf(volume);
+    }
+
+    private VolumeChain chainOf(VolumeName volume) {
+        FileChainLayers layers = new FileChainLayers(volume.volname(), layout.path(volume), context, options.get());
+        return new VolumeChain(layers, context.qemuImg(), context.console());
+    }
+}

@@ -1,0 +1,130 @@
+package dev.vsm.files;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.VolumeFormat;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The layers of a file storage's volume chain: image files in the volume's directory, the
+ * snapshot {@code S} of {@code <name>.qcow2} in {@code snap-S-<name>.qcow2} (pve's
+ * {@code get_snap_name}). A name read back from an image is taken only when it is a bare file name
+ * whose snapshot part is a valid snapshot name: a backing name with a slash, or any other, is no
+ * layer of the volume (a linked clone's base, or a file vsm did not make).
+ */
+final class FileChainLayers implements ChainLayers {
+    /** pve's {@code pve-configid}, at most 40 characters: what a snapshot name may be. */
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-zA-Z][a-zA-Z0-9_-]{1,39}");
+
+    private final String volname;
+    private final Path directory;
+    private final String name;
+    private final StorageContext context;
+    private final ImageOptions options;
+    private final Pattern snapshotFile;
+
+    /**
+     * @param volname the volume's name, for messages
+     * @param image   the volume's image file ({@code current})
+     */
+    FileChainLayers(String volname, Path image, StorageContext context, ImageOptions options) {
+        this.volname = requireNonNull(volname, "volname");
+        this.directory = requireNonNull(image.getParent(), "directory");
+        this.name = image.getFileName().toString();
+        this.context = requireNonNull(context, "context");
+        this.options = requireNonNull(options, "options");
+        this.snapshotFile = Pattern.compile("snap-(.*)-" + Pattern.quote(name));
+    }
+
+    @Override
+    public String volname() {
+        return volname;
+    }
+
+    @Override
+    public String layerName(String snapshot) {
+        return snapshot == null ? name : "snap-" + snapshot + "-" + name;
+    }
+
+    @Override
+    public Optional<String> snapshotOf(String layerName) {
+        Matcher m = snapshotFile.matcher(layerName);
+        if (!m.matches() || !SNAPSHOT_NAME.matcher(m.group(1)).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(m.group(1));
+    }
+
+    @Override
+    public boolean exists(String layerName) {
+        return Files.isRegularFile(path(layerName), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public Path path(String layerName) {
+        return directory.resolve(layerName);
+    }
+
+    @Override
+    public Optional<String> backing(String layerName) {
+        return Optional.ofNullable(context.qemuImg()
+                        .info(path(layerName), VolumeFormat.QCOW2.id())
+                        .backingFile())
+                .filter(b -> !b.isEmpty());
+    }
+
+    @Override
+    public long virtualSize(String layerName) {
+        return context.qemuImg().info(path(layerName), VolumeFormat.QCOW2.id()).virtualSize();
+    }
+
+    @Override
+    public void rename(String from, String to) {
+        context.files().move(path(from), path(to));
+    }
+
+    @Override
+    public void remove(String layerName) {
+        context.files().delete(path(layerName));
+    }
+
+    /**
+     * {@code qemu-img create -F qcow2 -b <backing> -f qcow2 <temporary> -o ...} in the volume's
+     * directory, synced, renamed to {@code layerName}, the directory synced; a dry run prints the
+     * command on the final name. The temporary name is {@link PartialImages}'s.
+     */
+    @Override
+    public void createOverlay(String layerName, String backingLayer) {
+        Path target = path(layerName);
+        if (context.dryRun()) {
+            context.qemuImg().createBacked(target, backingLayer, VolumeFormat.QCOW2.id(), options);
+            return;
+        }
+        HostFiles files = context.files();
+        Path temp = new PartialImages(context.nodeName(), files).temporaryFor(target);
+        try {
+            files.createFile(temp); // mode 0640, which qemu-img keeps
+            context.qemuImg().createBacked(temp, backingLayer, VolumeFormat.QCOW2.id(), options);
+            files.sync(temp);
+            files.move(temp, target);
+        } catch (RuntimeException e) {
+            if (Files.exists(temp, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    files.delete(temp);
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+        files.sync(directory);
+    }
+}
