@@ -22,13 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * their names do, and their names before vsm reports success, so a power cut cannot leave a name
  * on a file whose blocks were never written. A power cut cannot be staged here (no device-mapper,
  * so no dm-flakey), so the test watches the system calls instead: in the thread that renames,
- * strace must show {@code fsync} of the temporary file, then the {@code rename}, then
+ * strace must show {@code fsync} of the temporary file, then the {@code rename} (or the
+ * {@code link} that gives an image its name without replacing one), then
  * {@code fsync} of the directory (for an image also of the images directory, which holds a new
  * owner directory). qemu-img syncs some images itself (qcow2, {@code preallocation=full}) but not
  * a raw {@code off} or {@code falloc} one, and never the directory.
  */
 class DurabilityTest {
-    private static final Pattern CALL = Pattern.compile("^(\\d+) +(fsync|fdatasync|rename|renameat2?)\\((.*)\\) += 0$");
+    private static final Pattern CALL =
+            Pattern.compile("^(\\d+) +(fsync|fdatasync|rename|renameat2?|linkat|link)\\((.*)\\) += 0$");
     private static final Pattern FD_PATH = Pattern.compile("^\\d+<(.*)>$");
     private static final Pattern RENAME = Pattern.compile("^(?:[^\"]*, )?\"(.*)\", (?:[^\"]*, )?\"(.*)\"(?:, \\w+)?$");
 
@@ -127,7 +129,7 @@ class DurabilityTest {
                 "-o",
                 log.toString(),
                 "-e",
-                "trace=fsync,fdatasync,rename,renameat,renameat2",
+                "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat",
                 Vsm.LAUNCHER.toString()));
         argv.addAll(List.of(args));
         HostTools.Result r = HostTools.run(vsm.environment(), argv.toArray(String[]::new));
@@ -145,10 +147,10 @@ class DurabilityTest {
         return calls;
     }
 
-    /** One traced call: a sync of {@code path}, or a rename of {@code path} to {@code to}. */
+    /** One traced call: a sync of {@code path}, or a rename or link of {@code path} to {@code to}. */
     private record Call(String tid, String name, String path, String to) {
         static Call of(String tid, String name, String args) {
-            if (name.startsWith("rename")) {
+            if (name.startsWith("rename") || name.startsWith("link")) {
                 Matcher m = RENAME.matcher(args);
                 return m.matches() ? new Call(tid, name, m.group(1), m.group(2)) : new Call(tid, name, args, "");
             }
