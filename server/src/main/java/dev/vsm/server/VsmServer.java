@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
@@ -45,6 +46,7 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -103,6 +105,7 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new StorageConfigs().routes());
         routes.addAll(new StorageStatus().routes());
         routes.addAll(new Contents().routes());
+        server.setErrorHandler(new JsonErrors());
         server.setHandler(new GracefulHandler(new Api(List.copyOf(routes), b.access, b.storage)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
         server.setStopTimeout(30_000);
@@ -396,6 +399,28 @@ public final class VsmServer implements AutoCloseable {
 
     private static String printable(String s) {
         return dev.vsm.spi.VolumeId.printable(s);
+    }
+
+    /**
+     * What Jetty refuses before a handler runs (a malformed request line, an ambiguous path, headers
+     * too large) is answered in pve's shape too, not with an HTML page.
+     */
+    private static final class JsonErrors extends ErrorHandler {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            int status = request.getAttribute(ERROR_STATUS) instanceof Integer code ? code : 500;
+            Object message = request.getAttribute(ERROR_MESSAGE);
+            response.setStatus(status);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json;charset=UTF-8");
+            try {
+                byte[] bytes = JSON.writeValueAsBytes(
+                        error(message == null ? HttpStatus.getMessage(status) : message.toString(), Map.of()));
+                response.write(true, ByteBuffer.wrap(bytes), callback);
+            } catch (IOException e) {
+                callback.failed(e);
+            }
+            return true;
+        }
     }
 
     /** No valid token: pve answers 401 with no body. */
