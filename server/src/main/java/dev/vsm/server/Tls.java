@@ -166,9 +166,11 @@ public final class Tls {
         }
     }
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private static byte[] random() {
         byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
+        RANDOM.nextBytes(bytes);
         return bytes;
     }
 

@@ -12,6 +12,9 @@ import dev.vsm.server.endpoint.Contents;
 import dev.vsm.server.endpoint.Nodes;
 import dev.vsm.server.endpoint.StorageConfigs;
 import dev.vsm.server.endpoint.StorageStatus;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Route;
+import dev.vsm.server.route.Router;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -106,7 +109,7 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new StorageStatus().routes());
         routes.addAll(new Contents().routes());
         server.setErrorHandler(new JsonErrors());
-        server.setHandler(new GracefulHandler(new Api(List.copyOf(routes), b.access, b.storage)));
+        server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
         server.setStopTimeout(30_000);
     }
@@ -202,14 +205,12 @@ public final class VsmServer implements AutoCloseable {
 
     /** The one handler: authenticate, route, answer. */
     private static final class Api extends Handler.Abstract {
-        private final List<Route> routes;
+        private final Router router;
         private final AccessFile access;
-        private final Supplier<VsmStorage> storage;
 
-        Api(List<Route> routes, AccessFile access, Supplier<VsmStorage> storage) {
-            this.routes = routes;
+        Api(Router router, AccessFile access) {
+            this.router = router;
             this.access = access;
-            this.storage = storage;
         }
 
         @Override
@@ -264,7 +265,7 @@ public final class VsmServer implements AutoCloseable {
             String method = request.getMethod().toUpperCase(Locale.ROOT);
             String path = request.getHttpURI().getPath();
             if (!path.startsWith(PREFIX)) {
-                throw new ApiException(501, "Method '" + method + " " + printable(path) + "' not implemented", null);
+                throw ApiException.of(501, "Method '" + method + " " + printable(path) + "' not implemented");
             }
             List<String> segments = new ArrayList<>();
             for (String s : path.substring(PREFIX.length()).split("/", -1)) {
@@ -273,27 +274,8 @@ public final class VsmServer implements AutoCloseable {
             if (!segments.isEmpty() && segments.get(segments.size() - 1).isEmpty()) {
                 segments.remove(segments.size() - 1);
             }
-            for (Route route : routes) {
-                Map<String, String> found = route.method.equals(method) ? route.match(segments) : null;
-                if (found == null) {
-                    continue;
-                }
-                Map<String, String> params = parameters(request, method);
-                for (String name : params.keySet()) {
-                    if (!route.params.contains(name)) {
-                        throw ApiException.badParameter(
-                                name,
-                                "property is not defined in schema and the schema does not allow additional properties");
-                    }
-                    if (found.containsKey(name) && !found.get(name).equals(params.get(name))) {
-                        throw ApiException.badParameter(name, "given twice, with different values");
-                    }
-                }
-                params.putAll(found);
-                return route.endpoint.handle(new Call(params, who, storage));
-            }
-            throw new ApiException(
-                    501, "Method '" + method + " /" + printable(path.substring(1)) + "' not implemented", null);
+            Router.Match match = router.find(method, segments);
+            return router.call(match, parameters(request, method), who);
         }
 
         /** The query's parameters and, for a change, the form body's (pve's 64 KiB at most). */
@@ -305,7 +287,7 @@ public final class VsmServer implements AutoCloseable {
             }
             long length = request.getLength();
             if (length > MAX_BODY) {
-                throw new ApiException(413, "request entity too large", null);
+                throw ApiException.of(413, "request entity too large");
             }
             byte[] body;
             try (InputStream in = Content.Source.asInputStream(request)) {
@@ -314,7 +296,7 @@ public final class VsmServer implements AutoCloseable {
                 throw new UncheckedIOException(e);
             }
             if (body.length > MAX_BODY) {
-                throw new ApiException(413, "request entity too large", null);
+                throw ApiException.of(413, "request entity too large");
             }
             if (body.length > 0) {
                 String type = Optional.ofNullable(request.getHeaders().get(HttpHeader.CONTENT_TYPE))
@@ -325,7 +307,7 @@ public final class VsmServer implements AutoCloseable {
                 } else if (type.startsWith("application/json")) {
                     json(body, params);
                 } else {
-                    throw new ApiException(415, "unsupported content type '" + printable(type) + "'", null);
+                    throw ApiException.of(415, "unsupported content type '" + printable(type) + "'");
                 }
             }
             return params;
@@ -412,6 +394,8 @@ public final class VsmServer implements AutoCloseable {
             Object message = request.getAttribute(ERROR_MESSAGE);
             response.setStatus(status);
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json;charset=UTF-8");
+            // Jetty closes a connection whose request it could not parse: say so, or the client reuses it
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
             try {
                 byte[] bytes = JSON.writeValueAsBytes(
                         error(message == null ? HttpStatus.getMessage(status) : message.toString(), Map.of()));

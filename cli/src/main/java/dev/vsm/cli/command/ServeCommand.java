@@ -5,8 +5,10 @@ import dev.vsm.cli.support.Vsm;
 import dev.vsm.server.Tls;
 import dev.vsm.server.VsmServer;
 import dev.vsm.spi.StorageException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +23,10 @@ import picocli.CommandLine.Option;
         name = "serve",
         description = "Serve pve's storage REST API (/api2/json) over HTTPS, with API tokens (vsm token, vsm acl).")
 public final class ServeCommand extends AccessCommand {
+    /** Where a request's messages ("successfully created ...") go: the answer carries the result. */
+    private static final PrintStream DISCARD =
+            new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+
     @Option(
             names = "--listen",
             paramLabel = "ADDRESS:PORT",
@@ -48,12 +54,9 @@ public final class ServeCommand extends AccessCommand {
             throw StorageException.badInput("give --certificate and --key together, or neither");
         }
         Vsm vsm = vsm();
-        KeyStore keys;
         Path sslDir = configFile().toAbsolutePath().getParent().resolve("ssl");
-        keys = access(
+        KeyStore keys = access(
                 () -> certificate != null ? Tls.fromPem(certificate, key) : Tls.selfSigned(sslDir, nodeName(vsm)));
-        PrintStream quiet =
-                new PrintStream(PrintStream.nullOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
         VsmServer server = VsmServer.builder()
                 .listen(address)
                 .keyStore(keys)
@@ -63,7 +66,7 @@ public final class ServeCommand extends AccessCommand {
                         .configFile(vsm.configOption())
                         .pluginDirectory(vsm.pluginDirOption())
                         .environment(vsm.environment().asMap())
-                        .output(quiet, vsm.err())
+                        .output(DISCARD, vsm.err())
                         .quiet(true)
                         .build())
                 .build();

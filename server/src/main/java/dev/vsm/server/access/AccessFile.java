@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -46,8 +48,6 @@ public final class AccessFile {
     static final Pattern USER_ID = Pattern.compile("[^\\s:/@!=]{1,64}@[A-Za-z][A-Za-z0-9._-]{1,31}");
     /** pve's token name. */
     static final Pattern TOKEN_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9._-]{1,63}");
-    /** pve's storage id. */
-    static final Pattern STORAGE_ID = Pattern.compile("[a-z][a-z0-9._-]{0,62}[a-z0-9]|[a-z]");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -266,9 +266,13 @@ public final class AccessFile {
         if (path.equals("/") || path.equals("/storage")) {
             return;
         }
-        if (path.startsWith("/storage/")
-                && STORAGE_ID.matcher(path.substring("/storage/".length())).matches()) {
-            return;
+        if (path.startsWith("/storage/")) {
+            try {
+                VolumeId.checkStorageId(path.substring("/storage/".length()));
+                return;
+            } catch (StorageException e) {
+                throw new AccessException("invalid ACL path '" + printable(path) + "': " + e.getMessage());
+            }
         }
         throw new AccessException("invalid ACL path '" + printable(path) + "' (use /, /storage or /storage/ID)");
     }

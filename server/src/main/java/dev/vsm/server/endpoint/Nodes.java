@@ -1,9 +1,9 @@
 package dev.vsm.server.endpoint;
 
 import dev.vsm.api.VsmStorage;
-import dev.vsm.server.ApiException;
-import dev.vsm.server.Call;
-import dev.vsm.server.Route;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Call;
+import dev.vsm.server.route.Route;
 import dev.vsm.spi.VolumeId;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,10 +1,10 @@
 package dev.vsm.server.endpoint;
 
 import dev.vsm.api.VsmStorage;
-import dev.vsm.server.ApiException;
-import dev.vsm.server.Call;
-import dev.vsm.server.Route;
 import dev.vsm.server.access.Privilege;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Call;
+import dev.vsm.server.route.Route;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.VolumeId;
 import java.util.Collection;

@@ -1,4 +1,4 @@
-package dev.vsm.server;
+package dev.vsm.server.route;
 
 import dev.vsm.api.VsmStorage;
 import dev.vsm.server.access.Permissions;

@@ -1,4 +1,4 @@
-package dev.vsm.server;
+package dev.vsm.server.route;
 
 import java.util.Map;
 
@@ -17,6 +17,11 @@ public final class ApiException extends RuntimeException {
         super(message);
         this.status = status;
         this.errors = errors == null ? Map.of() : Map.copyOf(errors);
+    }
+
+    /** Another status, with its message (501 not implemented, 413 too large, 415 a body's type). */
+    public static ApiException of(int status, String message) {
+        return new ApiException(status, message, null);
     }
 
     /** 400: one parameter is wrong. */

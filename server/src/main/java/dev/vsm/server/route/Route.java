@@ -1,4 +1,4 @@
-package dev.vsm.server;
+package dev.vsm.server.route;
 
 import java.util.HashMap;
 import java.util.List;
