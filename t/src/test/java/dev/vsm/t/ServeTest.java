@@ -7,6 +7,7 @@ import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -385,6 +386,48 @@ class ServeTest {
         assertThat(free.status()).as(free.body()).isEqualTo(200);
         assertThat(vsm.run("list", "other", "--output-format", "json").ok().out())
                 .doesNotContain(volid);
+    }
+
+    /**
+     * python3-proxmoxer 1.2, Debian's package, unchanged: a script written for pve lists the node,
+     * its storages and a storage's content through vsm serve, and gets what vsm says.
+     */
+    @Test
+    void proxmoxerListsWhatVsmSays() throws IOException {
+        Path python = Path.of("/usr/bin/python3");
+        if (!Files.isExecutable(python)
+                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
+                                .exit()
+                        != 0) {
+            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
+        }
+        String user = root.substring(0, root.indexOf('!'));
+        String name = root.substring(root.indexOf('!') + 1, root.indexOf('='));
+        HostTools.Result run = HostTools.run(
+                Map.of(),
+                python.toString(),
+                Vsm.HOME.resolve("t/clients/proxmoxer-list.py").toString(),
+                Integer.toString(port),
+                vsm.config().getParent().resolve("ssl/vsm-ssl.pem").toString(),
+                user,
+                name,
+                root.substring(root.indexOf('=') + 1),
+                "store");
+        assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
+        JsonNode got = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
+        assertThat(got.get("nodes").get(0).get("node").asText()).isEqualTo(NODE);
+        JsonNode status = vsm.run("status", "--output-format", "json").ok().json();
+        assertThat(got.get("storages")).hasSize(status.size());
+        for (int i = 0; i < status.size(); i++) {
+            assertThat(got.get("storages").get(i).get("storage"))
+                    .isEqualTo(status.get(i).get("storage"));
+            assertThat(got.get("storages").get(i).get("total"))
+                    .isEqualTo(status.get(i).get("total"));
+        }
+        JsonNode list = vsm.run("list", "store", "--output-format", "json").ok().json();
+        assertThat(got.get("content")).hasSize(list.size());
+        assertThat(got.get("content").get(0).get("volid")).isEqualTo(list.get(0).get("volid"));
+        assertThat(got.get("status").get("type").asText()).isEqualTo("dir");
     }
 
     @Test
