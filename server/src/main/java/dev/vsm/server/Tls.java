@@ -45,6 +45,7 @@ public final class Tls {
     /** A key store holding the key and its certificate chain, read from PEM files; the key must be its owner's alone. */
     public static KeyStore fromPem(Path certificate, Path key) {
         try {
+            PrivateFiles.checkDirectory(key.toAbsolutePath().getParent());
             PrivateFiles.checkPrivateFile(key);
             List<? extends Certificate> chain;
             try (InputStream in = Files.newInputStream(certificate)) {

@@ -84,6 +84,8 @@ public final class AccessFile {
     public Contents read() {
         byte[] bytes;
         try {
+            // a directory others cannot change: the file checked is the file read
+            PrivateFiles.checkDirectory(file.getParent());
             PrivateFiles.checkPrivateFile(file);
             bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
