@@ -1,6 +1,7 @@
 package dev.vsm.api;
 
 import dev.vsm.spi.ContentType;
+import dev.vsm.spi.VolumeFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -16,6 +17,8 @@ public final class StorageState {
     private final long used;
     private final long avail;
     private final List<String> warnings;
+    private final Set<VolumeFormat> formats;
+    private final VolumeFormat defaultFormat;
 
     StorageState(
             String storage,
@@ -27,7 +30,9 @@ public final class StorageState {
             long total,
             long used,
             long avail,
-            List<String> warnings) {
+            List<String> warnings,
+            Set<VolumeFormat> formats,
+            VolumeFormat defaultFormat) {
         this.storage = storage;
         this.type = type;
         this.content = Set.copyOf(content);
@@ -38,6 +43,8 @@ public final class StorageState {
         this.used = used;
         this.avail = avail;
         this.warnings = List.copyOf(warnings);
+        this.formats = Set.copyOf(formats);
+        this.defaultFormat = defaultFormat;
     }
 
     /** The storage id. */
@@ -90,5 +97,15 @@ public final class StorageState {
     public String toString() {
         return "StorageState[storage=" + storage + ", type=" + type + ", enabled=" + enabled + ", active=" + active
                 + ", total=" + total + ", used=" + used + ", avail=" + avail + "]";
+    }
+
+    /** The volume formats the storage supports (pve's {@code formats.supported}); empty when it is disabled. */
+    public Set<VolumeFormat> formats() {
+        return formats;
+    }
+
+    /** The format a new volume gets when none is asked for (pve's {@code formats.default}); null when it is disabled. */
+    public VolumeFormat defaultFormat() {
+        return defaultFormat;
     }
 }

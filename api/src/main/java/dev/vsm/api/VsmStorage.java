@@ -2,11 +2,13 @@ package dev.vsm.api;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.Allocation;
 import dev.vsm.engine.StatusFilter;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.env.Environment;
 import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeId;
@@ -17,6 +19,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
@@ -161,8 +164,29 @@ public final class VsmStorage implements AutoCloseable {
                         r.status().total(),
                         r.status().used(),
                         r.status().avail(),
-                        r.status().warnings()))
+                        r.status().warnings(),
+                        r.enabled() ? Set.copyOf(manager().schema(r.storage()).formats()) : Set.of(),
+                        r.enabled() ? manager().defaultFormat(r.storage()) : null))
                 .toList();
+    }
+
+    /**
+     * The configuration's storages, sorted by id, each with its properties as the configuration
+     * gives them (typed: lists, booleans, numbers).
+     */
+    public List<StorageConfig> configuration() {
+        StorageConfigs config = runtime.config();
+        return config.ids().stream().map(config::require).toList();
+    }
+
+    /** The configuration's digest (pve's SHA-1 {@code digest} of storage.cfg), as {@code vsm status} gives it. */
+    public String configDigest() {
+        return runtime.config().digest();
+    }
+
+    /** The name of this node: {@code $VSM_NODE}, cluster mode's node name, else the host's name ({@code uname -n}). */
+    public String nodeName() {
+        return runtime.context().nodeName();
     }
 
     /** The volumes of a storage, sorted by volume id ({@code vsm list}). */

@@ -1,5 +1,6 @@
 package dev.vsm.cli;
 
+import dev.vsm.cli.command.AclCommand;
 import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
@@ -23,10 +24,12 @@ import dev.vsm.cli.command.RenameCommand;
 import dev.vsm.cli.command.ResizeCommand;
 import dev.vsm.cli.command.RollbackCommand;
 import dev.vsm.cli.command.ScanCommand;
+import dev.vsm.cli.command.ServeCommand;
 import dev.vsm.cli.command.SetCommand;
 import dev.vsm.cli.command.SnapshotCommand;
 import dev.vsm.cli.command.SnapshotDeleteCommand;
 import dev.vsm.cli.command.StatusCommand;
+import dev.vsm.cli.command.TokenCommand;
 import dev.vsm.cli.command.UpdateAttributesCommand;
 import dev.vsm.cli.command.VolidCommand;
 import dev.vsm.cli.command.WipeCommand;
@@ -80,6 +83,9 @@ final class Subcommands {
         ALL.put("import-stream", ImportStreamCommand.class);
         ALL.put("copy", CopyCommand.class);
         ALL.put("cluster", ClusterCommand.class);
+        ALL.put("serve", ServeCommand.class);
+        ALL.put("token", TokenCommand.class);
+        ALL.put("acl", AclCommand.class);
     }
 
     /** Global options that take a value in the next argument, in pvesm's one-dash form too. */

@@ -1,0 +1,418 @@
+package dev.vsm.server;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.vsm.api.VsmStorage;
+import dev.vsm.server.access.AccessException;
+import dev.vsm.server.access.AccessFile;
+import dev.vsm.server.access.Permissions;
+import dev.vsm.server.endpoint.Contents;
+import dev.vsm.server.endpoint.Nodes;
+import dev.vsm.server.endpoint.StorageConfigs;
+import dev.vsm.server.endpoint.StorageStatus;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Route;
+import dev.vsm.server.route.Router;
+import dev.vsm.spi.StorageException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * pve's storage API ({@code /api2/json}) over HTTPS, on Jetty's core (no servlets): each request is
+ * authenticated against the {@link AccessFile} (read anew each time, so that {@code vsm token} and
+ * {@code vsm acl} take effect at once), routed to its endpoint, and answered with pve's JSON shapes;
+ * the storages are reached through a new {@link VsmStorage} per request. Bodies are limited to
+ * pve's 64 KiB, headers to its 8 KiB.
+ */
+public final class VsmServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(VsmServer.class);
+    private static final String PREFIX = "/api2/json/";
+    /** pve-http-server's limit on a request's body. */
+    static final int MAX_BODY = 64 * 1024;
+
+    private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+    private final Server server;
+    private final ServerConnector connector;
+
+    private VsmServer(Builder b) {
+        QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+        threads.setName("vsm-serve");
+        server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(8 * 1024);
+        // a volume id in a path comes with its slash encoded (%2F), as pve's clients send it
+        http.setUriCompliance(UriCompliance.DEFAULT.with(
+                "vsm",
+                UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+                UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
+        SecureRequestCustomizer secure = new SecureRequestCustomizer();
+        // clients reach the node by address or by any name: the certificate need not carry it
+        secure.setSniHostCheck(false);
+        http.addCustomizer(secure);
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setKeyStore(b.keyStore);
+        ssl.setKeyStorePassword("");
+        ssl.setKeyManagerPassword("");
+        connector = new ServerConnector(
+                server,
+                new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+                new HttpConnectionFactory(http));
+        connector.setHost(b.address.getHostString());
+        connector.setPort(b.address.getPort());
+        server.addConnector(connector);
+        List<Route> routes = new ArrayList<>();
+        routes.addAll(new Nodes(b.version, fingerprint(b.keyStore)).routes());
+        routes.addAll(new StorageConfigs().routes());
+        routes.addAll(new StorageStatus().routes());
+        routes.addAll(new Contents().routes());
+        server.setErrorHandler(new JsonErrors());
+        server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access)));
+        // in-flight requests get this long to finish when the server stops (SIGTERM)
+        server.setStopTimeout(30_000);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** How a {@link VsmServer} is made. */
+    public static final class Builder {
+        private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 8006);
+        private KeyStore keyStore;
+        private AccessFile access;
+        private Supplier<VsmStorage> storage;
+        private String version = "unknown";
+
+        private Builder() {}
+
+        public Builder listen(InetSocketAddress address) {
+            this.address = requireNonNull(address, "address");
+            return this;
+        }
+
+        /** The certificate and key ({@link Tls}). */
+        public Builder keyStore(KeyStore keyStore) {
+            this.keyStore = requireNonNull(keyStore, "keyStore");
+            return this;
+        }
+
+        public Builder access(AccessFile access) {
+            this.access = requireNonNull(access, "access");
+            return this;
+        }
+
+        /** Makes the {@link VsmStorage} a request works with. */
+        public Builder storage(Supplier<VsmStorage> storage) {
+            this.storage = requireNonNull(storage, "storage");
+            return this;
+        }
+
+        /** vsm's version, for {@code GET /version}. */
+        public Builder version(String version) {
+            this.version = requireNonNull(version, "version");
+            return this;
+        }
+
+        public VsmServer build() {
+            requireNonNull(keyStore, "keyStore");
+            requireNonNull(access, "access");
+            requireNonNull(storage, "storage");
+            return new VsmServer(this);
+        }
+    }
+
+    /** Starts listening; fails when the address cannot be bound. */
+    public void start() throws Exception {
+        server.start();
+    }
+
+    /** The port it listens on (the one chosen when 0 was asked for). */
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** Waits until it has stopped. */
+    public void join() throws InterruptedException {
+        server.join();
+    }
+
+    /** Stops taking requests, lets those in flight finish (30 s at most), and closes. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException("the server did not stop cleanly", e);
+        }
+    }
+
+    /** pve's {@code ssl_fingerprint}: the certificate's SHA-256, colon-separated upper-case hex. */
+    static String fingerprint(KeyStore store) {
+        try {
+            String alias = store.aliases().nextElement();
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(store.getCertificate(alias).getEncoded());
+            return HexFormat.ofDelimiter(":").withUpperCase().formatHex(digest);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the server's certificate", e);
+        }
+    }
+
+    /** The one handler: authenticate, route, answer. */
+    private static final class Api extends Handler.Abstract {
+        private final Router router;
+        private final AccessFile access;
+
+        Api(Router router, AccessFile access) {
+            this.router = router;
+            this.access = access;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            int status;
+            Object body;
+            try {
+                Object data = answer(request);
+                status = 200;
+                body = envelope(data, null);
+            } catch (Unauthorized e) {
+                status = 401;
+                body = null;
+            } catch (ApiException e) {
+                status = e.status();
+                body = error(e.getMessage(), e.errors());
+            } catch (StorageException e) {
+                status = e.kind() == StorageException.Kind.BAD_INPUT ? 400 : 500;
+                body = error(e.getMessage(), Map.of());
+            } catch (AccessException e) {
+                status = 500;
+                LOG.error("the access file: {}", e.getMessage());
+                body = error("the server's access file is unusable: see its log", Map.of());
+            } catch (RuntimeException e) {
+                status = 500;
+                LOG.error(
+                        "{} {} failed",
+                        request.getMethod(),
+                        request.getHttpURI().getPath(),
+                        e);
+                body = error("internal error: see the server's log", Map.of());
+            }
+            response.setStatus(status);
+            if (body == null) {
+                response.write(true, null, callback);
+                return true;
+            }
+            try {
+                byte[] bytes = JSON.writeValueAsBytes(body);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json;charset=UTF-8");
+                response.getHeaders().put(HttpHeader.CACHE_CONTROL, "max-age=0");
+                response.write(true, ByteBuffer.wrap(bytes), callback);
+            } catch (IOException e) {
+                callback.failed(e);
+            }
+            return true;
+        }
+
+        private Object answer(Request request) {
+            String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+            Permissions who = Permissions.authenticate(access.read(), header).orElseThrow(Unauthorized::new);
+            String method = request.getMethod().toUpperCase(Locale.ROOT);
+            String path = request.getHttpURI().getPath();
+            if (!path.startsWith(PREFIX)) {
+                throw ApiException.of(501, "Method '" + method + " " + printable(path) + "' not implemented");
+            }
+            List<String> segments = new ArrayList<>();
+            for (String s : path.substring(PREFIX.length()).split("/", -1)) {
+                segments.add(decode(s));
+            }
+            if (!segments.isEmpty() && segments.get(segments.size() - 1).isEmpty()) {
+                segments.remove(segments.size() - 1);
+            }
+            Router.Match match = router.find(method, segments);
+            return router.call(match, parameters(request, method), who);
+        }
+
+        /** The query's parameters and, for a change, the form body's (pve's 64 KiB at most). */
+        private static Map<String, String> parameters(Request request, String method) {
+            Map<String, String> params = new HashMap<>();
+            parse(request.getHttpURI().getQuery(), params);
+            if (method.equals("GET")) {
+                return params;
+            }
+            long length = request.getLength();
+            if (length > MAX_BODY) {
+                throw ApiException.of(413, "request entity too large");
+            }
+            byte[] body;
+            try (InputStream in = Content.Source.asInputStream(request)) {
+                body = in.readNBytes(MAX_BODY + 1);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            if (body.length > MAX_BODY) {
+                throw ApiException.of(413, "request entity too large");
+            }
+            if (body.length > 0) {
+                String type = Optional.ofNullable(request.getHeaders().get(HttpHeader.CONTENT_TYPE))
+                        .orElse("")
+                        .toLowerCase(Locale.ROOT);
+                if (type.startsWith("application/x-www-form-urlencoded")) {
+                    parse(new String(body, StandardCharsets.UTF_8), params);
+                } else if (type.startsWith("application/json")) {
+                    json(body, params);
+                } else {
+                    throw ApiException.of(415, "unsupported content type '" + printable(type) + "'");
+                }
+            }
+            return params;
+        }
+
+        private static void parse(String query, Map<String, String> params) {
+            if (query == null || query.isEmpty()) {
+                return;
+            }
+            for (String pair : query.split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String name = form(eq < 0 ? pair : pair.substring(0, eq));
+                String value = eq < 0 ? "" : form(pair.substring(eq + 1));
+                if (params.put(name, value) != null) {
+                    throw ApiException.badParameter(name, "given more than once");
+                }
+            }
+        }
+
+        private static void json(byte[] body, Map<String, String> params) {
+            try {
+                var tree = JSON.readTree(body);
+                if (tree == null || !tree.isObject()) {
+                    throw ApiException.badRequest("the JSON body is not an object");
+                }
+                tree.properties().forEach(e -> {
+                    if (e.getValue().isContainerNode()) {
+                        throw ApiException.badParameter(e.getKey(), "not a string or number");
+                    }
+                    params.put(e.getKey(), e.getValue().asText());
+                });
+            } catch (IOException e) {
+                throw ApiException.badRequest("the body is not JSON");
+            }
+        }
+
+        private static String form(String s) {
+            try {
+                return URLDecoder.decode(s, StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("bad percent-encoding in '" + printable(s) + "'");
+            }
+        }
+
+        /** A path segment's percent-encoding decoded ({@code +} stays itself, as in a path). */
+        private static String decode(String segment) {
+            return form(segment.replace("+", "%2B"));
+        }
+    }
+
+    private static Map<String, Object> envelope(Object data, String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("data", data);
+        if (message != null) {
+            m.put("message", message);
+        }
+        return m;
+    }
+
+    /** pve's error body: {@code data} null, the message with pve's newline, and the bad parameters. */
+    private static Map<String, Object> error(String message, Map<String, String> errors) {
+        Map<String, Object> m = envelope(null, message + "\n");
+        if (!errors.isEmpty()) {
+            m.put("errors", errors);
+        }
+        return m;
+    }
+
+    private static String printable(String s) {
+        return dev.vsm.spi.VolumeId.printable(s);
+    }
+
+    /**
+     * What Jetty refuses before a handler runs (a malformed request line, an ambiguous path, headers
+     * too large) is answered in pve's shape too, not with an HTML page.
+     */
+    private static final class JsonErrors extends ErrorHandler {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            int status = request.getAttribute(ERROR_STATUS) instanceof Integer code ? code : 500;
+            Object message = request.getAttribute(ERROR_MESSAGE);
+            response.setStatus(status);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json;charset=UTF-8");
+            // Jetty closes a connection whose request it could not parse: say so, or the client reuses it
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            try {
+                byte[] bytes = JSON.writeValueAsBytes(
+                        error(message == null ? HttpStatus.getMessage(status) : message.toString(), Map.of()));
+                response.write(true, ByteBuffer.wrap(bytes), callback);
+            } catch (IOException e) {
+                callback.failed(e);
+            }
+            return true;
+        }
+    }
+
+    /** No valid token: pve answers 401 with no body. */
+    private static final class Unauthorized extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unauthorized() {
+            super(null, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.vsm.server.endpoint;
+
+import dev.vsm.api.ListQuery;
+import dev.vsm.api.NewVolume;
+import dev.vsm.api.VolumeDetails;
+import dev.vsm.api.VsmStorage;
+import dev.vsm.server.access.Privilege;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Call;
+import dev.vsm.server.route.Route;
+import dev.vsm.spi.ContentType;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeInfo;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** {@code /nodes/{node}/storage/{storage}/content}: list, alloc, and one volume's info and free. */
+public final class Contents {
+    private static final String BASE = "/nodes/{node}/storage/{storage}/content";
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,18})([MG]?)");
+    private static final Pattern FORMAT_IN_NAME = Pattern.compile(".*\\.(raw|qcow2|vmdk)");
+
+    public List<Route> routes() {
+        return List.of(
+                Route.get(BASE, Set.of("node", "storage", "content", "vmid"), this::index),
+                Route.post(BASE, Set.of("node", "storage", "filename", "vmid", "size", "format"), this::create),
+                Route.get(BASE + "/{volume*}", Set.of("node", "storage", "volume"), this::info),
+                Route.delete(BASE + "/{volume*}", Set.of("node", "storage", "volume", "delay"), this::delete));
+    }
+
+    private Object index(Call call) {
+        String storage = call.storage("storage");
+        call.check("/storage/" + storage, Privilege.AUDIT, Privilege.ALLOCATE_SPACE);
+        Set<ContentType> content = call.contentList("content");
+        if (content != null && content.size() != 1) {
+            throw ApiException.badParameter("content", "give one content type");
+        }
+        Integer vmid = call.vmid("vmid");
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            StorageStatus.exists(vsm, storage);
+            ListQuery query = ListQuery.of(storage).vmid(vmid);
+            if (content != null) {
+                query = query.content(content.iterator().next());
+            }
+            return vsm.list(query).stream().map(Contents::item).toList();
+        }
+    }
+
+    /** pve's content item: as {@code vsm list --output-format json} gives it, without vsm's own {@code approximate}. */
+    static Map<String, Object> item(VolumeInfo v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("volid", v.volid());
+        m.put("format", v.format());
+        m.put("size", v.size());
+        m.put("used", v.used());
+        m.put("vmid", v.vmid());
+        m.put("content", v.content().id());
+        m.put("ctime", v.ctime());
+        m.put("parent", v.parent());
+        if (v.backup() != null) {
+            m.put("subtype", v.backup().subtype());
+            if (v.backup().notes() != null) {
+                m.put("notes", v.backup().notes());
+            }
+            if (v.backup().isProtected()) {
+                m.put("protected", 1);
+            }
+        }
+        return m;
+    }
+
+    /** pve's {@code POST .../content}: {@code filename}, {@code vmid}, {@code size} (KiB, or with M or G), {@code format}. */
+    private Object create(Call call) {
+        String storage = call.storage("storage");
+        call.check("/storage/" + storage, Privilege.ALLOCATE_SPACE);
+        String filename = call.required("filename");
+        Integer vmid = call.vmid("vmid");
+        if (vmid == null) {
+            throw ApiException.badParameter("vmid", "property is missing and it is not optional");
+        }
+        String size = call.required("size");
+        Matcher m = SIZE.matcher(size);
+        if (!m.matches()) {
+            throw ApiException.badParameter("size", "value does not match the regex pattern");
+        }
+        long kib = Long.parseLong(m.group(1));
+        kib = m.group(2).equals("G")
+                ? Math.multiplyExact(kib, 1024L * 1024)
+                : m.group(2).equals("M") ? Math.multiplyExact(kib, 1024L) : kib;
+        VolumeFormat format = null;
+        String asked = call.param("format");
+        if (asked != null) {
+            format = VolumeFormat.fromId(asked)
+                    .orElseThrow(() -> ApiException.badParameter(
+                            "format",
+                            "value '" + VolumeId.printable(asked) + "' does not have a value in the enumeration '"
+                                    + Arrays.stream(VolumeFormat.values())
+                                            .map(VolumeFormat::id)
+                                            .collect(Collectors.joining(", "))
+                                    + "'"));
+        }
+        Matcher inName = FORMAT_IN_NAME.matcher(filename);
+        if (inName.matches()) {
+            VolumeFormat named = VolumeFormat.parse(inName.group(1));
+            if (format != null && format != named) {
+                throw ApiException.badParameter(
+                        "format", "different storage formats (" + format.id() + " != " + named.id() + ")");
+            }
+            format = named;
+        }
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            StorageStatus.exists(vsm, storage);
+            return vsm.alloc(NewVolume.of(storage, vmid, kib).name(filename).format(format))
+                    .toString();
+        }
+    }
+
+    private Object info(Call call) {
+        VolumeId volume = volume(call);
+        call.check("/storage/" + volume.storage(), Privilege.AUDIT, Privilege.ALLOCATE_SPACE);
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            VolumeDetails d = vsm.info(volume);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("format", d.format());
+            m.put("path", d.path().toString());
+            m.put("size", d.size());
+            m.put("used", d.used());
+            return m;
+        }
+    }
+
+    /** pve asks for Datastore.Allocate on the storage to free a volume. */
+    private Object delete(Call call) {
+        VolumeId volume = volume(call);
+        call.check("/storage/" + volume.storage(), Privilege.ALLOCATE);
+        if (call.param("delay") != null) {
+            throw ApiException.badParameter("delay", "vsm frees a volume at once: leave 'delay' out");
+        }
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            vsm.free(volume);
+            return null;
+        }
+    }
+
+    /**
+     * The path's volume, as pve takes it: a full volume id, or a name on the path's storage. It is
+     * parsed by the command line's parser, and must be on the path's storage.
+     */
+    static VolumeId volume(Call call) {
+        String storage = call.storage("storage");
+        String text = call.required("volume");
+        VolumeId id;
+        try {
+            id = VolumeId.parse(text.contains(":") ? text : storage + ":" + text);
+        } catch (StorageException e) {
+            throw ApiException.badParameter("volume", e.getMessage());
+        }
+        if (!id.storage().equals(storage)) {
+            throw ApiException.badParameter(
+                    "volume", "volume '" + VolumeId.printable(text) + "' is not on storage '" + storage + "'");
+        }
+        return id;
+    }
+}

@@ -1,0 +1,67 @@
+package dev.vsm.server.route;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One endpoint: a method, a path below {@code /api2/json} whose {@code {name}} segments are
+ * parameters (a last {@code {name*}} takes the rest of the path, slashes and all: a volume id),
+ * the query or form parameters it takes (pve refuses others), and what it does.
+ */
+public final class Route {
+    /** What an endpoint does; it returns pve's {@code data}. */
+    @FunctionalInterface
+    public interface Endpoint {
+        Object handle(Call call);
+    }
+
+    final String method;
+    final List<String> pattern;
+    final Set<String> params;
+    final Endpoint endpoint;
+
+    private Route(String method, String path, Set<String> params, Endpoint endpoint) {
+        this.method = method;
+        this.pattern = List.of(path.substring(1).split("/", -1));
+        this.params = Set.copyOf(params);
+        this.endpoint = endpoint;
+    }
+
+    public static Route get(String path, Set<String> params, Endpoint endpoint) {
+        return new Route("GET", path, params, endpoint);
+    }
+
+    public static Route post(String path, Set<String> params, Endpoint endpoint) {
+        return new Route("POST", path, params, endpoint);
+    }
+
+    public static Route delete(String path, Set<String> params, Endpoint endpoint) {
+        return new Route("DELETE", path, params, endpoint);
+    }
+
+    /** The path's parameters when {@code segments} (decoded) match, else null. */
+    Map<String, String> match(List<String> segments) {
+        Map<String, String> found = new HashMap<>();
+        for (int i = 0; i < pattern.size(); i++) {
+            String p = pattern.get(i);
+            if (p.startsWith("{") && p.endsWith("*}")) {
+                if (i >= segments.size()) {
+                    return null;
+                }
+                found.put(p.substring(1, p.length() - 2), String.join("/", segments.subList(i, segments.size())));
+                return found;
+            }
+            if (i >= segments.size()) {
+                return null;
+            }
+            if (p.startsWith("{")) {
+                found.put(p.substring(1, p.length() - 1), segments.get(i));
+            } else if (!p.equals(segments.get(i))) {
+                return null;
+            }
+        }
+        return segments.size() == pattern.size() ? found : null;
+    }
+}

@@ -1,0 +1,98 @@
+package dev.vsm.t.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/** A client of {@code vsm serve}: Java's HttpClient over real HTTPS, trusting the server's certificate alone. */
+public final class ApiClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpClient http;
+    private final String base;
+
+    public ApiClient(Path certificate, int port) {
+        this.base = "https://127.0.0.1:" + port + "/api2/json";
+        try (InputStream in = Files.newInputStream(certificate)) {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            trust.setCertificateEntry(
+                    "vsm", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            SSLContext ssl = SSLContext.getInstance("TLS");
+            ssl.init(null, tmf.getTrustManagers(), null);
+            http = HttpClient.newBuilder()
+                    .sslContext(ssl)
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A response: its status, its body, and the body as JSON (null when empty). */
+    public record Reply(int status, String body) {
+        public JsonNode json() {
+            try {
+                return body.isEmpty() ? null : JSON.readTree(body);
+            } catch (IOException e) {
+                throw new UncheckedIOException("not JSON: " + body, e);
+            }
+        }
+
+        public JsonNode data() {
+            return json().get("data");
+        }
+    }
+
+    public Reply get(String token, String path) {
+        return send(token, HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    public Reply delete(String token, String path) {
+        return send(token, HttpRequest.newBuilder(URI.create(base + path)).DELETE());
+    }
+
+    /** A form POST, as proxmoxer sends it. */
+    public Reply post(String token, String path, String form) {
+        return send(
+                token,
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString(form)));
+    }
+
+    /** {@code token} is {@code USER@REALM!NAME=SECRET}, or a whole header value when it has a space; null: none. */
+    private Reply send(String token, HttpRequest.Builder request) {
+        if (token != null) {
+            request.header("Authorization", token.contains(" ") ? token : "PVEAPIToken=" + token);
+        }
+        try {
+            HttpResponse<String> r =
+                    http.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
