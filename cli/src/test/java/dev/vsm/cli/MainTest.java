@@ -136,7 +136,7 @@ class MainTest {
         assertThat(Subcommands.expand(new String[] {"xyz"})).containsExactly("xyz");
         assertThat(Subcommands.expand(new String[] {"--", "st"})).containsExactly("--", "st");
         assertThatThrownBy(() -> Subcommands.expand(new String[] {"s"}))
-                .hasMessage("command 's' is ambiguous: scan, set, snapshot, snapshot-delete, status");
+                .hasMessage("command 's' is ambiguous: scan, serve, set, snapshot, snapshot-delete, status");
 
         picocli.CommandLine cli = new picocli.CommandLine(
                 new dev.vsm.cli.support.Vsm(null, System.out, System.err, Environment.of(Map.of())));

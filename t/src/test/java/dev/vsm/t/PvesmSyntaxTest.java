@@ -297,7 +297,7 @@ class PvesmSyntaxTest {
         Vsm.Result ambiguous = sh("pvesm s");
         assertThat(ambiguous.exit()).isEqualTo(2);
         assertThat(ambiguous.err())
-                .isEqualTo("command 's' is ambiguous: scan, set, snapshot, snapshot-delete, status\n");
+                .isEqualTo("command 's' is ambiguous: scan, serve, set, snapshot, snapshot-delete, status\n");
         vsm.run("re", "local:100/vm-100-disk-0.raw", "+1M")
                 .badInput("command 're' is ambiguous: remove, rename, resize");
         vsm.run("scan", "l").badInput("command 'l' is ambiguous: lvm, lvmthin");
