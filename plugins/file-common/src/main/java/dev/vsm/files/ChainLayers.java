@@ -1,5 +1,6 @@
 package dev.vsm.files;
 
+import dev.vsm.spi.ImageInfo;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -30,13 +31,10 @@ public interface ChainLayers {
     Path path(String layerName);
 
     /**
-     * The backing name the layer's image records, as written (empty: none). Read without opening
-     * the backing image.
+     * The layer's image as its header says: its virtual size and the backing name it records, as
+     * written (null or empty: none). Read once per layer, without opening the backing image.
      */
-    Optional<String> backing(String layerName);
-
-    /** The layer's virtual size in bytes. */
-    long virtualSize(String layerName);
+    ImageInfo info(String layerName);
 
     /** Renames a layer; fails when {@code to} exists. */
     void rename(String from, String to);

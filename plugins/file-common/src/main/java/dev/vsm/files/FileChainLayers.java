@@ -3,6 +3,7 @@ package dev.vsm.files;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.VolumeFormat;
@@ -74,16 +75,8 @@ final class FileChainLayers implements ChainLayers {
     }
 
     @Override
-    public Optional<String> backing(String layerName) {
-        return Optional.ofNullable(context.qemuImg()
-                        .info(path(layerName), VolumeFormat.QCOW2.id())
-                        .backingFile())
-                .filter(b -> !b.isEmpty());
-    }
-
-    @Override
-    public long virtualSize(String layerName) {
-        return context.qemuImg().info(path(layerName), VolumeFormat.QCOW2.id()).virtualSize();
+    public ImageInfo info(String layerName) {
+        return context.qemuImg().info(path(layerName), VolumeFormat.QCOW2.id());
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.vsm.files;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.Console;
+import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
@@ -79,8 +80,11 @@ public final class VolumeChain {
                         "volume '%s': its backing chain loops or is deeper than %d at '%s'",
                         layers.volname(), MAX_DEPTH, name);
             }
-            Optional<String> parent = layers.backing(name).flatMap(layers::snapshotOf);
-            chain.add(new Layer(snapshot, name, layers.path(name), parent.orElse(null), layers.virtualSize(name)));
+            ImageInfo info = layers.info(name);
+            Optional<String> parent = Optional.ofNullable(info.backingFile())
+                    .filter(b -> !b.isEmpty())
+                    .flatMap(layers::snapshotOf);
+            chain.add(new Layer(snapshot, name, layers.path(name), parent.orElse(null), info.virtualSize()));
             snapshot = parent.orElse(null);
             name = parent.map(layers::layerName).orElse(null);
             if (name != null && !layers.exists(name)) {
