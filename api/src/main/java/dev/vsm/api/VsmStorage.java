@@ -8,6 +8,7 @@ import dev.vsm.engine.StatusFilter;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.env.Environment;
 import dev.vsm.runtime.VsmRuntime;
+import dev.vsm.spi.ImportMetadata;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
@@ -24,7 +25,7 @@ import java.util.Set;
 /**
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
  * with their volumes (status, list, alloc, free, path, info, resize, snapshots, clone,
- * create-base, import, export, wipe), each taking a request value of this package. Every request
+ * create-base, import, import-metadata, export, wipe), each taking a request value of this package. Every request
  * is checked and refused as the command line refuses it (the same engine does both), with a
  * {@link StorageException}: {@code BAD_INPUT} for a request that cannot be right, {@code FAILED}
  * for an operation that failed.
@@ -270,6 +271,15 @@ public final class VsmStorage implements AutoCloseable {
             return imports.importImage(
                     request.storage(), vmid, source, format == null ? null : format.id(), request.name());
         }
+    }
+
+    /**
+     * What the guest an OVF or OVA of {@code import} content describes should be created with
+     * ({@code vsm import-metadata}, pve's {@code import-metadata}); a hostile descriptor is refused
+     * with {@code BAD_INPUT}.
+     */
+    public ImportMetadata importMetadata(VolumeId volume) {
+        return runtime.transfers().imports().importMetadata(volume);
     }
 
     /** Writes a volume as a stream; returns the data bytes written after the size header ({@code vsm export}). */

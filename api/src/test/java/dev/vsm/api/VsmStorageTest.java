@@ -48,6 +48,55 @@ class VsmStorageTest {
     }
 
     @Test
+    void importMetadataReadsAnOvfAndRefusesAHostileOne() throws IOException {
+        try (VsmStorage vsm = vsm()) {
+            vsm.status(StatusQuery.all()); // makes the storage's directories
+            Path importDir = dir.resolve("images/import");
+            run(
+                    "qemu-img",
+                    "create",
+                    "-q",
+                    "-f",
+                    "qcow2",
+                    importDir.resolve("lynx.qcow2").toString(),
+                    "2M");
+            Files.writeString(importDir.resolve("lynx.ovf"), """
+                    <Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1" xmlns:ovf="http://schemas.dmtf.org/ovf/envelope/1"
+                        xmlns:rasd="http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/CIM_ResourceAllocationSettingData">
+                      <References><File ovf:href="lynx.qcow2" ovf:id="f"/></References>
+                      <DiskSection><Disk ovf:diskId="d" ovf:fileRef="f"/></DiskSection>
+                      <VirtualSystem ovf:id="lynx"><Name>lynx one</Name>
+                        <VirtualHardwareSection>
+                          <Item><rasd:InstanceID>1</rasd:InstanceID><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>2</rasd:VirtualQuantity></Item>
+                          <Item><rasd:InstanceID>2</rasd:InstanceID><rasd:ResourceType>5</rasd:ResourceType></Item>
+                          <Item><rasd:AddressOnParent>0</rasd:AddressOnParent><rasd:HostResource>ovf:/disk/d</rasd:HostResource>
+                            <rasd:InstanceID>3</rasd:InstanceID><rasd:Parent>2</rasd:Parent><rasd:ResourceType>17</rasd:ResourceType></Item>
+                        </VirtualHardwareSection>
+                      </VirtualSystem>
+                    </Envelope>
+                    """);
+            dev.vsm.spi.ImportMetadata m = vsm.importMetadata(VolumeId.parse("images:import/lynx.ovf"));
+            assertThat(m.source()).isEqualTo("import/lynx.ovf");
+            assertThat(m.createArgs())
+                    .containsEntry("name", "lynx-one")
+                    .containsEntry("cores", "2")
+                    .containsEntry("memory", "")
+                    .containsEntry("boot", "order=ide0");
+            assertThat(m.disks().get("ide0").volid()).hasToString("images:import/lynx.qcow2");
+            assertThat(m.disks().get("ide0").size().getAsLong())
+                    .as("the image's own size")
+                    .isEqualTo(2L << 20);
+
+            Files.writeString(
+                    importDir.resolve("xxe.ovf"), "<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><x>&e;</x>");
+            badInput(
+                    () -> vsm.importMetadata(VolumeId.parse("images:import/xxe.ovf")),
+                    "refusing OVF 'images:import/xxe.ovf': it has a document type declaration (<!DOCTYPE ...>): "
+                            + "entities and DTDs are not accepted");
+        }
+    }
+
+    @Test
     void aVolumeFromAllocationToFree() throws IOException {
         try (VsmStorage vsm = vsm()) {
             assertThat(vsm.status(StatusQuery.all()))
@@ -134,6 +183,16 @@ class VsmStorageTest {
                     "vmid: value does not look like a valid VM ID: '99' (expected 100 to 999999999)");
         }
         assertThat(dir.resolve("images/images")).doesNotExist();
+    }
+
+    private static void run(String... argv) throws IOException {
+        try {
+            Process p = new ProcessBuilder(argv).inheritIO().start();
+            assertThat(p.waitFor()).as(String.join(" ", argv)).isZero();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
     }
 
     private static void badInput(ThrowingCallable call, String message) {

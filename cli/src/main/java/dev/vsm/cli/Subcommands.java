@@ -13,6 +13,7 @@ import dev.vsm.cli.command.ExportCommand;
 import dev.vsm.cli.command.ExtractConfigCommand;
 import dev.vsm.cli.command.FreeCommand;
 import dev.vsm.cli.command.ImportCommand;
+import dev.vsm.cli.command.ImportMetadataCommand;
 import dev.vsm.cli.command.ImportStreamCommand;
 import dev.vsm.cli.command.InfoCommand;
 import dev.vsm.cli.command.ListCommand;
@@ -81,6 +82,7 @@ final class Subcommands {
         ALL.put("import", ImportCommand.class);
         ALL.put("export", ExportCommand.class);
         ALL.put("import-stream", ImportStreamCommand.class);
+        ALL.put("import-metadata", ImportMetadataCommand.class);
         ALL.put("copy", CopyCommand.class);
         ALL.put("cluster", ClusterCommand.class);
         ALL.put("serve", ServeCommand.class);

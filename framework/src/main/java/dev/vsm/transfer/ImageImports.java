@@ -6,6 +6,7 @@ import dev.vsm.engine.Capabilities;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageImport;
+import dev.vsm.spi.ImportMetadata;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.SourceImage;
@@ -16,6 +17,7 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -126,6 +128,29 @@ public final class ImageImports {
             file.close();
             throw e;
         }
+    }
+
+    /**
+     * What the guest an OVF or OVA of {@code import} content describes should be created with
+     * ({@code vsm import-metadata}, pve's {@code import-metadata}). A disk whose size the storage
+     * leaves unknown (an OVF's disk file, whose own size pve reads) is opened as the source of an
+     * import would be: inspected as an untrusted image, then measured by {@code qemu-img info -f}.
+     */
+    public ImportMetadata importMetadata(VolumeId volid) {
+        StorageManager.Volume volume = manager.volume(volid);
+        Capabilities.require(volume.storage(), Operation.IMPORT_METADATA);
+        ImportMetadata found = volume.storage().importMetadata(volume.name());
+        ImportMetadata.Builder sized = null;
+        for (Map.Entry<String, ImportMetadata.Disk> e : found.disks().entrySet()) {
+            ImportMetadata.Disk disk = e.getValue();
+            if (disk.size().isEmpty()) {
+                try (ImportSource source = volumeSource(disk.volid())) {
+                    sized = sized == null ? found.toBuilder() : sized;
+                    sized.disk(e.getKey(), disk.withSize(source.image().virtualSize()));
+                }
+            }
+        }
+        return sized == null ? found : sized.build();
     }
 
     /**

@@ -44,7 +44,12 @@ public enum Operation {
      * notes and protection ({@code vsm updateattributes}). Which volumes can have them the storage
      * says when it is asked.
      */
-    UPDATE_ATTRIBUTES("set notes and protection of volumes");
+    UPDATE_ATTRIBUTES("set notes and protection of volumes"),
+    /**
+     * {@link Storage#importMetadata}: what a guest described by an import volume (an OVF or OVA)
+     * should be created with ({@code vsm import-metadata}, pve's {@code import-metadata}).
+     */
+    IMPORT_METADATA("describe guests to import (import-metadata)");
 
     private final String refusal;
 

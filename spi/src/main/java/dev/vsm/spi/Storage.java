@@ -295,6 +295,17 @@ public interface Storage {
     }
 
     /**
+     * What the guest an import volume describes should be created with (pve's
+     * {@code get_import_metadata}): for an OVF or OVA of {@code import} content, its name, CPUs,
+     * memory, OS type, firmware, disks (the volumes they come from) and network cards. A disk whose
+     * size the storage leaves unknown is an image the framework reads (inspected as untrusted) to
+     * learn it. Optional: {@link Operation#IMPORT_METADATA}.
+     */
+    default ImportMetadata importMetadata(VolumeName volume) {
+        throw Operation.IMPORT_METADATA.unsupportedBy(config());
+    }
+
+    /**
      * The file to read when {@code volume} is the source of an import or copy. Default: the
      * volume's path, in its format. A volume that is no file of its own (a disk inside an OVA) is
      * extracted to a temporary file, which the caller removes by closing the result.

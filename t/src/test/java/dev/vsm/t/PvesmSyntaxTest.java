@@ -301,7 +301,8 @@ class PvesmSyntaxTest {
         vsm.run("re", "local:100/vm-100-disk-0.raw", "+1M")
                 .badInput("command 're' is ambiguous: remove, rename, resize");
         vsm.run("scan", "l").badInput("command 'l' is ambiguous: lvm, lvmthin");
-        vsm.run("imp", "local", "100", "/nonexistent").badInput("command 'imp' is ambiguous: import, import-stream");
+        vsm.run("imp", "local", "100", "/nonexistent")
+                .badInput("command 'imp' is ambiguous: import, import-metadata, import-stream");
         assertThat(Tree.snapshot(sandbox)).as("nothing changed").isEqualTo(before);
     }
 }

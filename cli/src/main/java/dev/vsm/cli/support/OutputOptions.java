@@ -41,6 +41,11 @@ public final class OutputOptions {
         out.flush();
     }
 
+    /** Prints {@code data} in the chosen machine format; the text format prints it as JSON too (a command whose answer is pve's JSON). */
+    public void printJsonByDefault(PrintStream out, Object data) {
+        print(out, data, o -> o.println(PlainData.json(data, false)));
+    }
+
     /**
      * The text output, rendered whole before any of it is written: {@code out} (System.out) flushes
      * every few dozen bytes, so printing a table straight to it took dozens of write(2) calls per

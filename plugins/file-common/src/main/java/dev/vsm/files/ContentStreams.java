@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.HostFiles;
+import dev.vsm.spi.ImportMetadata;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
@@ -126,6 +127,11 @@ public final class ContentStreams {
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("file '%s' already exists", path);
         }
+    }
+
+    /** The guest the OVF or OVA {@code volume}, at {@code path}, describes ({@link OvfImports}). */
+    public ImportMetadata importMetadata(VolumeName volume, Path path) {
+        return new OvfImports(storageId, tree).read(volume, path);
     }
 
     /**

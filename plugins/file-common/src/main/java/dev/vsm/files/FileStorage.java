@@ -7,6 +7,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.ImportMetadata;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.SourceFile;
@@ -47,7 +48,8 @@ public abstract class FileStorage implements Storage {
             Operation.CLONE,
             Operation.RENAME,
             Operation.IMPORT_IMAGE,
-            Operation.UPDATE_ATTRIBUTES);
+            Operation.UPDATE_ATTRIBUTES,
+            Operation.IMPORT_METADATA);
 
     private final StorageConfig config;
     private final StorageContext context;
@@ -306,6 +308,12 @@ public abstract class FileStorage implements Storage {
             Storage.super.writeContent(volume, writer);
         }
         streams.writeContent(path(volume), writer);
+    }
+
+    /** An OVF's or OVA's guest, read by descriptor ({@link OvfImports}). */
+    @Override
+    public ImportMetadata importMetadata(VolumeName volume) {
+        return streams.importMetadata(volume, path(volume));
     }
 
     @Override
