@@ -2,6 +2,7 @@ package dev.vsm.api;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.VolumeId;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +21,7 @@ public final class VolumeDetails {
     private final VolumeId backing;
     private final Set<Feature> features;
     private final List<String> snapshots;
+    private final List<SnapshotLayer> layers;
 
     VolumeDetails(
             VolumeId volume,
@@ -32,7 +34,8 @@ public final class VolumeDetails {
             long used,
             VolumeId backing,
             Set<Feature> features,
-            List<String> snapshots) {
+            List<String> snapshots,
+            List<SnapshotLayer> layers) {
         this.volume = volume;
         this.path = path;
         this.content = content;
@@ -44,6 +47,7 @@ public final class VolumeDetails {
         this.backing = backing;
         this.features = Set.copyOf(features);
         this.snapshots = List.copyOf(snapshots);
+        this.layers = List.copyOf(layers);
     }
 
     public VolumeId volume() {
@@ -97,6 +101,11 @@ public final class VolumeDetails {
     /** Its snapshots, oldest first. */
     public List<String> snapshots() {
         return snapshots;
+    }
+
+    /** Every layer of its snapshots ({@link VsmStorage#snapshotInfo}); empty when it has none. */
+    public List<SnapshotLayer> layers() {
+        return layers;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.vsm.engine.StorageManager;
 import dev.vsm.env.Environment;
 import dev.vsm.runtime.VsmRuntime;
 import dev.vsm.spi.ImportMetadata;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
@@ -25,7 +26,8 @@ import java.util.Set;
 /**
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
  * with their volumes (status, list, alloc, free, path, info, resize, snapshots, clone,
- * create-base, import, import-metadata, export, wipe), each taking a request value of this package. Every request
+ * create-base, import, import-metadata, export, wipe, activation), each taking a request value of this
+ * package. Every request
  * is checked and refused as the command line refuses it (the same engine does both), with a
  * {@link StorageException}: {@code BAD_INPUT} for a request that cannot be right, {@code FAILED}
  * for an operation that failed.
@@ -228,12 +230,62 @@ public final class VsmStorage implements AutoCloseable {
                 d.image().actualSize(),
                 d.backingVolid() == null ? null : VolumeId.parse(d.backingVolid()),
                 d.features(),
-                d.snapshots());
+                d.snapshots(),
+                manager().snapshotInfo(volume));
     }
 
     /** Grows a volume ({@code vsm resize}); returns its new size in bytes. */
     public long resize(Resize resize) {
-        return manager().resize(resize.volume(), resize.bytes(), resize.relative());
+        return manager().resize(resize.volume(), resize.bytes(), resize.relative(), resize.snapshot());
+    }
+
+    /**
+     * Every layer of a volume's snapshots (pve's {@code volume_snapshot_info}): for a volume chain
+     * {@code current} first, then each snapshot down to the oldest, with order, parent, child,
+     * file or device, volume id, virtual size and creation time; for snapshots kept inside an image
+     * or beside the volume what they have ({@link SnapshotLayer}). Empty for a volume without
+     * snapshots ({@code vsm info}'s layers).
+     */
+    public List<SnapshotLayer> snapshotInfo(VolumeId volume) {
+        return manager().snapshotInfo(volume);
+    }
+
+    /** Renames a volume's snapshot ({@code vsm rename-snapshot}, pve's {@code rename_snapshot}). */
+    public void renameSnapshot(SnapshotRename rename) {
+        manager().renameSnapshot(rename.volume(), rename.name(), rename.newName());
+    }
+
+    /**
+     * The snapshots that keep {@link #rollback} to this snapshot from being possible, newest first
+     * (pve's {@code volume_rollback_is_possible} with its blockers; {@code vsm rollback-check}): empty
+     * when it is possible. A snapshot that does not exist is refused ({@code BAD_INPUT}).
+     */
+    public List<String> rollbackBlockers(Snapshot snapshot) {
+        return manager().rollbackBlockers(snapshot.volume(), snapshot.name());
+    }
+
+    /**
+     * Activates a volume before its path is opened ({@code vsm activate}, pve's
+     * {@code activate_volume}): on LVM exclusively on this node ({@code lvchange -aey}), a qcow2
+     * volume with its whole chain; on a file storage the file must exist.
+     */
+    public void activate(VolumeId volume) {
+        manager().activateVolume(volume, null);
+    }
+
+    /** Activates one of a volume's snapshots ({@code vsm activate --snapshot}); LVM-thin activates its LV. */
+    public void activate(Snapshot snapshot) {
+        manager().activateVolume(snapshot.volume(), snapshot.name());
+    }
+
+    /** Deactivates a volume ({@code vsm deactivate}, pve's {@code deactivate_volume}). */
+    public void deactivate(VolumeId volume) {
+        manager().deactivateVolume(volume, null);
+    }
+
+    /** Deactivates one of a volume's snapshots ({@code vsm deactivate --snapshot}). */
+    public void deactivate(Snapshot snapshot) {
+        manager().deactivateVolume(snapshot.volume(), snapshot.name());
     }
 
     /** Makes a snapshot of a volume ({@code vsm snapshot}). */

@@ -40,6 +40,7 @@ class ApiSurfaceTest {
             "NewVolume",
             "Resize",
             "Snapshot",
+            "SnapshotRename",
             "StatusQuery",
             "StorageState",
             "VolumeDetails",

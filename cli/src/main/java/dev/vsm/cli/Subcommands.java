@@ -1,6 +1,7 @@
 package dev.vsm.cli;
 
 import dev.vsm.cli.command.AclCommand;
+import dev.vsm.cli.command.ActivateCommand;
 import dev.vsm.cli.command.AddCommand;
 import dev.vsm.cli.command.AllocCommand;
 import dev.vsm.cli.command.ApiInfoCommand;
@@ -9,6 +10,7 @@ import dev.vsm.cli.command.CloneCommand;
 import dev.vsm.cli.command.ClusterCommand;
 import dev.vsm.cli.command.CopyCommand;
 import dev.vsm.cli.command.CreateBaseCommand;
+import dev.vsm.cli.command.DeactivateCommand;
 import dev.vsm.cli.command.ExportCommand;
 import dev.vsm.cli.command.ExtractConfigCommand;
 import dev.vsm.cli.command.FreeCommand;
@@ -22,7 +24,9 @@ import dev.vsm.cli.command.PluginsCommand;
 import dev.vsm.cli.command.PruneBackupsCommand;
 import dev.vsm.cli.command.RemoveCommand;
 import dev.vsm.cli.command.RenameCommand;
+import dev.vsm.cli.command.RenameSnapshotCommand;
 import dev.vsm.cli.command.ResizeCommand;
+import dev.vsm.cli.command.RollbackCheckCommand;
 import dev.vsm.cli.command.RollbackCommand;
 import dev.vsm.cli.command.ScanCommand;
 import dev.vsm.cli.command.ServeCommand;
@@ -79,6 +83,10 @@ final class Subcommands {
         ALL.put("snapshot", SnapshotCommand.class);
         ALL.put("snapshot-delete", SnapshotDeleteCommand.class);
         ALL.put("rollback", RollbackCommand.class);
+        ALL.put("rollback-check", RollbackCheckCommand.class);
+        ALL.put("rename-snapshot", RenameSnapshotCommand.class);
+        ALL.put("activate", ActivateCommand.class);
+        ALL.put("deactivate", DeactivateCommand.class);
         ALL.put("import", ImportCommand.class);
         ALL.put("export", ExportCommand.class);
         ALL.put("import-stream", ImportStreamCommand.class);

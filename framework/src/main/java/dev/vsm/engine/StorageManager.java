@@ -14,6 +14,7 @@ import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
 import dev.vsm.spi.PluginSchema;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -589,6 +590,107 @@ public final class StorageManager {
             storage.volumeResize(name, padded);
             return padded;
         });
+    }
+
+    /**
+     * Grows the layer of one of a volume's snapshots to {@code bytes}, or by {@code bytes} when
+     * {@code relative}, rounded up to whole KiB (pve's {@code volume_resize} with a snapshot name,
+     * which a manager runs before committing a larger child into the layer); the volume itself
+     * when {@code snapshot} is null. The layer's size is read under the storage lock; shrinking is
+     * refused.
+     *
+     * @return the layer's new size in bytes
+     */
+    public long resize(VolumeId volid, long bytes, boolean relative, String snapshot) {
+        if (snapshot == null) {
+            return resize(volid, bytes, relative);
+        }
+        SnapshotNames.check(snapshot);
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        VolumeName name = volume.name();
+        Capabilities.require(storage, Operation.RESIZE);
+        return context.locks().withStorageLock(volid.storage(), () -> {
+            SnapshotLayer layer = storage.volumeSnapshotInfo(name).stream()
+                    .filter(l -> l.name().equals(snapshot))
+                    .findFirst()
+                    .orElseThrow(() -> StorageException.badInput(
+                            "snapshot '%s' does not exist on '%s'", snapshot, volid.volname()));
+            if (layer.virtualSize() == null) { // no layer of its own: the storage refuses
+                storage.volumeResize(name, bytes, snapshot);
+                return bytes;
+            }
+            long current = layer.virtualSize();
+            long wanted = relative ? Math.addExact(current, bytes) : bytes;
+            long padded = (wanted + 1023) / 1024 * 1024;
+            if (padded < current) {
+                throw StorageException.badInput(
+                        "shrinking snapshot '%s' of '%s' from %d to %d bytes is not supported",
+                        snapshot, volid, current, padded);
+            }
+            storage.volumeResize(name, padded, snapshot);
+            return padded;
+        });
+    }
+
+    /**
+     * Every layer of a volume's snapshots ({@link Storage#volumeSnapshotInfo}, pve's
+     * {@code volume_snapshot_info}): for a volume chain {@code current} first, then each snapshot
+     * down to the oldest; empty for a volume without snapshots.
+     */
+    public List<SnapshotLayer> snapshotInfo(VolumeId volid) {
+        Volume volume = volume(volid);
+        return volume.storage().volumeSnapshotInfo(volume.name());
+    }
+
+    /** Renames a volume's snapshot under the storage lock (pve's {@code rename_snapshot}). */
+    public void renameSnapshot(VolumeId volid, String from, String to) {
+        SnapshotNames.check(from);
+        SnapshotNames.check(to);
+        if (from.equals(to)) {
+            throw StorageException.badInput("snapshot '%s' would be renamed to itself", from);
+        }
+        Volume volume = volume(volid);
+        Storage storage = volume.storage();
+        Capabilities.require(storage, Operation.SNAPSHOT);
+        context.locks().withStorageLock(volid.storage(), () -> {
+            storage.renameSnapshot(volume.name(), from, to);
+            return null;
+        });
+    }
+
+    /**
+     * The snapshots that keep a volume from going back to {@code snapshot}, newest first (pve's
+     * {@code volume_rollback_is_possible} with its {@code blockers}); empty when the rollback is
+     * possible. Bad input when the volume has no such snapshot.
+     */
+    public List<String> rollbackBlockers(VolumeId volid, String snapshot) {
+        SnapshotNames.check(snapshot);
+        Volume volume = volume(volid);
+        Capabilities.require(volume.storage(), Operation.SNAPSHOT);
+        return List.copyOf(volume.storage().rollbackBlockers(volume.name(), snapshot));
+    }
+
+    /**
+     * Activates a volume, or one of its snapshots (pve's {@code activate_volume}), so that a guest
+     * or a program can open its path: on LVM {@code lvchange -aey} (exclusive, so that on a shared
+     * volume group no other node has it), a qcow2 volume with its whole chain.
+     */
+    public void activateVolume(VolumeId volid, String snapshot) {
+        if (snapshot != null) {
+            SnapshotNames.check(snapshot);
+        }
+        Volume volume = volume(volid);
+        volume.storage().activateVolume(volume.name(), snapshot);
+    }
+
+    /** Deactivates a volume, or one of its snapshots (pve's {@code deactivate_volume}). */
+    public void deactivateVolume(VolumeId volid, String snapshot) {
+        if (snapshot != null) {
+            SnapshotNames.check(snapshot);
+        }
+        Volume volume = volume(volid);
+        volume.storage().deactivateVolume(volume.name(), snapshot);
     }
 
     /**

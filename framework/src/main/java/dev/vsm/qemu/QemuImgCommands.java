@@ -135,6 +135,24 @@ public final class QemuImgCommands {
     }
 
     /**
+     * {@code qemu-img rebase -u -b <backing> -F <backing fmt> -f qcow2 <path>}: an unsafe rebase,
+     * which only records the new backing name (after a chain's snapshot layer was renamed).
+     */
+    public List<String> rebaseUnsafe(Path path, String backing, String backingFormat) {
+        return List.of(
+                program,
+                "rebase",
+                "-u",
+                "-b",
+                backing,
+                "-F",
+                backingFormat,
+                "-f",
+                VolumeFormat.QCOW2.id(),
+                path.toString());
+    }
+
+    /**
      * {@code qemu-img snapshot --image-opts -c|-a|-d <name> driver=<fmt>,file.driver=file,file.filename=<path>}:
      * makes, applies or deletes an internal snapshot (pve's {@code volume_snapshot},
      * {@code volume_snapshot_rollback}, {@code volume_snapshot_delete} for qcow2 on file storages,

@@ -338,6 +338,14 @@ public final class QemuImgRunner implements QemuImg {
                 .withErrorPrefix("unable to rebase '" + path + "' on '" + backing + "'"));
     }
 
+    @Override
+    public void rebaseUnsafe(Path path, String backing, String backingFormat) {
+        commands.run(Command.of(commands().rebaseUnsafe(path, backing, backingFormat))
+                .inDirectory(path.getParent())
+                .withTimeout(Duration.ofSeconds(BASE_TIMEOUT_SECONDS))
+                .withErrorPrefix("unable to rebase '" + path + "' on '" + backing + "'"));
+    }
+
     /** The watchdog of a commit or rebase: {@code $VSM_QEMU_IMG_TIMEOUT} when set, else none. */
     private Duration mergeTimeout() {
         return timeoutOverride == null || timeoutOverride.isBlank() ? null : changeTimeout(null, 0);
@@ -345,19 +353,25 @@ public final class QemuImgRunner implements QemuImg {
 
     @Override
     public List<String> snapshots(Path path, String format) {
+        return new ArrayList<>(snapshotTimes(path, format).keySet());
+    }
+
+    @Override
+    public java.util.Map<String, Long> snapshotTimes(Path path, String format) {
         CommandRunner.Result r = commands.query(Command.of(commands().info(path, format))
                 .withTimeout(INFO_TIMEOUT)
                 .withErrorPrefix("qemu-img info '" + path + "' failed"));
-        List<String> names = new ArrayList<>();
+        java.util.Map<String, Long> times = new java.util.LinkedHashMap<>();
         try {
             for (JsonTree snapshot :
                     JsonTree.parse(r.stdout()).path("snapshots").elements()) {
-                names.add(snapshot.path("name").text(""));
+                JsonTree date = snapshot.path("date-sec");
+                times.put(snapshot.path("name").text(""), date.isMissing() ? null : Long.valueOf(date.asLong(0)));
             }
         } catch (java.io.IOException e) {
             throw StorageException.failed(e, "qemu-img info '%s': unreadable output - %s", path, e.getMessage());
         }
-        return names;
+        return times;
     }
 
     /** One {@code qemu-img info} process. */

@@ -73,6 +73,28 @@ public interface QemuImg {
         throw StorageException.failed("qemu-img rebase is not available here ('%s')", path);
     }
 
+    /**
+     * Records {@code backing} as a qcow2 image's backing name without reading or copying any data
+     * (qemu-img's unsafe {@code rebase -u}): right only when the new backing image holds what the
+     * old one held, as after a snapshot's layer was renamed. {@code backing} need not exist yet.
+     */
+    default void rebaseUnsafe(Path path, String backing, String backingFormat) {
+        throw StorageException.failed("qemu-img rebase is not available here ('%s')", path);
+    }
+
+    /**
+     * The internal snapshots of an image with their creation times in seconds since the epoch
+     * (qemu-img's {@code date-sec}), oldest first. The default has the names of {@link #snapshots}
+     * and no times (null).
+     */
+    default java.util.Map<String, Long> snapshotTimes(Path path, String format) {
+        java.util.Map<String, Long> times = new java.util.LinkedHashMap<>();
+        for (String name : snapshots(path, format)) {
+            times.put(name, null);
+        }
+        return times;
+    }
+
     /** Grows or shrinks an image to {@code sizeBytes}, preallocating as the options say. */
     void resize(Path path, String format, long sizeBytes, ImageOptions options);
 

@@ -160,6 +160,61 @@ public interface Storage {
         return List.of();
     }
 
+    /**
+     * Every layer of a volume's snapshots (pve's {@code volume_snapshot_info}, plugin API 15):
+     * for a volume chain {@code current} first, then each snapshot down to the oldest, as
+     * {@link SnapshotLayer} says. The default reports the names of {@link #volumeSnapshots}, newest
+     * first, with nothing else known; empty when the volume has none.
+     */
+    default List<SnapshotLayer> volumeSnapshotInfo(VolumeName volume) {
+        List<String> names = volumeSnapshots(volume);
+        List<SnapshotLayer> layers = new java.util.ArrayList<>();
+        for (int i = names.size() - 1; i >= 0; i--) {
+            layers.add(
+                    SnapshotLayer.builder(names.get(i)).order(names.size() - i).build());
+        }
+        return List.copyOf(layers);
+    }
+
+    /**
+     * Grows the layer of one of a volume's snapshots to {@code sizeBytes} (pve's
+     * {@code volume_resize} with a snapshot name), or the volume itself when {@code snapshot} is
+     * null. A manager grows the oldest snapshot's layer before it commits a larger child into it.
+     * Called with the storage lock held; the default resizes the volume and refuses a snapshot.
+     */
+    default void volumeResize(VolumeName volume, long sizeBytes, String snapshot) {
+        if (snapshot == null) {
+            volumeResize(volume, sizeBytes);
+            return;
+        }
+        throw StorageException.badInput(
+                "resizing a snapshot is not supported on storage '%s' (type %s)", config().id(), config().type());
+    }
+
+    /**
+     * Renames a volume's snapshot {@code from} to {@code to} (pve's {@code rename_snapshot}), both
+     * valid names; the volume's data stays as it is. Called with the storage lock held; the default
+     * refuses.
+     */
+    default void renameSnapshot(VolumeName volume, String from, String to) {
+        throw StorageException.badInput(
+                "renaming a snapshot is not supported on storage '%s' (type %s)", config().id(), config().type());
+    }
+
+    /**
+     * The snapshots that keep a volume from going back to {@code snapshot} (pve's
+     * {@code volume_rollback_is_possible} and its {@code blockers}): empty when the rollback is
+     * possible. Bad input when the volume has no such snapshot. The default: any existing snapshot
+     * can be rolled back to, as pve's default says.
+     */
+    default List<String> rollbackBlockers(VolumeName volume, String snapshot) {
+        if (!volumeSnapshots(volume).contains(snapshot)) {
+            throw StorageException.badInput(
+                    "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
+        }
+        return List.of();
+    }
+
     /** Capacity and state. A storage that cannot be reached is {@link StorageStatus#INACTIVE}, not an error. */
     StorageStatus status();
 
@@ -199,9 +254,44 @@ public interface Storage {
 
     default void deactivate() {}
 
+    /**
+     * Makes a volume usable on this host (pve's {@code activate_volume}): an LV is activated (on
+     * LVM exclusively, {@code lvchange -aey}, so that on a volume group shared between nodes only
+     * this one has it; a qcow2 volume with its whole chain). Does nothing by default.
+     */
     default void activateVolume(VolumeName volume) {}
 
+    /** Undoes {@link #activateVolume(VolumeName)} (pve's {@code deactivate_volume}). Does nothing by default. */
     default void deactivateVolume(VolumeName volume) {}
+
+    /**
+     * Activates a volume, or one of its snapshots when {@code snapshot} is not null (pve's
+     * {@code activate_volume} with a snapshot name), for a guest or a program to read it. The
+     * default activates the volume, whose snapshots live in it or beside it, after checking that
+     * the snapshot exists ({@link #volumeSnapshots}); a storage whose snapshots are activated on
+     * their own (LVM-thin) overrides it.
+     */
+    default void activateVolume(VolumeName volume, String snapshot) {
+        if (snapshot != null && !volumeSnapshots(volume).contains(snapshot)) {
+            throw StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
+        }
+        activateVolume(volume);
+    }
+
+    /**
+     * Deactivates a volume, or one of its snapshots when {@code snapshot} is not null (pve's
+     * {@code deactivate_volume} with a snapshot name). The default deactivates the volume only
+     * when no snapshot is named: a snapshot that lives in its volume goes with it.
+     */
+    default void deactivateVolume(VolumeName volume, String snapshot) {
+        if (snapshot != null) {
+            if (!volumeSnapshots(volume).contains(snapshot)) {
+                throw StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
+            }
+            return;
+        }
+        deactivateVolume(volume);
+    }
 
     /**
      * Whether the volume (or its snapshot, when {@code snapshot} is not null) supports a feature

@@ -299,7 +299,7 @@ class PvesmSyntaxTest {
         assertThat(ambiguous.err())
                 .isEqualTo("command 's' is ambiguous: scan, serve, set, snapshot, snapshot-delete, status\n");
         vsm.run("re", "local:100/vm-100-disk-0.raw", "+1M")
-                .badInput("command 're' is ambiguous: remove, rename, resize");
+                .badInput("command 're' is ambiguous: remove, rename, rename-snapshot, resize");
         vsm.run("scan", "l").badInput("command 'l' is ambiguous: lvm, lvmthin");
         vsm.run("imp", "local", "100", "/nonexistent")
                 .badInput("command 'imp' is ambiguous: import, import-metadata, import-stream");

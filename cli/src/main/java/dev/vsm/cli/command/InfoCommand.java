@@ -4,10 +4,12 @@ import dev.vsm.engine.StorageManager.VolumeDetails;
 import dev.vsm.qemu.QemuImgCommands;
 import dev.vsm.spi.Feature;
 import dev.vsm.spi.ImageInfo;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.VolumeId;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -27,14 +29,55 @@ public final class InfoCommand extends VsmCommand {
     void execute() {
         VolumeDetails d = session().manager().info(VolumeId.parse(volume));
         Map<String, Object> m = describe(d);
+        List<SnapshotLayer> layers = session().manager().snapshotInfo(d.volid());
+        if (!layers.isEmpty()) {
+            m.put("layers", layers.stream().map(InfoCommand::describe).toList());
+        }
         output.print(
                 out(),
                 m,
                 o -> m.forEach((k, v) -> {
-                    if (v != null) {
+                    if (k.equals("layers")) {
+                        layers.forEach(l -> o.println("layer: " + text(l)));
+                    } else if (v != null) {
                         o.println(k + ": " + v);
                     }
                 }));
+    }
+
+    /**
+     * A layer of the volume's snapshots in JSON, with pve's {@code volume_snapshot_info} keys
+     * ({@code order}, {@code parent}, {@code child}, {@code file}, {@code volid},
+     * {@code virtual-size}, {@code timestamp}); what a layer has not is left out.
+     */
+    static Map<String, Object> describe(SnapshotLayer l) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", l.name());
+        m.put("order", l.order());
+        putIfSet(m, "parent", l.parent());
+        putIfSet(m, "child", l.child());
+        putIfSet(m, "file", l.path() == null ? null : l.path().toString());
+        putIfSet(m, "volid", l.volid());
+        putIfSet(m, "virtual-size", l.virtualSize());
+        putIfSet(m, "timestamp", l.ctime());
+        return m;
+    }
+
+    /** One line per layer: its order and name, then each field it has as {@code key=value}. */
+    static String text(SnapshotLayer l) {
+        StringBuilder line = new StringBuilder().append(l.order()).append(' ').append(l.name());
+        describe(l).forEach((k, v) -> {
+            if (!k.equals("name") && !k.equals("order")) {
+                line.append(' ').append(k).append('=').append(v);
+            }
+        });
+        return line.toString();
+    }
+
+    private static void putIfSet(Map<String, Object> m, String key, Object value) {
+        if (value != null) {
+            m.put(key, value);
+        }
     }
 
     static Map<String, Object> describe(VolumeDetails d) {

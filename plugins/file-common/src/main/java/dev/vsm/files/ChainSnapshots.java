@@ -4,14 +4,19 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -62,6 +67,85 @@ public final class ChainSnapshots {
         VolumeChain chain = chainOf(volume);
         Path dir = layout.path(volume).getParent();
         return chain.snapshotLayers().stream().map(dir::resolve).toList();
+    }
+
+    /**
+     * Every layer of the volume's chain, {@code current} first (pve's {@code volume_snapshot_info}
+     * with {@code snapshot-as-volume-chain}): order, parent, child, file, volume id
+     * ({@code <storage>:<vmid>/<layer's file>}), virtual size, and as creation time the file's
+     * status-change time, which the rename that froze it as a snapshot set. None for a volume that
+     * is no qcow2 image file.
+     */
+    public List<SnapshotLayer> info(String storageId, VolumeName volume) {
+        if (!isChainImage(volume)) {
+            return List.of();
+        }
+        List<VolumeChain.Layer> chain = chainOf(volume).layers();
+        List<SnapshotLayer> result = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            VolumeChain.Layer layer = chain.get(i);
+            String name = layer.isCurrent() ? SnapshotLayer.CURRENT : layer.snapshot();
+            String child = i == 0
+                    ? null
+                    : chain.get(i - 1).isCurrent()
+                            ? SnapshotLayer.CURRENT
+                            : chain.get(i - 1).snapshot();
+            String volname = layer.isCurrent() ? volume.volname() : volume.vmid() + "/" + layer.name();
+            result.add(SnapshotLayer.builder(name)
+                    .order(i)
+                    .parent(layer.parent())
+                    .child(child)
+                    .path(layer.path())
+                    .volid(storageId + ":" + volname)
+                    .virtualSize(layer.virtualSize())
+                    .ctime(changeTime(layer.path()))
+                    .build());
+        }
+        return result;
+    }
+
+    /**
+     * Grows the layer of {@code snapshot} to {@code sizeBytes} with {@code qemu-img resize} (pve's
+     * {@code volume_resize} with a snapshot name), preallocating as the storage's options say; a
+     * manager does it before it commits a larger child into the layer.
+     */
+    public void resize(VolumeName volume, String snapshot, long sizeBytes) {
+        VolumeChain.Layer layer = chain(volume, "can't resize this image format").layers().stream()
+                .filter(l -> snapshot.equals(l.snapshot()))
+                .findFirst()
+                .orElseThrow(() ->
+                        StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname()));
+        context.qemuImg().resize(layer.path(), VolumeFormat.QCOW2.id(), sizeBytes, options.get());
+    }
+
+    /** Renames snapshot {@code from} to {@code to} ({@link VolumeChain#renameSnapshot}). */
+    public void renameSnapshot(VolumeName volume, String from, String to) {
+        chain(volume, "can't rename snapshot of this image format").renameSnapshot(from, to);
+    }
+
+    /** The snapshots newer than {@code snapshot}, which keep a rollback to it from being possible. */
+    public List<String> rollbackBlockers(VolumeName volume, String snapshot) {
+        return chain(volume, "can't rollback snapshot this image format").rollbackBlockers(snapshot);
+    }
+
+    /** The file of {@code snapshot}'s layer; bad input when the volume has no such snapshot. */
+    public Path snapshotFile(VolumeName volume, String snapshot) {
+        return chain(volume, "can't snapshot this image format").layers().stream()
+                .filter(l -> snapshot.equals(l.snapshot()))
+                .findFirst()
+                .map(VolumeChain.Layer::path)
+                .orElseThrow(() ->
+                        StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname()));
+    }
+
+    /** A file's status-change time in seconds, read without following links; null when it cannot be read. */
+    static Long changeTime(Path file) {
+        try {
+            Object ctime = Files.getAttribute(file, "unix:ctime", LinkOption.NOFOLLOW_LINKS);
+            return ctime instanceof FileTime t ? Long.valueOf(t.to(TimeUnit.SECONDS)) : null;
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /** pve refuses to rename a volume whose {@code current} has a snapshot below it. */

@@ -10,6 +10,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImportMetadata;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.SourceFile;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
@@ -219,6 +220,75 @@ public abstract class FileStorage implements Storage {
     @Override
     public List<String> volumeSnapshots(VolumeName volume) {
         return chains != null ? chains.list(volume) : snapshots.list(volume);
+    }
+
+    /** With volume chains every layer ({@link ChainSnapshots#info}); else the image's internal snapshots. */
+    @Override
+    public List<SnapshotLayer> volumeSnapshotInfo(VolumeName volume) {
+        return chains != null ? chains.info(config.id(), volume) : snapshots.info(volume);
+    }
+
+    /** A snapshot's layer only with volume chains, as pve. */
+    @Override
+    public void volumeResize(VolumeName volume, long sizeBytes, String snapshot) {
+        if (snapshot == null) {
+            volumeResize(volume, sizeBytes);
+        } else if (chains == null) {
+            throw StorageException.badInput(
+                    "resizing a snapshot is not supported for storage '%s' (type %s) without '%s'",
+                    config.id(), config.type(), ChainSnapshots.PROPERTY);
+        } else {
+            chains.resize(volume, snapshot, sizeBytes);
+        }
+    }
+
+    /**
+     * Only with volume chains, where a snapshot is a file of its own: pve's dir storage without
+     * them refuses too (its source and target are the same file).
+     */
+    @Override
+    public void renameSnapshot(VolumeName volume, String from, String to) {
+        if (chains == null) {
+            throw StorageException.badInput(
+                    "renaming a snapshot is not supported for storage '%s' (type %s) without '%s'",
+                    config.id(), config.type(), ChainSnapshots.PROPERTY);
+        }
+        chains.renameSnapshot(volume, from, to);
+    }
+
+    /** With volume chains only the newest snapshot; internal snapshots any (pve). */
+    @Override
+    public List<String> rollbackBlockers(VolumeName volume, String snapshot) {
+        if (chains != null) {
+            return chains.rollbackBlockers(volume, snapshot);
+        }
+        return Storage.super.rollbackBlockers(volume, snapshot);
+    }
+
+    /**
+     * Nothing to activate on a file storage: the file must exist (pve's {@code activate_volume}),
+     * with volume chains the snapshot's file too.
+     */
+    @Override
+    public void activateVolume(VolumeName volume, String snapshot) {
+        Path file = path(volume);
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname());
+        }
+        if (snapshot != null && chains != null) {
+            chains.snapshotFile(volume, snapshot);
+        } else {
+            Storage.super.activateVolume(volume, snapshot);
+        }
+    }
+
+    @Override
+    public void deactivateVolume(VolumeName volume, String snapshot) {
+        if (snapshot != null && chains != null) {
+            chains.snapshotFile(volume, snapshot);
+        } else {
+            Storage.super.deactivateVolume(volume, snapshot);
+        }
     }
 
     // --- notes and protection of backups (BackupAttributes)

@@ -4,13 +4,16 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.QemuImg;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Internal qcow2 snapshots of a file storage's images (pve's {@code volume_snapshot},
@@ -61,6 +64,28 @@ public final class Qcow2Snapshots {
             return List.of();
         }
         return qemuImg.snapshots(path, volume.format());
+    }
+
+    /**
+     * The image's internal snapshots as pve's {@code volume_snapshot_info} reports them without
+     * volume chains: each with its creation time ({@code date-sec}); here newest first, ordered
+     * 1, 2, ... like a chain's, with no file, volume id or size of their own (they live in the image).
+     */
+    public List<SnapshotLayer> info(VolumeName volume) {
+        Path path = layout.inside(storageId, volume.volname(), layout.path(volume));
+        if (!volume.hasFormat(VolumeFormat.QCOW2) || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return List.of();
+        }
+        List<Map.Entry<String, Long>> times =
+                new ArrayList<>(qemuImg.snapshotTimes(path, volume.format()).entrySet());
+        List<SnapshotLayer> layers = new ArrayList<>();
+        for (int i = times.size() - 1; i >= 0; i--) {
+            layers.add(SnapshotLayer.builder(times.get(i).getKey())
+                    .order(times.size() - i)
+                    .ctime(times.get(i).getValue())
+                    .build());
+        }
+        return layers;
     }
 
     /** The image of a volume that can have internal snapshots: an existing qcow2 that is no base (pve's feature table). */

@@ -207,6 +207,57 @@ public final class VolumeChain {
         return layers().get(0).parent() != null;
     }
 
+    /**
+     * The snapshots newer than {@code snapshot}, newest first: what keeps a rollback to it from
+     * being possible (pve's {@code volume_rollback_is_possible} and its {@code blockers}); empty when
+     * it is the newest. Bad input when the volume has no such snapshot.
+     */
+    public List<String> rollbackBlockers(String snapshot) {
+        List<Layer> chain = layers();
+        int at = indexOf(chain, snapshot);
+        if (at < 0) {
+            throw StorageException.badInput(
+                    "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, layers.volname());
+        }
+        List<String> blockers = new ArrayList<>();
+        for (int i = 1; i < at; i++) {
+            blockers.add(chain.get(i).snapshot());
+        }
+        return blockers;
+    }
+
+    /**
+     * Renames snapshot {@code from} to {@code to} (pve's {@code rename_snapshot}): its layer takes
+     * the new name, then the layer above it records that name as its backing name (an unsafe
+     * rebase: the data is the same). pve renames the file alone, which leaves the layer above
+     * naming an image that no longer exists. If the rebase fails, the layer gets its old name back.
+     */
+    public void renameSnapshot(String from, String to) {
+        List<Layer> chain = layers();
+        int at = indexOf(chain, from);
+        if (at < 0) {
+            throw StorageException.badInput("snapshot '%s' does not exist on '%s'", from, layers.volname());
+        }
+        String target = layers.layerName(to);
+        if (layers.exists(target)) {
+            throw StorageException.badInput("target snapshot '%s' already exists", to);
+        }
+        Layer renamed = chain.get(at);
+        Layer child = chain.get(at - 1);
+        layers.rename(renamed.name(), target);
+        try {
+            qemuImg.rebaseUnsafe(child.path(), target, VolumeFormat.QCOW2.id());
+        } catch (RuntimeException e) {
+            try {
+                layers.rename(target, renamed.name());
+            } catch (RuntimeException undo) {
+                e.addSuppressed(undo);
+                console.warn(undo.getMessage());
+            }
+            throw e;
+        }
+    }
+
     private static Optional<Layer> find(List<Layer> chain, String snapshot) {
         int at = indexOf(chain, snapshot);
         return at < 0 ? Optional.empty() : Optional.of(chain.get(at));

@@ -19,6 +19,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -154,6 +155,76 @@ final class LvmThinStorage implements Storage {
         if (volume.isBase()) {
             lvm.deactivateThin(vg(), volume.name());
         }
+    }
+
+    /**
+     * A snapshot is an LV of its own ({@code snap_<volume>_<snapshot>}, made read-only and skipped
+     * by autoactivation): {@code lvchange -ay -K} of it unless it is active (pve's
+     * {@code activate_volume} with a snapshot name).
+     */
+    @Override
+    public void activateVolume(VolumeName volume, String snapshot) {
+        if (snapshot == null) {
+            activateVolume(volume);
+            return;
+        }
+        LogicalVolume lv = existingSnapshot(lvm.lvs(vg()), volume, snapshot);
+        if (!lv.active()) {
+            lvm.activateThin(vg(), lv.name());
+        }
+    }
+
+    /** A snapshot's LV is deactivated ({@code lvchange -an}), as pve does; a volume as {@link #deactivateVolume(VolumeName)}. */
+    @Override
+    public void deactivateVolume(VolumeName volume, String snapshot) {
+        if (snapshot == null) {
+            deactivateVolume(volume);
+            return;
+        }
+        LogicalVolume lv = existingSnapshot(lvm.lvs(vg()), volume, snapshot);
+        lvm.deactivateThin(vg(), lv.name());
+    }
+
+    // --- snapshots' names and layers
+
+    /** The snapshot LVs of a volume, oldest first (by creation time, then name). */
+    private List<LogicalVolume> snapshotLvs(VolumeName volume) {
+        return lvm.lvs(vg()).inGroup(vg()).stream()
+                .filter(lv -> LvVolumeNames.isSnapshotOf(lv.name(), volume.name()))
+                .sorted(java.util.Comparator.comparing(
+                                (LogicalVolume lv) -> lv.ctime() == null ? Long.valueOf(0) : lv.ctime())
+                        .thenComparing(LogicalVolume::name))
+                .toList();
+    }
+
+    private static String snapshotName(VolumeName volume, LogicalVolume lv) {
+        return lv.name().substring(LvVolumeNames.snapshotLv(volume.name(), "").length());
+    }
+
+    @Override
+    public List<String> volumeSnapshots(VolumeName volume) {
+        return snapshotLvs(volume).stream().map(lv -> snapshotName(volume, lv)).toList();
+    }
+
+    /**
+     * Each snapshot LV, newest first, with its device, size and creation time ({@code lv_time}).
+     * Thin snapshots are no chain (each one is a whole volume sharing the pool's blocks), so no
+     * parent, child or volume id; pve reports none for LVM-thin either.
+     */
+    @Override
+    public List<SnapshotLayer> volumeSnapshotInfo(VolumeName volume) {
+        List<LogicalVolume> lvs = snapshotLvs(volume);
+        List<SnapshotLayer> layers = new ArrayList<>();
+        for (int i = lvs.size() - 1; i >= 0; i--) {
+            LogicalVolume lv = lvs.get(i);
+            layers.add(SnapshotLayer.builder(snapshotName(volume, lv))
+                    .order(lvs.size() - i)
+                    .path(lvPath(lv.name()))
+                    .virtualSize(lv.size())
+                    .ctime(lv.ctime())
+                    .build());
+        }
+        return layers;
     }
 
     // --- allocation and removal

@@ -1,0 +1,63 @@
+package dev.vsm.cli.command;
+
+import dev.vsm.engine.StorageManager;
+import dev.vsm.spi.SnapshotLayer;
+import dev.vsm.spi.VolumeId;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code vsm deactivate <volume> [--snapshot S]}: pve's {@code deactivate_volume}, after a guest
+ * stopped or migrated away. LVM: {@code lvchange -aln} (a qcow2 volume's whole chain); LVM-thin
+ * keeps volumes other than bases active, as pve, and deactivates snapshots; file storages do nothing.
+ */
+@Command(
+        name = "deactivate",
+        description = "Deactivate a volume, or one of its snapshots (LVM: lvchange -aln; lvmthin keeps"
+                + " volumes other than bases active, as pve).")
+public final class DeactivateCommand extends ChangingCommand {
+    @Parameters(index = "0", paramLabel = "VOLUME")
+    String volume;
+
+    @Option(names = "--snapshot", paramLabel = "SNAPSHOT", description = "deactivate this snapshot of the volume")
+    String snapshot;
+
+    @Override
+    void execute() {
+        VolumeId volid = VolumeId.parse(volume);
+        session().manager().deactivateVolume(volid, snapshot);
+        output.print(
+                out(),
+                json(volid, snapshot, path(session().manager(), volid, snapshot), dryRun()),
+                o -> o.println((dryRun() ? "would deactivate '" : "deactivated '") + what(volid, snapshot) + "'"));
+    }
+
+    static String what(VolumeId volid, String snapshot) {
+        return snapshot == null ? volid.toString() : volid + "' snapshot '" + snapshot;
+    }
+
+    /** The volume's path, or its snapshot's layer's (null for a snapshot with no file or device of its own). */
+    static Path path(StorageManager manager, VolumeId volid, String snapshot) {
+        if (snapshot == null) {
+            return manager.path(volid);
+        }
+        return manager.snapshotInfo(volid).stream()
+                .filter(l -> l.name().equals(snapshot))
+                .findFirst()
+                .map(SnapshotLayer::path)
+                .orElse(null);
+    }
+
+    static Map<String, Object> json(VolumeId volid, String snapshot, Path path, boolean dryRun) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("volid", volid.toString());
+        m.put("snapshot", snapshot);
+        m.put("path", path == null ? null : path.toString());
+        m.put("dry-run", dryRun);
+        return m;
+    }
+}
