@@ -322,17 +322,18 @@ class LvmChainTest {
         write(0x11, 0, 64 * 1024);
         snapshot("s1");
         long snapLvSize = Long.parseLong(vg.field(snapLv("s1"), "lv_size"));
-        vsm.run("resize", VOLID, "2M").ok();
-        assertThat(qemuImgInfo(dev(VOLNAME)).get("virtual-size").asLong()).isEqualTo(2L * MIB);
-        current = Arrays.copyOf(current, 2 * MIB);
-        write(0x22, 1536 * 1024, 64 * 1024);
+        // 8 MiB: its measure needs more than the 4 MiB extent the 1 MiB image's LV got
+        vsm.run("resize", VOLID, "8M").ok();
+        assertThat(qemuImgInfo(dev(VOLNAME)).get("virtual-size").asLong()).isEqualTo(8L * MIB);
+        current = Arrays.copyOf(current, 8 * MIB);
+        write(0x22, 7 * MIB + 512 * 1024, 64 * 1024);
         assertThat(vsm.run("snapshot-delete", VOLID, "s1").ok().out())
                 .startsWith(VOLNAME + ": deleting snapshot 's1' by commiting snapshot 'current'\n"
-                        + "resize 's1' (1048576 bytes) to match 'current' (2097152 bytes)\n");
+                        + "resize 's1' (1048576 bytes) to match 'current' (8388608 bytes)\n");
         snapshots.remove("s1");
         assertThat(vg.lvNames()).containsExactly(VOLNAME);
         assertThat(Long.parseLong(vg.field(VOLNAME, "lv_size"))).isGreaterThan(snapLvSize);
-        assertThat(qemuImgInfo(dev(VOLNAME)).get("virtual-size").asLong()).isEqualTo(2L * MIB);
+        assertThat(qemuImgInfo(dev(VOLNAME)).get("virtual-size").asLong()).isEqualTo(8L * MIB);
         verify();
     }
 
