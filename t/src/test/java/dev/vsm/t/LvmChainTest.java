@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -78,7 +79,13 @@ class LvmChainTest {
         return vsm;
     }
 
+    /**
+     * A VG on {@code disk}, zeroed first: qcow2's {@code preallocation=metadata} maps every cluster
+     * to the LV, so an unwritten cluster reads what the PV held before (as in pve: only saferemove
+     * zeroes a freed LV), and an earlier test in the same guest leaves its data there.
+     */
     private DiskVolumeGroup group(String disk) {
+        run("blkdiscard", "-z", disk);
         DiskVolumeGroup group = DiskVolumeGroup.create(disk);
         groups.add(group);
         return group;
@@ -320,6 +327,24 @@ class LvmChainTest {
         vsm();
         allocate(1);
         write(0x11, 0, 64 * 1024);
+        // dry runs of a resize and of a rename (no snapshot yet): every line printed, nothing changed
+        String lvsBefore = lvmState();
+        String name = vg.name();
+        String activation = "+ /sbin/lvchange -aey --select 'vg_name = \"" + name
+                + "\" && lv_name =~ '\\''^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'\\'''\n";
+        assertThat(vsm.run("resize", VOLID, "8M", "--dry-run").ok().out())
+                .contains(activation)
+                .containsPattern("\\+ /sbin/lvextend -L [0-9]+k "
+                        + Pattern.quote(dev(VOLNAME).toString()) + "\n")
+                .contains(" resize --preallocation=metadata -f qcow2 " + dev(VOLNAME) + " 8388608\n");
+        assertThat(vsm.run("rename", VOLID, "101", "--dry-run").ok().out())
+                .contains(activation)
+                .contains("+ /sbin/lvrename " + name + " " + VOLNAME + " vm-101-disk-0.qcow2\n")
+                .contains("+ /sbin/lvchange --addtag pve-vm-101 --deltag pve-vm-100 --addtag pve-vm-101-disk-0.qcow2"
+                        + " --deltag pve-" + VOLNAME + " " + name + "/vm-101-disk-0.qcow2\n");
+        assertThat(lvmState()).as("after the dry runs").isEqualTo(lvsBefore);
+        assertThat(qemuImgInfo(dev(VOLNAME)).get("virtual-size").asLong()).isEqualTo(MIB);
+
         snapshot("s1");
         long snapLvSize = Long.parseLong(vg.field(snapLv("s1"), "lv_size"));
         // 8 MiB: its measure needs more than the 4 MiB extent the 1 MiB image's LV got
