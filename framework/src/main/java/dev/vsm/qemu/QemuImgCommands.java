@@ -239,6 +239,22 @@ public final class QemuImgCommands {
         return argv;
     }
 
+    /**
+     * {@code qemu-img measure --output=json --size <KiB>K -O <fmt> [-o <options>]}: what a new image
+     * of that size needs (pve's {@code qemu_img_measure}, which sizes a qcow2 LV by its
+     * {@code fully-allocated}). {@code backed}: the cluster options an overlay gets.
+     */
+    public List<String> measureSize(long sizeKib, VolumeFormat format, ImageOptions options, boolean backed) {
+        List<String> argv = new ArrayList<>(
+                List.of(program, "measure", "--output=json", "--size", sizeKib + "K", "-O", format.id()));
+        List<String> opts = format == VolumeFormat.QCOW2 ? clusterOptions(options, backed) : List.of();
+        if (!opts.isEmpty()) {
+            argv.add("-o");
+            argv.add(String.join(",", opts));
+        }
+        return argv;
+    }
+
     /** {@code qemu-img compare -f <fmt a> -F <fmt b> <a> <b>}: exit 0 when the guest sees the same data in both. */
     public List<String> compare(Path a, String formatA, Path b, String formatB) {
         return List.of(program, "compare", "-f", formatA, "-F", formatB, a.toString(), b.toString());

@@ -446,6 +446,23 @@ public final class QemuImgRunner implements QemuImg {
         }
     }
 
+    @Override
+    public long measureNew(long sizeKib, VolumeFormat format, ImageOptions options, boolean backed) {
+        CommandRunner.Result r = commands.query(Command.of(commands().measureSize(sizeKib, format, options, backed))
+                .withTimeout(INFO_TIMEOUT)
+                .withErrorPrefix("failed to query file information with qemu-img measure"));
+        try {
+            JsonTree n = JsonTree.parse(r.stdout());
+            long full = n.path("fully-allocated").asLong(0);
+            if (full <= 0) {
+                throw StorageException.failed("Missing fully-allocated value from json");
+            }
+            return full;
+        } catch (IOException e) {
+            throw StorageException.failed("Invalid JSON: %s", e.getMessage());
+        }
+    }
+
     /**
      * Whether the guest sees the same data in both images ({@code qemu-img compare}: exit 0 the
      * same, 1 different); fails when qemu-img cannot tell (exit 2).

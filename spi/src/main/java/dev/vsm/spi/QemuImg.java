@@ -116,6 +116,17 @@ public interface QemuImg {
     long measure(Path source, String sourceFormat, VolumeFormat targetFormat, ImageOptions options);
 
     /**
+     * The bytes a new, empty image of {@code sizeKib} KiB and {@code format} takes when every
+     * cluster is written, its metadata included ({@code qemu-img measure --size}'s
+     * {@code fully-allocated}), to size an LV that holds a qcow2 image. {@code backed}: measured
+     * with the options an overlay gets ({@code extended_l2=on,cluster_size=128k}). Fails with
+     * {@link StorageException} where the implementation has no qemu-img behind it.
+     */
+    default long measureNew(long sizeKib, VolumeFormat format, ImageOptions options, boolean backed) {
+        throw StorageException.failed("qemu-img measure is not available here");
+    }
+
+    /**
      * The KiB a volume of {@code targetFormat} needs to hold {@code source}, for a volume that
      * cannot grow (an LV): the virtual size for raw, {@link #measure}'s figure for other formats
      * (qcow2's metadata on top of the data); rounded up to whole KiB.

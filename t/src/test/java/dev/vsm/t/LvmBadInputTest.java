@@ -143,23 +143,14 @@ class LvmBadInputTest {
         refused("saferemove-stepsize", "add", "lvm", "other", "--vgname", "vg1", "--saferemove-stepsize", "3");
         refused("vgname", "set", "san", "--vgname", "othervg");
         vsm.run("set", "san", "--snapshot-as-volume-chain", "1").ok();
-        refused(
-                "storage 'san': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes",
-                "alloc",
-                "san",
-                "100",
-                "",
-                "4M",
-                "--format",
-                "qcow2");
         JsonNode formats = vsm.run("status", "--format", "--output-format", "json")
                 .json()
                 .get(0)
                 .get("formats");
         assertThat(formats.get("supported").toString())
-                .as("raw only, with the option too, until vsm makes qcow2 volumes on LVM")
-                .isEqualTo("[\"raw\"]");
-        assertThat(formats.get("default").asText()).isEqualTo("raw");
+                .as("pve's get_formats with the option (LvmChainHostTest has the rest)")
+                .isEqualTo("[\"qcow2\",\"raw\"]");
+        assertThat(formats.get("default").asText()).isEqualTo("qcow2");
         vsm.run("set", "san", "--delete", "snapshot-as-volume-chain").ok();
     }
 

@@ -105,15 +105,13 @@ public final class ListCommand extends VsmCommand {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("volid", v.volid());
         m.put("format", v.format());
-        m.put("size", v.size());
+        // pve's list_images: an inactive qcow2 LV has no size, only an approximate one (#6819)
+        m.put(v.approximate() ? "approximate-size" : "size", v.size());
         m.put("used", v.used());
         m.put("vmid", v.vmid());
         m.put("content", v.content().id());
         m.put("ctime", v.ctime());
         m.put("parent", v.parent());
-        if (v.approximate()) {
-            m.put("approximate", true);
-        }
         if (v.backup() != null) {
             m.put("subtype", v.backup().subtype());
             if (v.backup().notes() != null) {

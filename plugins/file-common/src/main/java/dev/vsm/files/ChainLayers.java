@@ -47,4 +47,25 @@ public interface ChainLayers {
      * bare name it records: made whole under another name, then published under its own.
      */
     void createOverlay(String layerName, String backingLayer);
+    /**
+     * {@link #createOverlay(String, String)} when the caller knows the backing layer's virtual
+     * size, which the new layer takes (an LV must be sized before it is formatted, and under a dry
+     * run the backing layer may not carry its name yet).
+     */
+    default void createOverlay(String layerName, String backingLayer, long virtualSize) {
+        createOverlay(layerName, backingLayer);
+    }
+
+    /**
+     * Whether a layer must be grown before a larger child is committed into it (an LV, sized for
+     * its own image: pve's fix #7094); files grow as they are written.
+     */
+    default boolean growsBeforeCommit() {
+        return false;
+    }
+
+    /** Grows a layer's image (and what holds it) to {@code virtualSize} bytes; see {@link #growsBeforeCommit}. */
+    default void grow(String layerName, long virtualSize) {
+        throw new UnsupportedOperationException("layers of " + volname() + " do not grow");
+    }
 }

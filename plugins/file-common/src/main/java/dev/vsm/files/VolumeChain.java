@@ -112,7 +112,7 @@ public final class VolumeChain {
      * {@code current} again.
      */
     public void snapshot(String snapshot) {
-        layers();
+        long size = layers().get(0).virtualSize();
         String current = layers.layerName(null);
         String target = layers.layerName(snapshot);
         if (layers.exists(target)) {
@@ -120,7 +120,7 @@ public final class VolumeChain {
         }
         layers.rename(current, target);
         try {
-            layers.createOverlay(current, target);
+            layers.createOverlay(current, target, size);
         } catch (RuntimeException e) {
             try {
                 layers.rename(target, current);
@@ -152,7 +152,7 @@ public final class VolumeChain {
         }
         String current = layers.layerName(null);
         layers.remove(current);
-        layers.createOverlay(current, target.name());
+        layers.createOverlay(current, target.name(), target.virtualSize());
     }
 
     /**
@@ -172,6 +172,12 @@ public final class VolumeChain {
         if (doomed.parent() == null) {
             console.info(String.format(
                     "%s: deleting snapshot '%s' by commiting snapshot '%s'", layers.volname(), snapshot, childLabel));
+            if (layers.growsBeforeCommit() && child.virtualSize() > doomed.virtualSize()) {
+                console.info(String.format(
+                        "resize '%s' (%d bytes) to match '%s' (%d bytes)",
+                        snapshot, doomed.virtualSize(), childLabel, child.virtualSize()));
+                layers.grow(doomed.name(), child.virtualSize());
+            }
             try {
                 qemuImg.commit(child.path(), VolumeFormat.QCOW2.id());
             } catch (RuntimeException e) {

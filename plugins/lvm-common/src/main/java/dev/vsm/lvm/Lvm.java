@@ -154,6 +154,36 @@ public final class Lvm {
         }
     }
 
+    /**
+     * The tag pve 9 gives a qcow2 volume's LV when it makes it, {@code @pve-<name>} (lvm2 stores it
+     * as {@code pve-<name>}); a snapshot's LV keeps the tag of the volume it was.
+     */
+    public static String volumeTag(String name) {
+        return "@pve-" + name;
+    }
+
+    /**
+     * A qcow2 volume's rename (pve's {@code rename_volume}): {@code lvrename}, then one
+     * {@code lvchange} moving its owner tag (when the owner changes) and its {@code pve-<name>}
+     * tag; a failure to retag is only a warning.
+     */
+    public void renameChainVolume(String vg, String lv, Integer ownerVmid, String target, int targetVmid) {
+        lvrename(vg, lv, target);
+        List<String> add = new java.util.ArrayList<>();
+        List<String> delete = new java.util.ArrayList<>();
+        if (ownerVmid != null && ownerVmid != targetVmid) {
+            add.add(ownerTag(targetVmid));
+            delete.add(ownerTag(ownerVmid));
+        }
+        add.add("pve-" + target);
+        delete.add("pve-" + lv);
+        try {
+            run(LvmCommands.moveTags(vg, target, add, delete));
+        } catch (StorageException e) {
+            console.warn("unable to update tags for '" + target + "' - " + e.getMessage());
+        }
+    }
+
     public void deltag(String vg, String lv, String tag) {
         run(LvmCommands.deltag(vg, lv, tag));
     }

@@ -159,6 +159,23 @@ public final class LvmCommands {
         return Command.of(LVCHANGE, "--addtag", addTag, "--deltag", deleteTag, vg + "/" + lv);
     }
 
+    /**
+     * {@code lvchange --addtag <add1> --deltag <delete1> [--addtag <add2> --deltag <delete2> ...] <vg>/<lv>}:
+     * moves several tags in one call (pve's {@code rename_volume} of a qcow2 volume moves its owner
+     * tag and its {@code pve-<name>} tag).
+     */
+    public static Command moveTags(String vg, String lv, List<String> add, List<String> delete) {
+        if (add.size() != delete.size() || add.isEmpty()) {
+            throw new IllegalArgumentException("tags to add " + add + " and to delete " + delete);
+        }
+        List<String> argv = new ArrayList<>(List.of(LVCHANGE));
+        for (int i = 0; i < add.size(); i++) {
+            argv.addAll(List.of("--addtag", add.get(i), "--deltag", delete.get(i)));
+        }
+        argv.add(vg + "/" + lv);
+        return Command.of(argv).withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
+    }
+
     /** {@code lvchange --deltag <tag> <vg>/<lv>}: drop a tag (an import's, once its convert succeeded). */
     public static Command deltag(String vg, String lv, String tag) {
         return Command.of(LVCHANGE, "--deltag", tag, vg + "/" + lv)

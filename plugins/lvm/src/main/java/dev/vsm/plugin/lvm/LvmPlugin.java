@@ -23,10 +23,12 @@ import java.util.Map;
  * {@code LVMPlugin}). Volumes are {@code vm-<vmid>-disk-<n>} LVs tagged {@code pve-vm-<vmid>};
  * with {@code saferemove} a freed volume is renamed {@code del-<name>}, zeroed and then removed.
  *
+ * <p>With {@code snapshot-as-volume-chain} (pve 9, settable; clearing it is refused while a
+ * qcow2 volume exists) volumes may be qcow2 images in LVs {@code vm-<vmid>-disk-<n>.qcow2}, each
+ * snapshot an LV of the volume's chain (docs/volume-chains.md).
+ *
  * <p>Not ported (refused with a message saying so): {@code base} (building the VG on an iSCSI
- * LUN). {@code snapshot-as-volume-chain} (qcow2 volumes with external snapshots, pve 9) is taken
- * in the configuration, so that a pve 9 section carries over, but vsm does not make qcow2 volumes
- * on LVM yet: such a storage takes raw volumes only, and an alloc of qcow2 says so.
+ * LUN).
  */
 public final class LvmPlugin implements StoragePlugin {
     public static final String TYPE = "lvm";
@@ -56,8 +58,7 @@ public final class LvmPlugin implements StoragePlugin {
                     PropertySpec.bool(TAGGED_ONLY, "list only volumes tagged pve-vm-<vmid>")
                             .withDefault(false),
                     PropertySpec.bool(
-                                    SNAPSHOT_AS_VOLUME_CHAIN,
-                                    "qcow2 volumes with snapshots as LV chains (vsm takes the option but makes raw volumes only, for now)")
+                                    SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 volumes whose snapshots are LVs of a volume chain")
                             .withDefault(false)))
             .content(LvmProperties.CONTENT, EnumSet.of(ContentType.IMAGES))
             .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
@@ -76,26 +77,26 @@ public final class LvmPlugin implements StoragePlugin {
     /**
      * The schema. Formats list qcow2 so that a qcow2 request reaches the plugin and gets its
      * answer: pve's {@code snapshot-as-volume-chain option need to be enabled ...} without the
-     * option, vsm's {@code not supported by vsm yet} with it. A storage's own formats are
-     * {@link #formats(StorageConfig)}'s.
+     * option. A storage's own formats are {@link #formats(StorageConfig)}'s.
      */
     @Override
     public PluginSchema schema() {
         return SCHEMA;
     }
 
-    /**
-     * Raw only, with or without {@code snapshot-as-volume-chain} (pve: raw only without it; with
-     * it qcow2 too, the default, which vsm does not make on LVM yet).
-     */
+    /** pve's {@code get_formats}: raw only; with {@code snapshot-as-volume-chain} qcow2 too, the default. */
     @Override
     public List<VolumeFormat> formats(StorageConfig config) {
-        return List.of(VolumeFormat.RAW);
+        return chains(config) ? List.of(VolumeFormat.QCOW2, VolumeFormat.RAW) : List.of(VolumeFormat.RAW);
     }
 
     @Override
     public VolumeFormat defaultFormat(StorageConfig config) {
-        return VolumeFormat.RAW;
+        return chains(config) ? VolumeFormat.QCOW2 : VolumeFormat.RAW;
+    }
+
+    private static boolean chains(StorageConfig config) {
+        return config.bool(SNAPSHOT_AS_VOLUME_CHAIN, false);
     }
 
     /** pvesm scan lvm. */
@@ -124,6 +125,14 @@ public final class LvmPlugin implements StoragePlugin {
     @Override
     public void onUpdate(StorageConfig before, StorageConfig after, StorageContext context) {
         checkSupported(after);
+        if (chains(before) && !chains(after)) {
+            boolean qcow2 = new LvmStorage(before, context)
+                    .listImages(null).stream().anyMatch(v -> VolumeFormat.QCOW2.is(v.format()));
+            if (qcow2) {
+                throw StorageException.badInput(
+                        "%s - cannot disable 'snapshot-as-volume-chain' while a qcow2 image exists", before.id());
+            }
+        }
     }
 
     /** Refuses what this port does not do, before anything is written or run. */

@@ -3,6 +3,7 @@ package dev.vsm.plugin.lvm;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.files.DiskNames;
+import dev.vsm.files.VolumeChain;
 import dev.vsm.lvm.ActivationTarget;
 import dev.vsm.lvm.ImportTag;
 import dev.vsm.lvm.LogicalVolume;
@@ -34,6 +35,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -50,6 +52,9 @@ final class LvmStorage implements Storage {
     private final LvmOptions options;
     private final Lvm lvm;
     private final SafeRemoval safeRemoval;
+    private final Qcow2Lvs qcow2Lvs;
+    /** {@code snapshot-as-volume-chain}: qcow2 volumes, each a chain of LVs. */
+    private final boolean chains;
 
     LvmStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
@@ -57,6 +62,8 @@ final class LvmStorage implements Storage {
         this.options = LvmOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.safeRemoval = new SafeRemoval(config.id(), options, context, lvm);
+        this.qcow2Lvs = new Qcow2Lvs(config.id(), options.vgname(), context, lvm);
+        this.chains = config.bool(LvmPlugin.SNAPSHOT_AS_VOLUME_CHAIN, false);
     }
 
     @Override
@@ -129,9 +136,7 @@ final class LvmStorage implements Storage {
 
     private ActivationTarget activationTarget(VolumeName volume) {
         Path path = path(volume);
-        return volume.hasFormat(VolumeFormat.QCOW2)
-                ? ActivationTarget.volumeChain(options.vgname(), volume.name(), path)
-                : ActivationTarget.lv(path);
+        return volume.hasFormat(VolumeFormat.QCOW2) ? qcow2Lvs.chainTarget(volume.name()) : ActivationTarget.lv(path);
     }
 
     // --- allocation
@@ -167,6 +172,15 @@ final class LvmStorage implements Storage {
         } else if (existing.contains(name)) {
             throw StorageException.badInput("disk image '%s' already exists", lvPath(name));
         }
+        if (format == VolumeFormat.QCOW2) {
+            if (!extraTags.isEmpty()) {
+                throw StorageException.badInput(
+                        "storage '%s': importing into qcow2 volumes on lvm is not supported by vsm yet - import as raw",
+                        config.id());
+            }
+            qcow2Lvs.create(name, name, request.vmid(), request.sizeKib(), null);
+            return name;
+        }
         long bytes = Math.multiplyExact(request.sizeKib(), 1024L);
         if (group.free() < bytes) {
             throw StorageException.failed(
@@ -179,15 +193,10 @@ final class LvmStorage implements Storage {
         return name;
     }
 
-    /**
-     * pve's {@code alloc_lvm_image} format checks; qcow2 needs volume chains, which vsm takes in
-     * the configuration but does not make on LVM yet.
-     */
+    /** pve's {@code alloc_lvm_image} format checks: qcow2 needs volume chains. */
     private static void checkFormatSupported(VolumeFormat format, StorageConfig config) {
         if (format == VolumeFormat.QCOW2 && config.bool(LvmPlugin.SNAPSHOT_AS_VOLUME_CHAIN, false)) {
-            throw StorageException.badInput(
-                    "storage '%s': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes",
-                    config.id());
+            return;
         }
         if (format == VolumeFormat.QCOW2) {
             throw StorageException.badInput("snapshot-as-volume-chain option need to be enabled to use qcow2 format");
@@ -211,21 +220,136 @@ final class LvmStorage implements Storage {
         LogicalVolume lv = lvs.find(vg, volume.name())
                 .orElseThrow(() -> new NoSuchVolumeException(
                         String.format("volume '%s:%s' does not exist", config.id(), volume.volname())));
+        List<LogicalVolume> doomed = new ArrayList<>(List.of(lv));
+        if (chains && volume.hasFormat(VolumeFormat.QCOW2)) {
+            doomed.addAll(snapshotLvs(volume, lvs));
+        }
         if (!options.saferemove()) {
-            lvm.lvremove(lv, context.dryRun());
+            for (LogicalVolume each : doomed) {
+                lvm.lvremove(each, context.dryRun());
+            }
             return Optional.empty();
         }
-        String delName = SafeRemoval.deleteName(volume.name());
-        if (lvs.find(vg, delName).isPresent()) {
-            throw StorageException.failed(
-                    "storage '%s': %s/%s from an earlier removal is still there; finish it with "
-                            + "'vsm cleanup %s' and free the volume again",
-                    config.id(), vg, delName, config.id());
+        for (LogicalVolume each : doomed) {
+            String delName = SafeRemoval.deleteName(each.name());
+            if (lvs.find(vg, delName).isPresent()) {
+                throw StorageException.failed(
+                        "storage '%s': %s/%s from an earlier removal is still there; finish it with "
+                                + "'vsm cleanup %s' and free the volume again",
+                        config.id(), vg, delName, config.id());
+            }
         }
         List<LogicalVolume> work = new ArrayList<>(safeRemoval.pending(lvs));
-        safeRemoval.rename(lv);
-        work.add(lv);
+        for (LogicalVolume each : doomed) {
+            safeRemoval.rename(each);
+            work.add(each);
+        }
         return Optional.of(safeRemoval.finish(work));
+    }
+
+    /**
+     * The snapshot LVs of a qcow2 volume's chain, newest first (pve's {@code free_image}: the
+     * chain activated and read, each snapshot's LV after the volume's).
+     */
+    private List<LogicalVolume> snapshotLvs(VolumeName volume, LvsReport lvs) {
+        lvm.activate(qcow2Lvs.chainTarget(volume.name()));
+        List<String> names = new ArrayList<>(chainOf(volume).snapshotLayers());
+        java.util.Collections.reverse(names);
+        List<LogicalVolume> found = new ArrayList<>();
+        for (String name : names) {
+            found.add(lvs.find(options.vgname(), name)
+                    .orElseThrow(() -> StorageException.failed(
+                            "volume '%s': snapshot LV '%s/%s' is missing", volume.volname(), options.vgname(), name)));
+        }
+        return found;
+    }
+
+    private LvChainLayers layersOf(VolumeName volume) {
+        return new LvChainLayers(
+                options.vgname(), volume.name(), volume.vmid(), context, lvm, qcow2Lvs, options.saferemove());
+    }
+
+    private VolumeChain chainOf(VolumeName volume) {
+        return new VolumeChain(layersOf(volume), context.qemuImg(), context.console());
+    }
+
+    // --- volume chains (snapshot-as-volume-chain)
+
+    /**
+     * Runs a chain operation on a qcow2 volume as pve's LVMPlugin.pm does: the format checked
+     * ({@code wrongFormat}, with the volume's format), the volume's chain activated, then the
+     * operation; LVs it freed under saferemove are zeroed and removed afterwards, also when it
+     * failed (pve's cleanup worker).
+     */
+    private <T> T onChain(VolumeName volume, String wrongFormat, Function<VolumeChain, T> operation) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2)) {
+            throw StorageException.badInput(
+                    wrongFormat, volume.volumeFormat().map(VolumeFormat::id).orElse("unknown"));
+        }
+        if (!chains) {
+            throw StorageException.badInput(
+                    "storage '%s': snapshot-as-volume-chain option need to be enabled to use qcow2 format",
+                    config.id());
+        }
+        String vg = options.vgname();
+        if (lvm.lvs(vg).find(vg, volume.name()).isEmpty()) {
+            throw StorageException.badInput("no such volume '%s'", volume.volname());
+        }
+        lvm.activate(qcow2Lvs.chainTarget(volume.name()));
+        LvChainLayers layers = layersOf(volume);
+        T result;
+        try {
+            result = operation.apply(new VolumeChain(layers, context.qemuImg(), context.console()));
+        } catch (RuntimeException e) {
+            if (!layers.removed().isEmpty()) {
+                try {
+                    safeRemoval.finish(layers.removed()).run();
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+        if (!layers.removed().isEmpty()) {
+            safeRemoval.finish(layers.removed()).run();
+        }
+        return result;
+    }
+
+    @Override
+    public void volumeSnapshot(VolumeName volume, String snapshot) {
+        onChain(volume, "can't snapshot '%s' volume", chain -> {
+            chain.snapshot(snapshot);
+            return null;
+        });
+    }
+
+    @Override
+    public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
+        onChain(volume, "can't rollback snapshot for '%s' volume", chain -> {
+            chain.rollback(snapshot);
+            return null;
+        });
+    }
+
+    @Override
+    public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
+        onChain(volume, "can't delete snapshot for '%s' volume", chain -> {
+            chain.delete(snapshot);
+            return null;
+        });
+    }
+
+    /** The chain's snapshots, oldest first; none for a raw volume or without the option. Activates the chain to read it. */
+    @Override
+    public List<String> volumeSnapshots(VolumeName volume) {
+        String vg = options.vgname();
+        if (!chains
+                || !volume.hasFormat(VolumeFormat.QCOW2)
+                || lvm.lvs(vg).find(vg, volume.name()).isEmpty()) {
+            return List.of();
+        }
+        return onChain(volume, "%s", VolumeChain::snapshots);
     }
 
     /**
@@ -323,7 +447,9 @@ final class LvmStorage implements Storage {
     /** Resize and wipe: plain LVM has no base volumes or clones (below). */
     @Override
     public Set<Operation> operations() {
-        return Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME, Operation.IMPORT_IMAGE);
+        return chains
+                ? Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME, Operation.IMPORT_IMAGE, Operation.SNAPSHOT)
+                : Set.of(Operation.RESIZE, Operation.WIPE, Operation.RENAME, Operation.IMPORT_IMAGE);
     }
 
     /**
@@ -347,6 +473,16 @@ final class LvmStorage implements Storage {
         }
         if (existing.contains(target)) {
             throw StorageException.badInput("target volume '%s' already exists", target);
+        }
+        if (format == VolumeFormat.QCOW2 && chains) {
+            // pve #7280: the chain is activated first, so that qemu-img can read it
+            boolean snapshots = onChain(volume, "%s", VolumeChain::hasSnapshots);
+            if (snapshots) {
+                throw StorageException.badInput(
+                        "can't rename volume '%s' - external snapshot exists", volume.volname());
+            }
+            lvm.renameChainVolume(vg, volume.name(), volume.vmid(), target, targetVmid);
+            return target;
         }
         lvm.renameVolume(vg, volume.name(), volume.vmid(), target, targetVmid);
         return target;
@@ -386,8 +522,11 @@ final class LvmStorage implements Storage {
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
         if (volume.hasFormat(VolumeFormat.QCOW2)) {
-            throw StorageException.badInput(
-                    "storage '%s': resizing qcow2 volumes on LVM is not supported by vsm", config.id());
+            onChain(volume, "%s", chain -> {
+                qcow2Lvs.grow(volume.name(), sizeBytes);
+                return null;
+            });
+            return;
         }
         Path path = path(volume);
         if (lvm.lvSize(path) >= sizeBytes) {
@@ -400,12 +539,23 @@ final class LvmStorage implements Storage {
 
     @Override
     public String importImage(ImageImport request) {
+        refuseQcow2Import(request.format());
         return imports().importImage(request);
+    }
+
+    /** qcow2 LVs hold a formatted image: an import's convert into one is not done yet. */
+    private void refuseQcow2Import(VolumeFormat format) {
+        if (format == VolumeFormat.QCOW2) {
+            throw StorageException.badInput(
+                    "storage '%s': importing into qcow2 volumes on lvm is not supported by vsm yet - import as raw",
+                    config.id());
+        }
     }
 
     /** The LV carries an import tag until it is written ({@link LvImports}). */
     @Override
     public Optional<String> allocWritten(AllocRequest request, java.util.function.Consumer<Path> writer) {
+        refuseQcow2Import(request.format());
         return Optional.of(imports().allocWritten(request, writer));
     }
 

@@ -14,6 +14,9 @@ final class LvmVolumeNames {
     /** The prefix saferemove gives an LV before wiping it. */
     static final String DELETE_PREFIX = "del-";
 
+    private static final java.util.regex.Pattern SNAPSHOT_LAYER =
+            java.util.regex.Pattern.compile("snap_vm-\\d+-.+_[a-zA-Z][a-zA-Z0-9_-]{1,39}\\.qcow2");
+
     private LvmVolumeNames() {}
 
     /** Parses a volume name; bad input with pve's messages when it is not one. */
@@ -27,6 +30,11 @@ final class LvmVolumeNames {
      */
     static boolean isVolumeName(String name) {
         return LvVolumeNames.VM_ONLY.hasVolumeForm(name);
+    }
+
+    /** Whether a name is of a volume chain's snapshot LV, {@code snap_vm-<vmid>-<name>_<snapshot>.qcow2}. */
+    static boolean isSnapshotLayerName(String name) {
+        return SNAPSHOT_LAYER.matcher(name).matches();
     }
 
     static VolumeFormat formatOf(String name) {

@@ -44,12 +44,19 @@ final class SafeRemoval {
         return LvmVolumeNames.DELETE_PREFIX + name;
     }
 
-    /** The {@code del-} LVs of the storage's VG that hold one of its volumes, in report order. */
+    /**
+     * The {@code del-} LVs of the storage's VG that hold one of its volumes or a snapshot of one
+     * ({@code del-snap_vm-<vmid>-..._<snapshot>.qcow2}, a volume chain's layer), in report order.
+     */
     List<LogicalVolume> pending(LvsReport lvs) {
         return lvs.inGroup(options.vgname()).stream()
                 .filter(lv -> lv.name().startsWith(LvmVolumeNames.DELETE_PREFIX)
-                        && LvmVolumeNames.isVolumeName(lv.name().substring(LvmVolumeNames.DELETE_PREFIX.length())))
+                        && isRemovable(lv.name().substring(LvmVolumeNames.DELETE_PREFIX.length())))
                 .toList();
+    }
+
+    private static boolean isRemovable(String name) {
+        return LvmVolumeNames.isVolumeName(name) || LvmVolumeNames.isSnapshotLayerName(name);
     }
 
     /** Under the storage lock: renames a volume's LV to {@code del-<name>}, if it is still the LV listed (by UUID). */

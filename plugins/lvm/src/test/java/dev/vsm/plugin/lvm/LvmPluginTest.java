@@ -101,16 +101,19 @@ class LvmPluginTest {
     }
 
     @Test
-    void volumeChainsAreTakenInTheConfigurationButTheFormatsStayRaw() {
+    void volumeChainsAddQcow2AsTheDefaultFormat() {
         StorageConfig chains = config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", true));
         LvmPlugin plugin = new LvmPlugin();
         plugin.onUpdate(config(Map.of("vgname", "vg0")), chains, context);
         plugin.onAdd(chains, context);
         assertThat(plugin.open(chains, context)).isNotNull();
-        assertThat(plugin.formats(chains)).containsExactly(VolumeFormat.RAW);
-        assertThat(plugin.defaultFormat(chains)).isEqualTo(VolumeFormat.RAW);
+        assertThat(plugin.formats(chains))
+                .as("pve's get_formats")
+                .containsExactly(VolumeFormat.QCOW2, VolumeFormat.RAW);
+        assertThat(plugin.defaultFormat(chains)).isEqualTo(VolumeFormat.QCOW2);
         StorageConfig plain = config(Map.of("vgname", "vg0"));
         assertThat(plugin.formats(plain)).as("pve: raw only without the option").containsExactly(VolumeFormat.RAW);
+        assertThat(plugin.defaultFormat(plain)).isEqualTo(VolumeFormat.RAW);
     }
 
     private static StorageConfig config(Map<String, Object> properties) {

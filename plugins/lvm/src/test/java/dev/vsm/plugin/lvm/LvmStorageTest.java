@@ -111,14 +111,45 @@ class LvmStorageTest {
     }
 
     @Test
-    void qcow2WithVolumeChainsIsRefusedUntilVsmMakesThemOnLvm() {
-        TestLvmStorage t = san(Map.of("snapshot-as-volume-chain", true));
-        assertBadInput(
-                () -> t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)),
-                "storage 'san': qcow2 volumes on lvm (snapshot-as-volume-chain) are not supported by vsm yet - allocate raw volumes");
-        assertThat(t.commands).isEmpty();
-        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.RAW, 1024)))
-                .isEqualTo("vm-100-disk-0");
+    void qcow2WithVolumeChainsIsAnLvSizedByQemuImgMeasureWithPvesTags() {
+        TestLvmStorage t = TestLvmStorage.dryRun(vg, Map.of("snapshot-as-volume-chain", true));
+        assertThat(t.storage.allocImage(AllocRequest.of(100, null, VolumeFormat.QCOW2, 1024)))
+                .isEqualTo("vm-100-disk-0.qcow2");
+        // qemu-img measure --size 1024K -O qcow2: fully-allocated 1376256 bytes
+        assertThat(t.ran("/sbin/lvcreate"))
+                .containsExactly(List.of(
+                        "/sbin/lvcreate",
+                        "-aly",
+                        "-Wy",
+                        "--yes",
+                        "--size",
+                        "1344k",
+                        "--name",
+                        "vm-100-disk-0.qcow2",
+                        "--setautoactivation",
+                        "n",
+                        "--addtag",
+                        "pve-vm-100",
+                        "--addtag",
+                        "@pve-vm-100-disk-0.qcow2",
+                        vg.name()));
+        assertThat(t.ran("/sbin/lvchange"))
+                .containsExactly(
+                        List.of(
+                                "/sbin/lvchange",
+                                "-aey",
+                                "--select",
+                                "vg_name = \"" + vg.name()
+                                        + "\" && lv_name =~ '^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'"),
+                        List.of(
+                                "/sbin/lvchange",
+                                "--refresh",
+                                "--select",
+                                "vg_name = \"" + vg.name()
+                                        + "\" && lv_name =~ '^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'"));
+        assertThat(vg.lvNames()).as("a dry run").isEmpty();
+        assertThat(t.storage.operations()).contains(Operation.SNAPSHOT);
+        assertThat(san(Map.of()).storage.operations()).doesNotContain(Operation.SNAPSHOT);
     }
 
     @Test

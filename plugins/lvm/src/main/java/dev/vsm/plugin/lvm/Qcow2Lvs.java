@@ -1,0 +1,106 @@
+package dev.vsm.plugin.lvm;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.vsm.lvm.ActivationTarget;
+import dev.vsm.lvm.Lvm;
+import dev.vsm.spi.ImageOptions;
+import dev.vsm.spi.ImageOptions.Subclusters;
+import dev.vsm.spi.Preallocation;
+import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeFormat;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * qcow2 images in LVs, as pve 9 makes them with {@code snapshot-as-volume-chain} (LVMPlugin.pm's
+ * {@code alloc_lvm_image}, {@code lvm_qcow2_format}, {@code volume_resize}): the LV sized by
+ * {@code qemu-img measure}'s {@code fully-allocated} (thick, room for every cluster and all the
+ * metadata), tagged {@code pve-vm-<vmid>} and {@code @pve-<name>}, the volume's chain activated
+ * by {@code --select} (fix #7143), then formatted with {@code preallocation=metadata}. A backed
+ * image gets {@code extended_l2=on,cluster_size=128k} and is measured with them.
+ */
+final class Qcow2Lvs {
+    /** LVM has no preallocation option: qcow2 on LVM always gets {@code metadata}; overlays subclusters. */
+    static final ImageOptions OPTIONS = ImageOptions.of(Preallocation.METADATA, Subclusters.AUTO, null);
+
+    private final String storageId;
+    private final String vg;
+    private final StorageContext context;
+    private final Lvm lvm;
+
+    Qcow2Lvs(String storageId, String vg, StorageContext context, Lvm lvm) {
+        this.storageId = requireNonNull(storageId, "storageId");
+        this.vg = requireNonNull(vg, "vg");
+        this.context = requireNonNull(context, "context");
+        this.lvm = requireNonNull(lvm, "lvm");
+    }
+
+    Path path(String lv) {
+        return Path.of("/dev", vg, lv);
+    }
+
+    /** The KiB of an LV holding a qcow2 image of {@code sizeKib} KiB, rounded up. */
+    long lvKib(long sizeKib, boolean backed) {
+        long bytes = context.qemuImg().measureNew(sizeKib, VolumeFormat.QCOW2, OPTIONS, backed);
+        return (bytes + 1023) / 1024;
+    }
+
+    /**
+     * Makes LV {@code name} holding a new qcow2 image of {@code sizeKib} KiB, or, when
+     * {@code backing} is not null, an empty overlay on the LV of that name (which gives it its
+     * size). The LV is removed again ({@code lvremove -f}: it holds nothing yet) when formatting
+     * fails.
+     *
+     * @param volume the volume whose chain is activated (the volume's own name, {@code current})
+     */
+    void create(String volume, String name, int vmid, long sizeKib, String backing) {
+        long lvKib = lvKib(sizeKib, backing != null);
+        long free = lvm.vgs()
+                .group(vg)
+                .orElseThrow(() -> StorageException.failed("no such volume group '%s' (storage '%s')", vg, storageId))
+                .free();
+        if (free < lvKib * 1024) {
+            throw StorageException.failed(
+                    "storage '%s': not enough free space in volume group '%s' (%d bytes requested, %d bytes free)",
+                    storageId, vg, lvKib * 1024, free);
+        }
+        lvm.lvcreate(vg, name, lvKib, List.of(Lvm.ownerTag(vmid), Lvm.volumeTag(name)));
+        try {
+            lvm.activate(chainTarget(volume));
+            if (backing == null) {
+                context.qemuImg().create(path(name), VolumeFormat.QCOW2, sizeKib, OPTIONS);
+            } else {
+                context.qemuImg().createBacked(path(name), backing, VolumeFormat.QCOW2.id(), OPTIONS);
+            }
+        } catch (RuntimeException e) {
+            try {
+                lvm.lvremove(vg, name);
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Grows LV {@code lv} and its image to {@code sizeBytes} (pve's {@code volume_resize}, also of a
+     * snapshot's LV): {@code lvextend -L <measure>k} (measured without an overlay's options, as
+     * pve does), then {@code qemu-img resize --preallocation=metadata}. The LV is left as it is
+     * when it is already large enough (lvm2 refuses a size that matches).
+     */
+    void grow(String lv, long sizeBytes) {
+        Path path = path(lv);
+        long lvKib = lvKib((sizeBytes + 1023) / 1024, false);
+        if (lvm.lvSize(path) < lvKib * 1024) {
+            lvm.lvextend(path, lvKib);
+        }
+        context.qemuImg().resize(path, VolumeFormat.QCOW2.id(), sizeBytes, OPTIONS);
+    }
+
+    /** The volume's LV and its snapshot LVs in this VG, by name ({@link ActivationTarget#volumeChain}). */
+    ActivationTarget chainTarget(String volume) {
+        return ActivationTarget.volumeChain(vg, volume, path(volume));
+    }
+}
