@@ -7,6 +7,7 @@ import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.HostTools;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,6 +42,7 @@ class ServeTicketTest {
     static Vsm.Started server;
     static ApiClient api;
     static Path sslDir;
+    static int port;
 
     @BeforeAll
     static void serve() throws Exception {
@@ -55,7 +57,7 @@ class ServeTicketTest {
         vsm.run("acl", "modify", "/storage", "--users", "viewer@pve", "--privs", "Datastore.Audit")
                 .ok();
         server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        int port = ServeTest.awaitListening(server);
+        port = ServeTest.awaitListening(server);
         sslDir = vsm.config().getParent().resolve("ssl");
         api = new ApiClient(sslDir.resolve("vsm-ssl.pem"), port);
     }
@@ -233,6 +235,47 @@ class ServeTicketTest {
         vsm.shell("vsm user passwd x@pve </dev/null").badInput("no password on standard input");
         vsm.run("user", "remove", "nobody@pve").badInput("no such user");
         assertThat(Files.readString(access)).isEqualTo(before);
+    }
+
+    /**
+     * python3-proxmoxer 1.2, Debian's package, unchanged, logs in with a password and allocates and
+     * frees a disk: its changes carry the ticket's CSRF token as pve's clients do.
+     */
+    @Test
+    void proxmoxerLogsInWithAPasswordAndChanges() throws Exception {
+        Path python = Path.of("/usr/bin/python3");
+        if (!Files.isExecutable(python)
+                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
+                                .exit()
+                        != 0) {
+            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
+        }
+        passwd("script@pve", PASSWORD).ok();
+        vsm.run(
+                        "acl",
+                        "modify",
+                        "/storage/store",
+                        "--users",
+                        "script@pve",
+                        "--privs",
+                        "Datastore.Audit,Datastore.AllocateSpace,Datastore.Allocate")
+                .ok();
+        HostTools.Result run = HostTools.run(
+                Map.of(),
+                python.toString(),
+                Vsm.HOME.resolve("t/clients/proxmoxer-password.py").toString(),
+                Integer.toString(port),
+                sslDir.resolve("vsm-ssl.pem").toString(),
+                "script@pve",
+                PASSWORD,
+                "store",
+                "300");
+        assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
+        JsonNode got = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
+        assertThat(got.get("volid").asText()).isEqualTo("store:300/vm-300-disk-0.raw");
+        assertThat(got.get("listed").toString()).contains("store:300/vm-300-disk-0.raw");
+        assertThat(got.get("after").toString()).doesNotContain("store:300/vm-300-disk-0.raw");
+        assertThat(vsm.run("list", "store").ok().out()).doesNotContain("store:300/");
     }
 
     private static long now() {
