@@ -36,6 +36,7 @@ import dev.vsm.cli.command.SnapshotDeleteCommand;
 import dev.vsm.cli.command.StatusCommand;
 import dev.vsm.cli.command.TokenCommand;
 import dev.vsm.cli.command.UpdateAttributesCommand;
+import dev.vsm.cli.command.UserCommand;
 import dev.vsm.cli.command.VolidCommand;
 import dev.vsm.cli.command.WipeCommand;
 import dev.vsm.spi.StorageException;
@@ -96,6 +97,7 @@ final class Subcommands {
         ALL.put("serve", ServeCommand.class);
         ALL.put("token", TokenCommand.class);
         ALL.put("acl", AclCommand.class);
+        ALL.put("user", UserCommand.class);
     }
 
     /** Global options that take a value in the next argument, in pvesm's one-dash form too. */

@@ -8,6 +8,7 @@ import dev.vsm.api.VsmStorage;
 import dev.vsm.server.access.AccessException;
 import dev.vsm.server.access.AccessFile;
 import dev.vsm.server.access.Permissions;
+import dev.vsm.server.access.Tickets;
 import dev.vsm.server.endpoint.Contents;
 import dev.vsm.server.endpoint.Nodes;
 import dev.vsm.server.endpoint.StorageConfigs;
@@ -34,7 +35,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.HttpVersion;
@@ -67,6 +71,10 @@ import org.slf4j.LoggerFactory;
 public final class VsmServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(VsmServer.class);
     private static final String PREFIX = "/api2/json/";
+    /** pve's cookie of a login ticket. */
+    static final String TICKET_COOKIE = "PVEAuthCookie";
+    /** pve's header of a CSRF prevention token. */
+    static final String CSRF_HEADER = "CSRFPreventionToken";
     /** pve-http-server's limit on a request's body. */
     static final int MAX_BODY = 64 * 1024;
 
@@ -109,7 +117,7 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new StorageStatus().routes());
         routes.addAll(new Contents().routes());
         server.setErrorHandler(new JsonErrors());
-        server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access)));
+        server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access, b.tickets)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
         server.setStopTimeout(30_000);
     }
@@ -123,6 +131,7 @@ public final class VsmServer implements AutoCloseable {
         private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 8006);
         private KeyStore keyStore;
         private AccessFile access;
+        private Tickets tickets;
         private Supplier<VsmStorage> storage;
         private String version = "unknown";
 
@@ -144,6 +153,12 @@ public final class VsmServer implements AutoCloseable {
             return this;
         }
 
+        /** The key of the login tickets and CSRF tokens. */
+        public Builder tickets(Tickets tickets) {
+            this.tickets = requireNonNull(tickets, "tickets");
+            return this;
+        }
+
         /** Makes the {@link VsmStorage} a request works with. */
         public Builder storage(Supplier<VsmStorage> storage) {
             this.storage = requireNonNull(storage, "storage");
@@ -159,6 +174,7 @@ public final class VsmServer implements AutoCloseable {
         public VsmServer build() {
             requireNonNull(keyStore, "keyStore");
             requireNonNull(access, "access");
+            requireNonNull(tickets, "tickets");
             requireNonNull(storage, "storage");
             return new VsmServer(this);
         }
@@ -207,10 +223,12 @@ public final class VsmServer implements AutoCloseable {
     private static final class Api extends Handler.Abstract {
         private final Router router;
         private final AccessFile access;
+        private final Tickets tickets;
 
-        Api(Router router, AccessFile access) {
+        Api(Router router, AccessFile access, Tickets tickets) {
             this.router = router;
             this.access = access;
+            this.tickets = tickets;
         }
 
         @Override
@@ -260,10 +278,13 @@ public final class VsmServer implements AutoCloseable {
         }
 
         private Object answer(Request request) {
-            String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-            Permissions who = Permissions.authenticate(access.read(), header).orElseThrow(Unauthorized::new);
             String method = request.getMethod().toUpperCase(Locale.ROOT);
             String path = request.getHttpURI().getPath();
+            if (method.equals("POST")
+                    && (path.equals(PREFIX + "access/ticket") || path.equals(PREFIX + "access/ticket/"))) {
+                return login(parameters(request, method));
+            }
+            Permissions who = authenticate(request, method);
             if (!path.startsWith(PREFIX)) {
                 throw ApiException.of(501, "Method '" + method + " " + printable(path) + "' not implemented");
             }
@@ -276,6 +297,89 @@ public final class VsmServer implements AutoCloseable {
             }
             Router.Match match = router.find(method, segments);
             return router.call(match, parameters(request, method), who);
+        }
+
+        /**
+         * An API token's header, or pve's ticket in its {@code PVEAuthCookie}; with the cookie, a
+         * request other than GET must carry a valid {@code CSRFPreventionToken} header too (a
+         * browser sends the cookie to any page's request, but only the API's own pages can read
+         * the token), checked before anything is read or changed.
+         */
+        private Permissions authenticate(Request request, String method) {
+            AccessFile.Contents contents = access.read();
+            String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+            if (header != null) {
+                return Permissions.authenticate(contents, header).orElseThrow(Unauthorized::new);
+            }
+            String cookie = null;
+            for (HttpCookie c : Request.getCookies(request)) {
+                if (c.getName().equals(TICKET_COOKIE)) {
+                    cookie = c.getValue();
+                }
+            }
+            if (cookie == null) {
+                throw new Unauthorized();
+            }
+            String user = tickets.verify(cookie.contains("%") ? decode(cookie) : cookie)
+                    .orElseThrow(Unauthorized::new);
+            Permissions who = Permissions.ofTicketUser(contents, user).orElseThrow(Unauthorized::new);
+            if (!method.equals("GET")
+                    && !tickets.verifyCsrf(user, request.getHeaders().get(CSRF_HEADER))) {
+                throw ApiException.of(401, "Permission denied - invalid csrf token");
+            }
+            return who;
+        }
+
+        /**
+         * pve's {@code POST /access/ticket}: {@code username} (with {@code @realm}, or the realm
+         * apart in {@code realm}) and {@code password}, or a valid ticket of the same user in
+         * place of the password (a renewal, as proxmoxer does every hour).
+         */
+        private Object login(Map<String, String> params) {
+            for (String name : params.keySet()) {
+                if (!Set.of("username", "password", "realm", "otp", "path", "privs", "new-format")
+                        .contains(name)) {
+                    throw ApiException.badParameter(
+                            name,
+                            "property is not defined in schema and the schema does not allow additional properties");
+                }
+            }
+            String user = params.get("username");
+            String password = params.get("password");
+            if (user == null) {
+                throw ApiException.badParameter("username", "property is missing and it is not optional");
+            }
+            if (password == null) {
+                throw ApiException.badParameter("password", "property is missing and it is not optional");
+            }
+            if (params.get("realm") != null && !user.contains("@")) {
+                user = user + "@" + params.get("realm");
+            }
+            if (params.get("otp") != null) {
+                throw ApiException.badParameter("otp", "vsm has no second factor: leave 'otp' out");
+            }
+            AccessFile.Contents contents = access.read();
+            String name = user;
+            Optional<Permissions> who = password.startsWith("PVE:")
+                    ? tickets.verify(password).filter(name::equals).flatMap(u -> Permissions.ofTicketUser(contents, u))
+                    : Permissions.login(contents, user, password.toCharArray());
+            if (who.isEmpty()) {
+                LOG.warn("authentication failure; user={}", printable(user));
+                throw ApiException.of(401, "authentication failure");
+            }
+            Map<String, Object> storage = new TreeMap<>();
+            who.get().held("/storage").forEach(p -> storage.put(p.pveName(), 1));
+            Map<String, Object> cap = new LinkedHashMap<>();
+            for (String kind : List.of("vms", "access", "nodes", "dc", "sdn", "mapping")) {
+                cap.put(kind, Map.of());
+            }
+            cap.put("storage", storage);
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("username", user);
+            data.put("ticket", tickets.ticket(user));
+            data.put("CSRFPreventionToken", tickets.csrfToken(user));
+            data.put("cap", cap);
+            return data;
         }
 
         /** The query's parameters and, for a change, the form body's (pve's 64 KiB at most). */

@@ -89,7 +89,7 @@ class ServeTest {
         return made.get("full-tokenid").asText() + "=" + made.get("value").asText();
     }
 
-    private static int awaitListening(Vsm.Started started) throws IOException, InterruptedException {
+    static int awaitListening(Vsm.Started started) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             Matcher m = LISTENING.matcher(Files.readString(started.errFile(), StandardCharsets.UTF_8));

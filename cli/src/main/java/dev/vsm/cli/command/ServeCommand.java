@@ -4,6 +4,7 @@ import dev.vsm.api.VsmStorage;
 import dev.vsm.cli.support.Vsm;
 import dev.vsm.server.Tls;
 import dev.vsm.server.VsmServer;
+import dev.vsm.server.access.Tickets;
 import dev.vsm.spi.StorageException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "serve",
-        description = "Serve pve's storage REST API (/api2/json) over HTTPS, with API tokens (vsm token, vsm acl).")
+        description =
+                "Serve pve's storage REST API (/api2/json) over HTTPS, with API tokens (vsm token), passwords (vsm user) and grants (vsm acl).")
 public final class ServeCommand extends AccessCommand {
     /** Where a request's messages ("successfully created ...") go: the answer carries the result. */
     private static final PrintStream DISCARD =
@@ -61,6 +63,7 @@ public final class ServeCommand extends AccessCommand {
                 .listen(address)
                 .keyStore(keys)
                 .access(accessFile())
+                .tickets(access(() -> Tickets.inDirectory(sslDir)))
                 .version(version())
                 .storage(() -> VsmStorage.builder()
                         .configFile(vsm.configOption())

@@ -73,10 +73,16 @@ public final class AccessFile {
     /** A grant of privileges on a path to a user or token. */
     public record Grant(String path, String subject, Set<Privilege> privileges, boolean propagate) {}
 
+    /**
+     * A user who may log in with a password ({@code POST /access/ticket}): the file keeps the
+     * password's PBKDF2-HMAC-SHA256 with its salt and iteration count, never the password.
+     */
+    public record User(String id, int iterations, String salt, String hash) {}
+
     /** What the file holds. */
-    public record Contents(Map<String, Token> tokens, List<Grant> grants) {
+    public record Contents(Map<String, Token> tokens, List<Grant> grants, Map<String, User> users) {
         static Contents empty() {
-            return new Contents(new TreeMap<>(), new ArrayList<>());
+            return new Contents(new TreeMap<>(), new ArrayList<>(), new TreeMap<>());
         }
     }
 
@@ -121,6 +127,17 @@ public final class AccessFile {
                 c.grants()
                         .add(new Grant(path, subject, privs, g.path("propagate").asBoolean(true)));
             }
+            for (JsonNode u : root.path("users")) {
+                String id = u.path("id").asText();
+                checkUserId(id);
+                int iterations = u.path("iterations").asInt();
+                String salt = u.path("salt").asText();
+                String hash = u.path("pbkdf2").asText();
+                if (iterations < 1 || !salt.matches("[0-9a-f]{32}") || !hash.matches("[0-9a-f]{64}")) {
+                    throw new AccessException(file + ": user " + id + " has no valid password hash");
+                }
+                c.users().put(id, new User(id, iterations, salt, hash));
+            }
         } catch (IOException e) {
             throw new AccessException(file + " is not vsm's access file: " + e.getMessage());
         }
@@ -145,6 +162,14 @@ public final class AccessFile {
             ArrayNode privs = n.putArray("privs");
             g.privileges().forEach(p -> privs.add(p.pveName()));
         }
+        ArrayNode users = root.putArray("users");
+        c.users()
+                .values()
+                .forEach(u -> users.addObject()
+                        .put("id", u.id())
+                        .put("iterations", u.iterations())
+                        .put("salt", u.salt())
+                        .put("pbkdf2", u.hash()));
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     }
 
@@ -201,6 +226,43 @@ public final class AccessFile {
             c.grants().removeIf(g -> g.subject().equals(id));
             return c;
         });
+    }
+
+    /** Sets a user's password (making the user when new): its PBKDF2 hash with a new random salt is kept. */
+    public void setPassword(String user, char[] password) {
+        checkUserId(user);
+        if (password.length < 8) {
+            throw new AccessException("the password is too short (8 characters at least, as pve asks)");
+        }
+        if (password.length > 256) {
+            throw new AccessException("the password is too long (256 characters at most)");
+        }
+        User hashed = Passwords.hash(user, password);
+        update(c -> {
+            c.users().put(user, hashed);
+            return c;
+        });
+    }
+
+    /** Removes a user's password, its tokens and every grant to it or them. */
+    public void removeUser(String user) {
+        checkUserId(user);
+        update(c -> {
+            boolean had = c.users().remove(user) != null;
+            boolean tokens = c.tokens().keySet().removeIf(id -> id.startsWith(user + "!"));
+            boolean grants = c.grants()
+                    .removeIf(g -> g.subject().equals(user) || g.subject().startsWith(user + "!"));
+            if (!had && !tokens && !grants) {
+                throw new AccessException("no such user '" + printable(user) + "'");
+            }
+            return c;
+        });
+    }
+
+    static void checkUserId(String user) {
+        if (!USER_ID.matcher(user).matches()) {
+            throw new AccessException("invalid user id '" + printable(user) + "' (use name@realm)");
+        }
     }
 
     /**

@@ -48,6 +48,25 @@ public final class Permissions {
         return same && token != null ? Optional.of(new Permissions(contents, id)) : Optional.empty();
     }
 
+    /**
+     * A user's password checked against the file ({@code POST /access/ticket}); an unknown user
+     * costs as much as a wrong password.
+     */
+    public static Optional<Permissions> login(AccessFile.Contents contents, String user, char[] password) {
+        AccessFile.User known = contents.users().get(user);
+        return Passwords.matches(known, password) ? Optional.of(new Permissions(contents, user)) : Optional.empty();
+    }
+
+    /** The user a valid ticket names, while the user still has a password in the file. */
+    public static Optional<Permissions> ofTicketUser(AccessFile.Contents contents, String user) {
+        return contents.users().containsKey(user) ? Optional.of(new Permissions(contents, user)) : Optional.empty();
+    }
+
+    /** Whether the request was made with a token (not with a ticket). */
+    public boolean isToken() {
+        return subject.contains("!");
+    }
+
     /** The user or token the request was made as. */
     public String subject() {
         return subject;
@@ -57,6 +76,11 @@ public final class Permissions {
     public boolean any(String path, Set<Privilege> privileges) {
         Set<Privilege> held = privileges(path);
         return privileges.stream().anyMatch(held::contains);
+    }
+
+    /** The privileges the subject holds on {@code path}. */
+    public Set<Privilege> held(String path) {
+        return privileges(path);
     }
 
     /**

@@ -79,6 +79,22 @@ public final class ApiClient {
                         .POST(HttpRequest.BodyPublishers.ofString(form)));
     }
 
+    /**
+     * A request with these headers and no token ({@code Cookie: PVEAuthCookie=...},
+     * {@code CSRFPreventionToken}); {@code form} null: no body.
+     */
+    public Reply send(String method, String path, String form, java.util.Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path));
+        headers.forEach(request::header);
+        if (form == null) {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/x-www-form-urlencoded")
+                    .method(method, HttpRequest.BodyPublishers.ofString(form));
+        }
+        return send(null, request);
+    }
+
     /** {@code token} is {@code USER@REALM!NAME=SECRET}, or a whole header value when it has a space; null: none. */
     private Reply send(String token, HttpRequest.Builder request) {
         if (token != null) {
