@@ -270,6 +270,14 @@ final class LocalHostFiles implements HostFiles {
             if (out.endsWith("File exists")) {
                 throw StorageException.failed("link to '%s' failed - target exists", shown);
             }
+            if (out.endsWith("No such file or directory")) {
+                // linkat refuses a file with no name left: a writer of the directory replaced or removed its temporary
+                // name
+                throw StorageException.failed(
+                        "link to '%s' failed - the file vsm made lost its temporary name meanwhile "
+                                + "(replaced or removed by a writer of the directory)",
+                        shown);
+            }
             throw StorageException.failed("link to '%s' failed - %s", shown, out.isEmpty() ? "ln exit " + exit : out);
         }
     }
