@@ -48,6 +48,8 @@ final class LocalHostFiles implements HostFiles {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<PosixFilePermission> REPLACED_MODE = PosixFilePermissions.fromString("rw-r--r--");
     private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");
+    /** coreutils' ln, by an absolute path: never one the environment's PATH chose. */
+    private static final String LN = Files.isExecutable(Path.of("/usr/bin/ln")) ? "/usr/bin/ln" : "/bin/ln";
 
     private final boolean dryRun;
     private final Console console;
@@ -149,6 +151,7 @@ final class LocalHostFiles implements HostFiles {
                         temp,
                         Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                         PosixFilePermissions.asFileAttribute(REPLACED_MODE)))) {
+                    TestPause.before("replace"); // a test widens the window between the create and the chmod here
                     out.setPermissions(REPLACED_MODE); // whatever the umask: by descriptor, never by name
                     ByteBuffer buffer = ByteBuffer.wrap(contents);
                     while (buffer.hasRemaining()) {
@@ -163,8 +166,19 @@ final class LocalHostFiles implements HostFiles {
                     if (!created.equals(there)) {
                         throw new IOException("its temporary file was replaced meanwhile");
                     }
+                    held.move(temp, held, name); // renameat: replaces a link at the name, never follows it
+                    Object named = held.getFileAttributeView(
+                                    name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .readAttributes()
+                            .fileKey();
+                    if (!created.equals(named)) {
+                        // Linux renames names, never a descriptor: a writer of the directory swapped the
+                        // temporary name in the moment before; what it put there is its own entry, which
+                        // vsm never follows. Report it, and leave it.
+                        throw new IOException("its temporary file was replaced just before its rename, by a writer of '"
+                                + dir + "': '" + name + "' now holds that writer's entry");
+                    }
                 }
-                held.move(temp, held, name); // renameat: replaces a link at the name, never follows it
             } catch (IOException e) {
                 deleteIfExists(held, temp);
                 throw e;
@@ -212,6 +226,59 @@ final class LocalHostFiles implements HostFiles {
             throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
         } catch (IOException e) {
             throw StorageException.failed(e, "rename '%s' to '%s' failed - %s", from, to, reason(e));
+        }
+    }
+
+    /**
+     * {@code ln -L -T -- /proc/<pid>/fd/<file> /proc/<pid>/fd/<dir>/<name>}: {@code ln -L} is
+     * {@code linkat(..., AT_SYMLINK_FOLLOW)}, which follows the descriptor's magic link to the open
+     * file itself (Java's {@code Files.createLink} is {@code link(2)}, which does not follow, and
+     * links only the name); the new name is looked up in the directory held open, and without
+     * {@code -f} nothing is replaced ({@code EEXIST}). A child process, since Java has no
+     * {@code linkat}: about a millisecond.
+     */
+    @Override
+    public void link(HeldFile file, HeldFile dir, String name, Path shown) {
+        requireNonNull(file, "file");
+        requireNonNull(dir, "dir");
+        if (name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("not a file name: " + name);
+        }
+        if (dryRun) {
+            console.info("+ ln -T " + ShellQuote.quote(file.toString()) + " " + ShellQuote.quote(shown.toString()));
+            return;
+        }
+        beforeChange.run();
+        TestPause.before("move");
+        ProcessBuilder ln = new ProcessBuilder(LN, "-L", "-T", "--", file.path().toString(), dir.path() + "/" + name)
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        ln.environment().put("LC_ALL", "C"); // its message is matched below
+        String out;
+        int exit;
+        try {
+            Process p = ln.start();
+            out = new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8).strip();
+            exit = p.waitFor();
+        } catch (IOException e) {
+            throw StorageException.failed(e, "link to '%s' failed - %s", shown, reason(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw StorageException.failed(e, "link to '%s' failed - interrupted", shown);
+        }
+        if (exit != 0) {
+            if (out.endsWith("File exists")) {
+                throw StorageException.failed("link to '%s' failed - target exists", shown);
+            }
+            if (out.endsWith("No such file or directory")) {
+                // linkat refuses a file with no name left: a writer of the directory replaced or removed its temporary
+                // name
+                throw StorageException.failed(
+                        "link to '%s' failed - the file vsm made lost its temporary name meanwhile "
+                                + "(replaced or removed by a writer of the directory)",
+                        shown);
+            }
+            throw StorageException.failed("link to '%s' failed - %s", shown, out.isEmpty() ? "ln exit " + exit : out);
         }
     }
 

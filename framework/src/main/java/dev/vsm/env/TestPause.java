@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * let its cluster session expire meanwhile (docs/cluster.md).
  *
  * <p>The steps: {@code move} (a file's no-replace rename, the publish of a new image),
- * {@code remove} (the removal of a file that was identified) and the file name of a changing
+ * {@code remove} (the removal of a file that was identified), {@code replace} (a small file's
+ * rewrite, between the creation of its temporary file and its mode's change) and the file name of a changing
  * external command ({@code lvremove}, {@code lvrename}, {@code lvcreate}, ...). Without the
  * property nothing happens. It can do nothing but stop this process: whoever can set vsm's JVM
  * options ({@code VSM_JAVA_OPTS}) can already do far more.

@@ -77,16 +77,33 @@ public final class QemuImgCommands {
      * extended L2, so without subclusters no preallocation is asked for.
      */
     public List<String> createBacked(Path path, String backing, String backingFormat, ImageOptions options) {
+        return createBacked(path, backing, backingFormat, -1, options);
+    }
+
+    /**
+     * {@code qemu-img create -u -F <backing fmt> -b <backing> -f qcow2 <path> [-o <opts>] <bytes>}:
+     * as {@link #createBacked(Path, String, String, ImageOptions)} into a held file, without opening
+     * the backing image (which qemu-img would look for beside {@code path}), of the size given.
+     * A negative size gives the form without {@code -u} and size.
+     */
+    public List<String> createBacked(
+            Path path, String backing, String backingFormat, long sizeBytes, ImageOptions options) {
         List<String> opts = new ArrayList<>(clusterOptions(options, true));
         Preallocation prealloc = preallocation(VolumeFormat.QCOW2.id(), options, true);
         if (prealloc != null) {
             opts.add("preallocation=" + prealloc.id());
         }
-        List<String> argv = new ArrayList<>(List.of(
-                program, "create", "-F", backingFormat, "-b", backing, "-f", VolumeFormat.QCOW2.id(), path.toString()));
+        List<String> argv = new ArrayList<>(List.of(program, "create"));
+        if (sizeBytes >= 0) {
+            argv.add("-u");
+        }
+        argv.addAll(List.of("-F", backingFormat, "-b", backing, "-f", VolumeFormat.QCOW2.id(), path.toString()));
         if (!opts.isEmpty()) {
             argv.add("-o");
             argv.add(String.join(",", opts));
+        }
+        if (sizeBytes >= 0) {
+            argv.add(Long.toString(sizeBytes));
         }
         return argv;
     }

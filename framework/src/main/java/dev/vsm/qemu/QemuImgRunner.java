@@ -179,6 +179,13 @@ public final class QemuImgRunner implements QemuImg {
     }
 
     @Override
+    public void createBacked(Path path, String backing, String backingFormat, long sizeBytes, ImageOptions options) {
+        List<String> cmd = commands().createBacked(path, backing, backingFormat, sizeBytes, options);
+        Preallocation mode = commands().preallocation(backingFormat, options, true);
+        commands.run(limited(Command.of(cmd), changeTimeout(mode, 0)).withErrorPrefix("unable to create image"));
+    }
+
+    @Override
     public Preallocation preallocation(String format, ImageOptions options, boolean backed) {
         return commands().preallocation(format, options, backed);
     }

@@ -39,7 +39,7 @@ public final class HeldFile implements AutoCloseable {
     }
 
     /**
-     * Holds {@code channel}, a file channel on a regular file (such as
+     * Holds {@code channel}, a file channel on a regular file or a directory (such as
      * {@link java.nio.file.SecureDirectoryStream#newByteChannel} opens), closed with this; fails
      * (and closes it) when its descriptor cannot be found.
      */

@@ -54,6 +54,23 @@ public interface HostFiles {
     void move(Path from, Path to);
 
     /**
+     * Gives {@code file}, a regular file this process made and holds open, the name {@code name}
+     * in {@code dir}, a directory it holds open: a hard link made from the two descriptors
+     * ({@code linkat} with {@code AT_SYMLINK_FOLLOW} of {@link HeldFile#path()}), so the name gets
+     * exactly the open file, whatever a writer of the directory did to the file's temporary name
+     * meanwhile, and never replaces: it fails when the name exists. {@code shown} is the path the
+     * name has, for messages. A step that publishes a volume: {@code beforeChange} and the test
+     * pause point {@code move} come first, as for {@link #move}. Under dry-run:
+     * {@code + ln -T <file> <shown>}.
+     *
+     * @throws UnsupportedOperationException when the implementation cannot (this default)
+     */
+    default void link(HeldFile file, HeldFile dir, String name, Path shown) {
+        throw new UnsupportedOperationException(
+                "linking a held file is not supported by " + getClass().getName());
+    }
+
+    /**
      * Removes {@code file} (a directory with everything in it) only if it is still the file the
      * operation found, whose attributes, read without following links, were {@code seen}: the
      * same {@link BasicFileAttributes#fileKey()} (device and inode) and

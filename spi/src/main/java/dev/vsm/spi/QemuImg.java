@@ -29,6 +29,17 @@ public interface QemuImg {
     void createBacked(Path path, String backing, String backingFormat, ImageOptions options);
 
     /**
+     * As {@link #createBacked(Path, String, String, ImageOptions)}, into a file that is not reached by
+     * the image's name ({@link HeldFile#path()}, the file vsm created and holds open): qemu-img could
+     * not resolve a relative {@code backing} from there, so it does not open the backing image
+     * ({@code -u}) and the overlay gets {@code sizeBytes}, the backing image's virtual size. The
+     * name is recorded as given.
+     */
+    default void createBacked(Path path, String backing, String backingFormat, long sizeBytes, ImageOptions options) {
+        throw StorageException.failed("qemu-img create of a held file is not available here ('%s')", path);
+    }
+
+    /**
      * The preallocation mode {@link #create} ({@code backed} false) or {@link #createBacked}
      * ({@code backed} true: a qcow2 overlay, which takes qcow2's rule whatever {@code format}, its
      * backing image's, is) would use with these options, or null for none; {@link Preallocation#allocatesWholeSize()} says whether the image

@@ -104,12 +104,14 @@ public final class ContentStreams {
         });
         Path temp = new PartialImages(context.nodeName(), files).temporaryFor(path);
         try {
-            tree.createFilled(temp, writer); // the writer gets the file created, by descriptor, never the name again
-            context.locks().withStorageLock(storageId, () -> {
-                checkAbsent(path);
-                files.move(temp, path);
-                return null;
-            });
+            // the writer gets the file created, by descriptor, never the name again; and that file gets the name
+            try (StorageTree.Made made = tree.make(temp, writer)) {
+                context.locks().withStorageLock(storageId, () -> {
+                    checkAbsent(path);
+                    made.publish(files, path);
+                    return null;
+                });
+            }
         } catch (RuntimeException e) {
             if (Files.exists(temp, LinkOption.NOFOLLOW_LINKS)) {
                 try {

@@ -99,10 +99,7 @@ public final class FileVolumes {
             }
         } else {
             createThenRename(
-                    path,
-                    imageDir,
-                    temp -> context.qemuImg().create(temp, format, request.sizeKib(), options.get()),
-                    true);
+                    path, imageDir, temp -> context.qemuImg().create(temp, format, request.sizeKib(), options.get()));
         }
         return vmid + "/" + name;
     }
@@ -124,8 +121,8 @@ public final class FileVolumes {
     /**
      * Lets {@code create} write the image under a temporary name and renames it to {@code path}
      * once complete (see {@link PartialImages}); on failure the temporary file and an emptied
-     * owner directory go. With {@code byDescriptor}, {@code create} is given the file created, held
-     * open ({@link StorageTree#createFilled}), not its name. A dry run prints the command on the final path.
+     * owner directory go. {@code create} is given the file created, held open
+     * ({@link StorageTree#createFilled}), not its name. A dry run prints the command on the final path.
      *
      * <p>Durable as well as atomic: the image's data is synced before the rename, so a power cut
      * cannot leave the name on a file whose blocks never reached the disk; the owner directory
@@ -133,7 +130,7 @@ public final class FileVolumes {
      * after it, so a reported success survives one. When that last sync fails the image is
      * removed again: a failure leaves nothing.
      */
-    private void createThenRename(Path path, Path imageDir, Consumer<Path> create, boolean byDescriptor) {
+    private void createThenRename(Path path, Path imageDir, Consumer<Path> create) {
         if (context.dryRun()) {
             create.accept(path);
             return;
@@ -141,15 +138,11 @@ public final class FileVolumes {
         HostFiles files = context.files();
         Path temp = partials().temporaryFor(path);
         try {
-            if (byDescriptor) {
-                // mode 0640, which qemu-img keeps; qemu-img is given the file created, by descriptor
-                new StorageTree(layout.basePath()).createFilled(temp, create);
-            } else {
-                files.createFile(temp); // mode 0640, which qemu-img keeps: never readable by other users
-                create.accept(temp);
-                files.sync(temp);
+            // mode 0640, which qemu-img keeps; qemu-img is given the file created, by descriptor,
+            // and that file, by descriptor, gets the name: never one a writer put under the temporary name
+            try (StorageTree.Made made = new StorageTree(layout.basePath()).make(temp, create)) {
+                made.publish(files, path);
             }
-            files.move(temp, path);
         } catch (RuntimeException e) {
             removePartialImage(temp, imageDir);
             throw e;
@@ -348,20 +341,22 @@ public final class FileVolumes {
         String backing = "../" + base.vmid() + "/" + base.name();
         String newVolname = base.vmid() + "/" + base.name() + "/" + vmid + "/" + name;
         Path path = inside(newVolname, imageDir.resolve(name));
-        checkFreeSpace(
-                context.qemuImg().preallocation(base.format(), options.get(), true),
-                () -> sizeInfo(base).virtualSize());
+        long baseSize = context.dryRun() ? -1 : sizeInfo(base).virtualSize(); // a dry run does not read the base
+        checkFreeSpace(context.qemuImg().preallocation(base.format(), options.get(), true), () -> baseSize);
         context.console()
                 .info(String.format(
                         "clone %s: images, %s, %d to %s (base=%s)", base.volname(), name, vmid, name, backing));
 
         context.files().createDirectories(imageDir);
         partials().removeAbandoned(imageDir);
-        createThenRename(
-                path,
-                imageDir,
-                temp -> context.qemuImg().createBacked(temp, backing, base.format(), options.get()),
-                false); // qemu-img resolves the relative backing file from the image's name: it is given the name
+        createThenRename(path, imageDir, temp -> {
+            if (context.dryRun()) {
+                context.qemuImg().createBacked(temp, backing, base.format(), options.get());
+            } else {
+                // the held file: qemu-img records the relative backing name without opening it from there
+                context.qemuImg().createBacked(temp, backing, base.format(), baseSize, options.get());
+            }
+        });
         return newVolname;
     }
 

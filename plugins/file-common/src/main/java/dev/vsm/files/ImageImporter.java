@@ -100,30 +100,34 @@ final class ImageImporter {
             return null;
         });
         Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format.id()));
-        try {
-            if (context.dryRun()) {
-                fill.accept(temp);
-            } else {
-                // mode 0640, which qemu-img keeps; qemu-img and the writer get the file created, by descriptor
-                new StorageTree(layout.basePath()).createFilled(temp, fill);
-            }
-        } catch (RuntimeException e) {
-            removeTemp(temp, imageDir);
-            throw e;
+        if (context.dryRun()) {
+            fill.accept(temp);
+            return vmid + "/"
+                    + context.locks().withStorageLock(storageId, () -> {
+                        String chosen = wantedName != null
+                                ? wantedName
+                                : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
+                        checkName(chosen, format, imageDir);
+                        context.files().move(temp, imageDir.resolve(chosen)); // prints what it would do
+                        return chosen;
+                    });
         }
-        String name = context.locks().withStorageLock(storageId, () -> {
-            try {
+        String name;
+        // mode 0640, which qemu-img keeps; qemu-img and the writer get the file created, by descriptor,
+        // and that file, by descriptor, gets the name
+        try (StorageTree.Made made = new StorageTree(layout.basePath()).make(temp, fill)) {
+            name = context.locks().withStorageLock(storageId, () -> {
                 String chosen = wantedName != null
                         ? wantedName
                         : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
                 checkName(chosen, format, imageDir);
-                context.files().move(temp, imageDir.resolve(chosen));
+                made.publish(context.files(), imageDir.resolve(chosen));
                 return chosen;
-            } catch (RuntimeException e) {
-                removeTemp(temp, imageDir);
-                throw e;
-            }
-        });
+            });
+        } catch (RuntimeException e) {
+            removeTemp(temp, imageDir);
+            throw e;
+        }
         try {
             context.files().sync(imageDir);
             context.files().sync(imageDir.getParent());

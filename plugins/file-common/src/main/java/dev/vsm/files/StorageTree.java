@@ -3,6 +3,7 @@ package dev.vsm.files;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.spi.HeldFile;
+import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.io.IOException;
@@ -144,13 +145,17 @@ public final class StorageTree {
     /**
      * Creates {@code file} exclusively (see {@link Dir#create}) and lets {@code fill} write it
      * through the descriptor's path ({@link HeldFile#path()}, which a tool such as qemu-img can be
-     * given), then syncs it. A name swapped in meanwhile is never written through: what
+     * given), then syncs it; the file stays open, to be given its final name by
+     * {@link Made#publish}. A name swapped in meanwhile is never written through: what
      * {@code fill} writes is the file created. On failure the file goes (if its name still holds it).
      */
-    public void createFilled(Path file, Consumer<Path> fill) {
+    public Made make(Path file, Consumer<Path> fill) {
         String name = file.getFileName().toString();
-        try (Dir dir = open(file.getParent());
-                HeldFile held = dir.create(name)) {
+        Dir dir = null;
+        HeldFile held = null;
+        try {
+            dir = open(file.getParent());
+            held = dir.create(name);
             try {
                 fill.accept(held.path());
                 held.channel().force(true);
@@ -158,8 +163,76 @@ public final class StorageTree {
                 dir.deleteIfSame(name, held);
                 throw e;
             }
-        } catch (IOException e) {
+            return new Made(dir, held, file);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(held);
+            closeQuietly(dir);
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
             throw StorageException.failed(e, "unable to create file '%s' - %s", file, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            // the error that made us close it is the one to report
+        }
+    }
+
+    /**
+     * A file {@link #make} created and filled under a temporary name, held open with its
+     * directory until it is published or closed.
+     */
+    public static final class Made implements AutoCloseable {
+        private final Dir dir;
+        private final HeldFile file;
+        private final Path temporary;
+        private boolean published;
+
+        private Made(Dir dir, HeldFile file, Path temporary) {
+            this.dir = dir;
+            this.file = file;
+            this.temporary = temporary;
+        }
+
+        /**
+         * Gives the file made its final name {@code target}, beside its temporary one, from the
+         * descriptors ({@link HostFiles#link}): never replacing, never a file a writer of the
+         * directory put under the temporary name; then the temporary name goes, if it still holds
+         * the file.
+         */
+        public void publish(HostFiles files, Path target) {
+            if (!temporary.getParent().equals(target.getParent())) {
+                throw new IllegalArgumentException(target + " is not beside " + temporary);
+            }
+            try {
+                files.link(file, dir.held(), target.getFileName().toString(), target);
+                published = true;
+                dir.deleteIfSame(temporary.getFileName().toString(), file);
+            } catch (IOException e) {
+                throw StorageException.failed(e, "unable to name '%s' - %s", target, e.getMessage());
+            }
+        }
+
+        /** Closes the descriptors; the temporary name goes unless the file was published. */
+        @Override
+        public void close() {
+            try {
+                if (!published) {
+                    dir.deleteIfSame(temporary.getFileName().toString(), file);
+                }
+            } catch (IOException e) {
+                // nothing provably ours to remove: cleanup's business
+            } finally {
+                closeQuietly(file);
+                closeQuietly(dir);
+            }
         }
     }
 
@@ -191,10 +264,22 @@ public final class StorageTree {
 
         private final Path path;
         private final SecureDirectoryStream<Path> stream;
+        private HeldFile self;
 
         private Dir(Path path, SecureDirectoryStream<Path> stream) {
             this.path = path;
             this.stream = stream;
+        }
+
+        /**
+         * The directory itself as a {@link HeldFile} ({@code openat(fd, ".")}), whose path reaches
+         * this directory, not whatever its name leads to meanwhile; closed with this.
+         */
+        public HeldFile held() throws IOException {
+            if (self == null) {
+                self = HeldFile.of(stream.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ)));
+            }
+            return self;
         }
 
         /** The path it was opened as, for messages. */
@@ -302,7 +387,13 @@ public final class StorageTree {
 
         @Override
         public void close() throws IOException {
-            stream.close();
+            try {
+                if (self != null) {
+                    self.close();
+                }
+            } finally {
+                stream.close();
+            }
         }
     }
 }

@@ -109,15 +109,16 @@ class StorageTreeTest {
     @Test
     void whatIsWrittenAndChmoddedIsTheFileCreatedNotTheNameSwappedMeanwhile() throws IOException {
         Path temp = base.resolve("disks/100/.x.vsm-tmp");
-        tree.createFilled(temp, path -> {
-            try {
-                swapForLink(temp); // after the safe creation, before the writer opens: the hole that was
-                Files.writeString(path, "stream data"); // what the writer (or qemu-img) is given
-                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-r--r--"));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        tree.make(temp, path -> {
+                    try {
+                        swapForLink(temp); // after the safe creation, before the writer opens: the hole that was
+                        Files.writeString(path, "stream data"); // what the writer (or qemu-img) is given
+                        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-r--r--"));
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .close();
         assertThat(Files.readString(secret)).isEqualTo("SECRET\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
                 .isEqualTo("rw-------");
@@ -127,12 +128,12 @@ class StorageTreeTest {
     @Test
     void aFailedFillRemovesTheFileCreatedButNoEntrySomeoneElsePutThere() throws IOException {
         Path temp = base.resolve("disks/100/.y.vsm-tmp");
-        assertThatThrownBy(() -> tree.createFilled(temp, path -> {
+        assertThatThrownBy(() -> tree.make(temp, path -> {
                     throw new IllegalStateException("qemu-img failed");
                 }))
                 .hasMessage("qemu-img failed");
         assertThat(temp).doesNotExist();
-        assertThatThrownBy(() -> tree.createFilled(temp, path -> {
+        assertThatThrownBy(() -> tree.make(temp, path -> {
                     try {
                         swapForLink(temp);
                     } catch (IOException e) {
