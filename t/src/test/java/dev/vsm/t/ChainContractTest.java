@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.QemuIo;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,7 +165,7 @@ class ChainContractTest {
         verify();
 
         // the manager's commit of current into s1 (offline: qemu-img's, as a block-commit would)
-        run(
+        QemuIo.run(
                 "qemu-img",
                 "commit",
                 "-f",
@@ -323,14 +322,7 @@ class ChainContractTest {
 
     /** Writes {@code length} bytes of {@code pattern} at {@code offset} into the volume, as a guest would. */
     private void write(int pattern, int offset, int length) {
-        run(
-                "qemu-io",
-                "-f",
-                "qcow2",
-                "-c",
-                "write -P " + pattern + " " + offset + " " + length,
-                images.resolve("vm-100-disk-0.qcow2").toString());
-        Arrays.fill(current, offset, offset + length, (byte) pattern);
+        QemuIo.write(images.resolve("vm-100-disk-0.qcow2"), current, pattern, offset, length);
     }
 
     /** The volume and every snapshot read back byte for byte, and each layer consistent. */
@@ -348,18 +340,7 @@ class ChainContractTest {
     }
 
     private void assertSameData(String what, Path image, byte[] expected) {
-        Path raw = sandbox.resolve("read.raw");
-        run("qemu-img", "convert", "-U", "-f", "qcow2", "-O", "raw", image.toString(), raw.toString());
-        try {
-            byte[] data = Files.readAllBytes(raw);
-            Files.delete(raw);
-            assertThat(data.length).as("size of %s", what).isEqualTo(expected.length);
-            assertThat(Arrays.mismatch(data, expected))
-                    .as("first byte of %s that differs", what)
-                    .isEqualTo(-1);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        QemuIo.assertReadsAs(what, image, expected, sandbox);
     }
 
     private List<String> fileNames() {
@@ -367,21 +348,6 @@ class ChainContractTest {
             return new ArrayList<>(
                     files.map(p -> p.getFileName().toString()).sorted().toList());
         } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static void run(String... argv) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", argv) + " failed: " + out);
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
     }

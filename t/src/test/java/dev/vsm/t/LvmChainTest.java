@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
 import dev.vsm.t.support.QemuImg;
+import dev.vsm.t.support.QemuIo;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.GuestTest;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -85,7 +85,7 @@ class LvmChainTest {
      * zeroes a freed LV), and an earlier test in the same guest leaves its data there.
      */
     private DiskVolumeGroup group(String disk) {
-        run("blkdiscard", "-z", disk);
+        QemuIo.run("blkdiscard", "-z", disk);
         DiskVolumeGroup group = DiskVolumeGroup.create(disk);
         groups.add(group);
         return group;
@@ -399,14 +399,7 @@ class LvmChainTest {
 
     /** Writes {@code length} bytes of {@code pattern} at {@code offset} into the volume, as a guest would. */
     private void write(int pattern, int offset, int length) {
-        run(
-                "qemu-io",
-                "-f",
-                "qcow2",
-                "-c",
-                "write -P " + pattern + " " + offset + " " + length,
-                dev(VOLNAME).toString());
-        Arrays.fill(current, offset, offset + length, (byte) pattern);
+        QemuIo.write(dev(VOLNAME), current, pattern, offset, length);
     }
 
     private void writeMarker(byte[] marker, int offset) throws IOException {
@@ -416,7 +409,7 @@ class LvmChainTest {
             System.arraycopy(marker, 0, block, i, marker.length);
         }
         Files.write(file, block);
-        run(
+        QemuIo.run(
                 "qemu-io",
                 "-f",
                 "qcow2",
@@ -438,18 +431,7 @@ class LvmChainTest {
     }
 
     private void assertSameData(String what, Path image, byte[] expected) {
-        Path raw = sandbox.resolve("read.raw");
-        run("qemu-img", "convert", "-U", "-f", "qcow2", "-O", "raw", image.toString(), raw.toString());
-        try {
-            byte[] data = Files.readAllBytes(raw);
-            Files.delete(raw);
-            assertThat(data.length).as("size of %s", what).isEqualTo(expected.length);
-            assertThat(Arrays.mismatch(data, expected))
-                    .as("first byte of %s that differs", what)
-                    .isEqualTo(-1);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        QemuIo.assertReadsAs(what, image, expected, sandbox);
     }
 
     private static JsonNode qemuImgInfo(Path image) {
@@ -477,21 +459,5 @@ class LvmChainTest {
             }
         }
         return count;
-    }
-
-    private static String run(String... argv) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", argv) + " failed: " + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }
