@@ -211,6 +211,10 @@ public final class Backups {
             throw StorageException.badInput("unable to use volume %s - content type needs to be 'backup'", volid);
         }
         Path archive = volume.storage().path(volume.name());
+        if (!Files.exists(archive, LinkOption.NOFOLLOW_LINKS)) {
+            // pve activates the volume (which must exist) before it reads the archive's name
+            throw StorageException.badInput("volume '%s' does not exist", volid);
+        }
         ArchiveInfo info = ArchiveInfo.of(archive.toString(), zone);
         return VzdumpConfig.extract(archive, info);
     }

@@ -446,6 +446,7 @@ class BackupsTest {
         }
         Files.writeString(dump.resolve("vzdump-qemu-100-2020_01_06-10_00_00.vma.lzo"), "not lzop");
         Files.writeString(dump.resolve("vzdump-lxc-101-2020_01_01-10_00_00.tar.gz"), "not gzip");
+        Files.write(dump.resolve("custom-100.vma"), vma); // a backup, but not named as vzdump names one
         Map<String, String> before = Tree.snapshot(sandbox);
         Map<String, String> expected = Map.of(
                 "2020_01_01-10_00_00.vma", "can't read vma header - got EOF",
@@ -458,9 +459,15 @@ class BackupsTest {
                 vsm.run("extractconfig", "bk:backup/vzdump-qemu-100-" + name).badInput(message));
         vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_01-10_00_00.tar.gz")
                 .badInput("command 'tar -z -tf -' failed");
-        vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_09-10_00_00.tar.gz")
-                .badInput("ERROR: file '");
         vsm.run("extractconfig", "bk:backup/custom-100.vma").badInput("ERROR: couldn't determine archive info from '");
+        // a backup that is not there, whatever its name: pvesm's words (its activate_volume)
+        for (String missing : List.of(
+                "vzdump-lxc-101-2020_01_09-10_00_00.tar.gz",
+                "vzdump-qemu-100-2030_01_01-10_00_00.vma.zst",
+                "custom-101.vma")) {
+            vsm.run("extractconfig", "bk:backup/" + missing)
+                    .badInput("volume 'bk:backup/" + missing + "' does not exist");
+        }
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 }
