@@ -543,9 +543,13 @@ final class LvmStorage implements Storage {
         return imports().importImage(request);
     }
 
-    /** qcow2 LVs hold a formatted image: an import's convert into one is not done yet. */
+    /**
+     * qcow2 LVs hold a formatted image: an import's convert into one is not done yet. Without volume
+     * chains the answer is pve's, as for an alloc.
+     */
     private void refuseQcow2Import(VolumeFormat format) {
         if (format == VolumeFormat.QCOW2) {
+            checkFormatSupported(format, config);
             throw StorageException.badInput(
                     "storage '%s': importing into qcow2 volumes on lvm is not supported by vsm yet - import as raw",
                     config.id());
