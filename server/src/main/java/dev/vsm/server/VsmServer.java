@@ -262,6 +262,11 @@ public final class VsmServer implements AutoCloseable {
                 body = error("internal error: see the server's log", Map.of());
             }
             response.setStatus(status);
+            if (status != 200 && !drained(request)) {
+                // Jetty closes a connection whose request body is left unread: say so, or the
+                // client sends its next request into it
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
             if (body == null) {
                 response.write(true, null, callback);
                 return true;
@@ -275,6 +280,27 @@ public final class VsmServer implements AutoCloseable {
                 callback.failed(e);
             }
             return true;
+        }
+
+        /**
+         * Reads and drops what is left of a refused request's body, up to pve's 64 KiB: a client
+         * still sending it when the connection closed would lose the answer to a reset. False when
+         * more is left.
+         */
+        private static boolean drained(Request request) {
+            if (request.getLength() == 0) {
+                return true;
+            }
+            try (InputStream in = Content.Source.asInputStream(request)) {
+                byte[] buffer = new byte[8192];
+                long left = MAX_BODY + 1L;
+                for (int n; left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0; ) {
+                    left -= n;
+                }
+                return left > 0;
+            } catch (IOException e) {
+                return false;
+            }
         }
 
         private Object answer(Request request) {

@@ -312,6 +312,24 @@ class ServeTest {
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
+    /**
+     * A change refused before its body is read (no token, 413) closes the connection and says so:
+     * a client that kept it for its next request got no answer at all (its DELETE is not retried).
+     */
+    @Test
+    void aRefusedChangeLeavesNoConnectionForTheNextRequest() {
+        String path = "/nodes/" + NODE + "/storage/store/content";
+        String form = "vmid=102&filename=vm-102-disk-0.raw&size=1M&pad=" + "a".repeat(60 * 1024);
+        for (int round = 0; round < 200; round++) {
+            assertThat(api.post(null, path, form).status())
+                    .as("round %d", round)
+                    .isEqualTo(401);
+            assertThat(api.delete(null, path + "/" + volume.replace("/", "%2F")).status())
+                    .as("round %d", round)
+                    .isEqualTo(401);
+        }
+    }
+
     @Test
     void aTokenWithoutThePrivilegeIs403AndChangesNothing() {
         Map<String, String> before = Tree.snapshot(sandbox);
@@ -352,8 +370,10 @@ class ServeTest {
     void anOversizedBodyIs413AndChangesNothing() {
         Map<String, String> before = Tree.snapshot(sandbox);
         String form = "vmid=102&filename=vm-102-disk-0.raw&size=1M&pad=" + "a".repeat(70 * 1024);
-        Reply reply = api.post(root, "/nodes/" + NODE + "/storage/store/content", form);
-        assertThat(reply.status()).isEqualTo(413);
+        for (int round = 0; round < 100; round++) {
+            Reply reply = api.post(root, "/nodes/" + NODE + "/storage/store/content", form);
+            assertThat(reply.status()).as("round %d", round).isEqualTo(413);
+        }
         assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
     }
 
