@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.Allocation;
+import dev.vsm.engine.Backups;
 import dev.vsm.engine.StatusFilter;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.env.Environment;
@@ -17,8 +18,12 @@ import dev.vsm.spi.VolumeId;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.transfer.ImportSource;
 import dev.vsm.transfer.VolumeExporter;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -323,6 +328,43 @@ public final class VsmStorage implements AutoCloseable {
             return imports.importImage(
                     request.storage(), vmid, source, format == null ? null : format.id(), request.name());
         }
+    }
+
+    /**
+     * Sets a backup's notes and protection ({@code vsm update-attributes}, pve's
+     * {@code update_volume_attribute}): each when not null; empty notes remove them. A protected
+     * backup is neither freed nor pruned.
+     */
+    public void updateAttributes(VolumeId volume, String notes, Boolean isProtected) {
+        new Backups(manager(), ZoneId.systemDefault()).updateAttributes(volume, notes, isProtected);
+    }
+
+    /**
+     * Refuses, before a byte is read, an {@link Upload} that {@link #upload} would refuse for its
+     * name, its content or its storage (a name that is a path or does not parse, content the
+     * storage does not hold or cannot write, a file that exists).
+     */
+    public VolumeId checkUpload(Upload upload) {
+        VolumeId volid = upload.volume();
+        runtime.transfers().streamImporter().checkFile(volid);
+        return volid;
+    }
+
+    /**
+     * Makes a file of iso, vztmpl or import content from an {@link Upload}'s bytes (pve's
+     * {@code upload}): written to a temporary in the storage, checked (its checksum, and an iso or
+     * an import image as an untrusted image: nothing that names data outside itself) and only then
+     * named; refused or failed, it leaves nothing. Never replaces a file. Returns its volume id.
+     */
+    public VolumeId upload(Upload upload) {
+        VolumeId volid = checkUpload(upload);
+        MessageDigest digest = upload.digest();
+        InputStream in = digest == null ? upload.data() : new DigestInputStream(upload.data(), digest);
+        return runtime.transfers().streamImporter().importFile(volid, in, temp -> {
+            if (digest != null) {
+                upload.verify(digest);
+            }
+        });
     }
 
     /**

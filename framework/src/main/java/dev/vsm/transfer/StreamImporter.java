@@ -10,6 +10,7 @@ import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.Storage;
@@ -247,6 +248,58 @@ public final class StreamImporter {
                     in.in(),
                     input == null ? "standard input" : ShellQuote.quote(input.toString()),
                     dryRun);
+        }
+    }
+
+    /**
+     * Makes a file of iso, vztmpl or import content from its bytes alone, to their end (pve's
+     * {@code upload}): refused first as {@link #checkContent} refuses, then written to a temporary
+     * in the storage, checked and only then named, so that a failure leaves nothing. An iso must
+     * not be an image that names data outside itself, nor an import image of qcow2, raw or vmdk
+     * ({@link UntrustedImage}, pve's {@code assert_iso_content} and {@code file_size_info} with
+     * {@code untrusted}); {@code verify} is then given the temporary (a checksum) and may throw.
+     *
+     * @param in the file's bytes, read to their end, not closed
+     */
+    public VolumeId importFile(VolumeId volid, InputStream in, java.util.function.Consumer<Path> verify) {
+        checkFile(volid);
+        Storage storage = manager.activate(volid.storage());
+        VolumeName name = storage.parseVolname(volid.volname());
+        try (Interruption stop = Interruption.watch("upload of '" + volid + "'")) {
+            storage.writeContent(name, temp -> {
+                ProgressMeter meter = ProgressMeter.start("upload " + volid, 0, progress);
+                try (VolumeWriter out = VolumeWriter.open(temp, true)) {
+                    ByteMover.copy(in, out, -1, meter, stop);
+                    out.finish();
+                } catch (RuntimeException e) {
+                    meter.abandon();
+                    throw e;
+                }
+                meter.finish();
+                verify.accept(temp);
+                String format = name.type() == ContentType.ISO
+                        ? null
+                        : name.type() == ContentType.IMPORT
+                                ? name.volumeFormat().map(VolumeFormat::id).orElse(null)
+                                : "";
+                if (format == null || !format.isEmpty()) {
+                    UntrustedImage.inspect(temp, format, volid.toString());
+                }
+            });
+        }
+        return volid;
+    }
+
+    /** Refuses, before anything is read, a file {@link #importFile} would not make: as {@link #checkContent}, and content the storage does not hold. */
+    public void checkFile(VolumeId volid) {
+        checkContent(volid, StreamFormat.RAW_SIZE, new Options(false, null, null, null, false));
+        VolumeName name = manager.storage(volid.storage()).parseVolname(volid.volname());
+        if (!manager.config(volid.storage())
+                .content(manager.schema(volid.storage()).defaultContent())
+                .contains(name.type())) {
+            throw StorageException.badInput(
+                    "storage '%s' does not support '%s' content",
+                    volid.storage(), name.type().id());
         }
     }
 
