@@ -13,9 +13,13 @@ import dev.vsm.server.endpoint.Contents;
 import dev.vsm.server.endpoint.Nodes;
 import dev.vsm.server.endpoint.StorageConfigs;
 import dev.vsm.server.endpoint.StorageStatus;
+import dev.vsm.server.endpoint.TaskStatus;
+import dev.vsm.server.endpoint.Uploads;
 import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.RequestBody;
 import dev.vsm.server.route.Route;
 import dev.vsm.server.route.Router;
+import dev.vsm.server.task.Tasks;
 import dev.vsm.spi.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * authenticated against the {@link AccessFile} (read anew each time, so that {@code vsm token} and
  * {@code vsm acl} take effect at once), routed to its endpoint, and answered with pve's JSON shapes;
  * the storages are reached through a new {@link VsmStorage} per request. Bodies are limited to
- * pve's 64 KiB, headers to its 8 KiB.
+ * pve's 64 KiB (an upload's to its own limit, streamed), headers to its 8 KiB.
  */
 public final class VsmServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(VsmServer.class);
@@ -116,6 +120,9 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new StorageConfigs().routes());
         routes.addAll(new StorageStatus().routes());
         routes.addAll(new Contents().routes());
+        Tasks tasks = new Tasks();
+        routes.addAll(new Uploads(tasks, b.maxUpload).routes());
+        routes.addAll(new TaskStatus(tasks).routes());
         server.setErrorHandler(new JsonErrors());
         server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access, b.tickets)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
@@ -134,8 +141,18 @@ public final class VsmServer implements AutoCloseable {
         private Tickets tickets;
         private Supplier<VsmStorage> storage;
         private String version = "unknown";
+        private long maxUpload = 64L << 30;
 
         private Builder() {}
+
+        /** The most bytes an upload's body may have (default 64 GiB); more is refused with 413 and kept nowhere. */
+        public Builder maxUpload(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxUpload: " + bytes);
+            }
+            this.maxUpload = bytes;
+            return this;
+        }
 
         public Builder listen(InetSocketAddress address) {
             this.address = requireNonNull(address, "address");
@@ -322,7 +339,16 @@ public final class VsmServer implements AutoCloseable {
                 segments.remove(segments.size() - 1);
             }
             Router.Match match = router.find(method, segments);
-            return router.call(match, parameters(request, method), who);
+            if (match.streamed()) {
+                Map<String, String> query = new HashMap<>();
+                parse(request.getHttpURI().getQuery(), query);
+                RequestBody body = new RequestBody(
+                        request.getHeaders().get(HttpHeader.CONTENT_TYPE),
+                        request.getLength(),
+                        Content.Source.asInputStream(request));
+                return router.call(match, query, who, body);
+            }
+            return router.call(match, parameters(request, method), who, null);
         }
 
         /**

@@ -49,9 +49,20 @@ public final class ServeCommand extends AccessCommand {
             description = "its private key (PEM, PKCS#8, readable by its owner only)")
     Path key;
 
+    @Option(
+            names = "--max-upload",
+            paramLabel = "MIB",
+            defaultValue = "65536",
+            description =
+                    "the most an upload's body may have, in MiB (default 65536: 64 GiB); more is refused with 413")
+    long maxUploadMib;
+
     @Override
     void execute() {
         InetSocketAddress address = address(listen);
+        if (maxUploadMib < 1 || maxUploadMib > Long.MAX_VALUE >> 20) {
+            throw StorageException.badInput("--max-upload: give at least 1 MiB, at most 2^43");
+        }
         if ((certificate == null) != (key == null)) {
             throw StorageException.badInput("give --certificate and --key together, or neither");
         }
@@ -65,6 +76,7 @@ public final class ServeCommand extends AccessCommand {
                 .access(accessFile())
                 .tickets(access(() -> Tickets.inDirectory(sslDir)))
                 .version(version())
+                .maxUpload(maxUploadMib << 20)
                 .storage(() -> VsmStorage.builder()
                         .configFile(vsm.configOption())
                         .pluginDirectory(vsm.pluginDirOption())

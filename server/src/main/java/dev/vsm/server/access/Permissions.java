@@ -72,6 +72,18 @@ public final class Permissions {
         return subject;
     }
 
+    /**
+     * Whether the subject is pve's superuser: {@code root@pam}, or a token of it without privilege
+     * separation (which holds its user's privileges).
+     */
+    public boolean isRoot() {
+        if (subject.equals(ROOT)) {
+            return true;
+        }
+        AccessFile.Token token = contents.tokens().get(subject);
+        return subject.startsWith(ROOT + "!") && token != null && !token.privsep();
+    }
+
     /** Whether the subject holds any of {@code privileges} on {@code path}. */
     public boolean any(String path, Set<Privilege> privileges) {
         Set<Privilege> held = privileges(path);

@@ -33,6 +33,7 @@ public final class Contents {
                 Route.get(BASE, Set.of("node", "storage", "content", "vmid"), this::index),
                 Route.post(BASE, Set.of("node", "storage", "filename", "vmid", "size", "format"), this::create),
                 Route.get(BASE + "/{volume*}", Set.of("node", "storage", "volume"), this::info),
+                Route.put(BASE + "/{volume*}", Set.of("node", "storage", "volume", "notes", "protected"), this::update),
                 Route.delete(BASE + "/{volume*}", Set.of("node", "storage", "volume", "delay"), this::delete));
     }
 
@@ -137,6 +138,33 @@ public final class Contents {
             m.put("size", d.size());
             m.put("used", d.used());
             return m;
+        }
+    }
+
+    /**
+     * pve's {@code PUT .../content/{volume}} ({@code updateattributes}): a backup's {@code notes}
+     * and {@code protected}, each when given ({@code vsm update-attributes}). pve asks for "read
+     * access" to the volume: {@code Datastore.Audit} or {@code AllocateSpace} for an iso, a
+     * template or an import file, {@code AllocateSpace} and the guest's {@code VM.Backup} for a
+     * backup, else {@code Datastore.Allocate}; vsm has no guest privileges, so asks
+     * {@code Datastore.Allocate} for all but the first three, as it does to free one.
+     */
+    private Object update(Call call) {
+        VolumeId volume = volume(call);
+        String volname = volume.volname();
+        String type = volname.contains("/") ? volname.substring(0, volname.indexOf('/')) : "";
+        if (Set.of("iso", "vztmpl", "import").contains(type)) {
+            call.check("/storage/" + volume.storage(), Privilege.AUDIT, Privilege.ALLOCATE_SPACE);
+        } else {
+            call.check("/storage/" + volume.storage(), Privilege.ALLOCATE);
+        }
+        String notes = call.param("notes");
+        Boolean isProtected = call.param("protected") == null ? null : call.bool("protected");
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            StorageStatus.exists(vsm, volume.storage());
+            vsm.updateAttributes(volume, notes, isProtected);
+            return null;
         }
     }
 

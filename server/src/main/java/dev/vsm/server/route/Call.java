@@ -17,11 +17,48 @@ public final class Call {
     private final Map<String, String> params;
     private final Permissions who;
     private final Supplier<VsmStorage> vsm;
+    private final Route route;
+    private final Map<String, String> path;
+    private final RequestBody body;
 
-    Call(Map<String, String> params, Permissions who, Supplier<VsmStorage> vsm) {
+    Call(
+            Map<String, String> params,
+            Permissions who,
+            Supplier<VsmStorage> vsm,
+            Route route,
+            Map<String, String> path,
+            RequestBody body) {
         this.params = params;
         this.who = who;
         this.vsm = vsm;
+        this.route = route;
+        this.path = path;
+        this.body = body;
+    }
+
+    /** The unread body of an {@link Route#upload} route; null for others. */
+    public RequestBody body() {
+        return body;
+    }
+
+    /** Takes more parameters (a multipart body's fields), refused as the query's are when the route does not take them. */
+    public void accept(Map<String, String> more) {
+        Router.check(route, path, more);
+        for (Map.Entry<String, String> e : more.entrySet()) {
+            if (params.putIfAbsent(e.getKey(), e.getValue()) != null && !path.containsKey(e.getKey())) {
+                throw ApiException.badParameter(e.getKey(), "given more than once");
+            }
+        }
+    }
+
+    /** The user ({@code USER@REALM}) or token ({@code USER@REALM!TOKENID}) the request was made as. */
+    public String subject() {
+        return who.subject();
+    }
+
+    /** Whether the caller is {@code root@pam} or a token of it without privilege separation. */
+    public boolean isRoot() {
+        return who.isRoot();
     }
 
     /** A new {@link VsmStorage} on the configuration as it is now (one per request: it is not thread-safe). */

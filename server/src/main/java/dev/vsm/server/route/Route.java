@@ -21,24 +21,40 @@ public final class Route {
     final List<String> pattern;
     final Set<String> params;
     final Endpoint endpoint;
+    /** Whether the endpoint reads a multipart body itself ({@link Call#body()}). */
+    final boolean streamed;
 
-    private Route(String method, String path, Set<String> params, Endpoint endpoint) {
+    private Route(String method, String path, Set<String> params, Endpoint endpoint, boolean streamed) {
         this.method = method;
         this.pattern = List.of(path.substring(1).split("/", -1));
         this.params = Set.copyOf(params);
         this.endpoint = endpoint;
+        this.streamed = streamed;
     }
 
     public static Route get(String path, Set<String> params, Endpoint endpoint) {
-        return new Route("GET", path, params, endpoint);
+        return new Route("GET", path, params, endpoint, false);
     }
 
     public static Route post(String path, Set<String> params, Endpoint endpoint) {
-        return new Route("POST", path, params, endpoint);
+        return new Route("POST", path, params, endpoint, false);
+    }
+
+    public static Route put(String path, Set<String> params, Endpoint endpoint) {
+        return new Route("PUT", path, params, endpoint, false);
+    }
+
+    /**
+     * A {@code POST} whose {@code multipart/form-data} body the endpoint reads itself, as it comes
+     * ({@link Call#body()}: an upload, never held in memory); its form fields are checked against
+     * {@code params} by {@link Call#accept}.
+     */
+    public static Route upload(String path, Set<String> params, Endpoint endpoint) {
+        return new Route("POST", path, params, endpoint, true);
     }
 
     public static Route delete(String path, Set<String> params, Endpoint endpoint) {
-        return new Route("DELETE", path, params, endpoint);
+        return new Route("DELETE", path, params, endpoint, false);
     }
 
     /** The path's parameters when {@code segments} (decoded) match, else null. */

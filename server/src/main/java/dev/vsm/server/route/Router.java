@@ -26,6 +26,11 @@ public final class Router {
             this.route = route;
             this.path = path;
         }
+
+        /** Whether the endpoint reads a multipart body itself: the caller leaves it unread. */
+        public boolean streamed() {
+            return route.streamed;
+        }
     }
 
     /** The route of {@code method} and the decoded path segments below {@code /api2/json}; 501 as pve when there is none. */
@@ -43,20 +48,28 @@ public final class Router {
                 null);
     }
 
-    /** Calls the route with the query's or body's parameters (those it does not take refused) and the path's. */
-    public Object call(Match match, Map<String, String> params, Permissions who) {
+    /**
+     * Calls the route with the query's or body's parameters (those it does not take refused) and the path's;
+     * {@code body} is the unread body of a {@link Match#streamed()} route, else null.
+     */
+    public Object call(Match match, Map<String, String> params, Permissions who, RequestBody body) {
+        check(match.route, match.path, params);
+        params.putAll(match.path);
+        return match.route.endpoint.handle(new Call(params, who, storage, match.route, match.path, body));
+    }
+
+    /** Refuses a parameter the route does not take, or one the path gives with another value. */
+    static void check(Route route, Map<String, String> path, Map<String, String> params) {
         for (Map.Entry<String, String> param : params.entrySet()) {
             String name = param.getKey();
-            if (!match.route.params.contains(name)) {
+            if (!route.params.contains(name)) {
                 throw ApiException.badParameter(
                         name, "property is not defined in schema and the schema does not allow additional properties");
             }
-            String inPath = match.path.get(name);
+            String inPath = path.get(name);
             if (inPath != null && !inPath.equals(param.getValue())) {
                 throw ApiException.badParameter(name, "given twice, with different values");
             }
         }
-        params.putAll(match.path);
-        return match.route.endpoint.handle(new Call(params, who, storage));
     }
 }

@@ -95,6 +95,39 @@ public final class ApiClient {
         return send(null, request);
     }
 
+    /**
+     * A {@code multipart/form-data} POST as proxmoxer sends an upload: {@code fields} first, then
+     * the file in the part named {@code filename} under {@code fileName}. {@code chunked}: sent
+     * without a {@code Content-Length}, as a stream.
+     */
+    public Reply upload(
+            String token,
+            String path,
+            java.util.Map<String, String> fields,
+            String fileName,
+            byte[] file,
+            boolean chunked) {
+        String boundary = "vsmtest" + Long.toHexString(System.nanoTime());
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        fields.forEach((name, value) -> body.writeBytes(
+                ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"filename\"; filename=\""
+                        + fileName + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        body.writeBytes(file);
+        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] bytes = body.toByteArray();
+        HttpRequest.BodyPublisher publisher = chunked
+                ? HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(bytes))
+                : HttpRequest.BodyPublishers.ofByteArray(bytes);
+        return send(
+                token,
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                        .POST(publisher));
+    }
+
     /** {@code token} is {@code USER@REALM!NAME=SECRET}, or a whole header value when it has a space; null: none. */
     private Reply send(String token, HttpRequest.Builder request) {
         if (token != null) {

@@ -1,0 +1,77 @@
+package dev.vsm.server.endpoint;
+
+import dev.vsm.api.VsmStorage;
+import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Call;
+import dev.vsm.server.route.Route;
+import dev.vsm.server.task.Task;
+import dev.vsm.server.task.Tasks;
+import dev.vsm.spi.VolumeId;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * {@code GET /nodes/{node}/tasks/{upid}/status} and {@code .../log}: a task the server ran, seen
+ * only by the user or token that started it, or by {@code root@pam} (and its tokens without
+ * privilege separation; pve also lets whoever holds
+ * {@code Sys.Audit} on the node see it; vsm has no such privilege).
+ */
+public final class TaskStatus {
+    private static final String BASE = "/nodes/{node}/tasks/{upid}";
+    /** pve's {@code upid_decode}. */
+    private static final Pattern UPID = Pattern.compile(
+            "UPID:[a-zA-Z0-9]([a-zA-Z0-9\\-]*[a-zA-Z0-9])?:[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8,9}:[0-9A-Fa-f]{8}:[^:\\s]+:[^:\\s]*:[^:\\s]+:");
+
+    private final Tasks tasks;
+
+    public TaskStatus(Tasks tasks) {
+        this.tasks = tasks;
+    }
+
+    public List<Route> routes() {
+        return List.of(
+                Route.get(BASE + "/status", Set.of("node", "upid"), this::status),
+                Route.get(BASE + "/log", Set.of("node", "upid", "start", "limit"), this::log));
+    }
+
+    private Object status(Call call) {
+        return task(call).status();
+    }
+
+    private Object log(Call call) {
+        Task task = task(call);
+        return task.log(number(call, "start", 0), number(call, "limit", 50));
+    }
+
+    private Task task(Call call) {
+        String node = call.required("node");
+        String upid = call.required("upid");
+        if (!UPID.matcher(upid).matches()) {
+            throw ApiException.badParameter("upid", "unable to parse worker upid '" + VolumeId.printable(upid) + "'");
+        }
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+        }
+        Task task = tasks.find(upid).orElse(null);
+        if (task == null) {
+            throw ApiException.failed("no such task '" + VolumeId.printable(upid) + "'");
+        }
+        if (!task.user().equals(call.subject()) && !call.isRoot()) {
+            throw ApiException.forbidden("/nodes/" + node, "Sys.Audit");
+        }
+        return task;
+    }
+
+    private static int number(Call call, String name, int absent) {
+        String value = call.param(name);
+        if (value == null) {
+            return absent;
+        }
+        if (!value.matches("[0-9]{1,9}")) {
+            throw ApiException.badParameter(
+                    name, "type check ('integer') failed - got '" + VolumeId.printable(value) + "'");
+        }
+        return Integer.parseInt(value);
+    }
+}

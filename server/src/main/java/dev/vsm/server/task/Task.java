@@ -1,0 +1,114 @@
+package dev.vsm.server.task;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One piece of work the server did for a request, as pve's tasks are seen ({@code GET
+ * /nodes/{node}/tasks/{upid}/status} and {@code /log}): its UPID's fields, whether it still runs,
+ * how it ended, and its log, whose last line is pve's {@code TASK OK} or {@code TASK ERROR: ...}.
+ * Thread-safe.
+ */
+public final class Task {
+    /** A task's log keeps at most this many lines (the last one says how it ended). */
+    static final int MAX_LINES = 1000;
+
+    private final String upid;
+    private final String node;
+    private final long pid;
+    private final long pstart;
+    private final long starttime;
+    private final String type;
+    private final String id;
+    private final String user;
+    private final List<String> log = new ArrayList<>();
+    private String exitstatus;
+
+    Task(String node, long pid, long pstart, long starttime, String type, String id, String user) {
+        this.node = node;
+        this.pid = pid;
+        this.pstart = pstart;
+        this.starttime = starttime;
+        this.type = type;
+        this.id = id;
+        this.user = user;
+        this.upid = String.format("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", node, pid, pstart, starttime, type, id, user);
+    }
+
+    public String upid() {
+        return upid;
+    }
+
+    /** The user or token that started it: the only one, with {@code root@pam}, who sees it. */
+    public String user() {
+        return user;
+    }
+
+    /** Adds a line to the log. */
+    public synchronized void log(String line) {
+        if (log.size() < MAX_LINES - 1) {
+            log.add(line);
+        }
+    }
+
+    /** It ended well: {@code TASK OK}. */
+    public synchronized void ok() {
+        end("OK");
+        log.add("TASK OK");
+    }
+
+    /** It failed with {@code message}: {@code TASK ERROR: message}. */
+    public synchronized void failed(String message) {
+        String line = message.strip();
+        end(line);
+        log.add("TASK ERROR: " + line);
+    }
+
+    private void end(String status) {
+        if (exitstatus != null) {
+            throw new IllegalStateException("task " + upid + " has ended already");
+        }
+        exitstatus = status;
+    }
+
+    synchronized boolean running() {
+        return exitstatus == null;
+    }
+
+    /** pve's task status: {@code status} running or stopped, then {@code exitstatus} once stopped, and the UPID's fields. */
+    public synchronized Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("upid", upid);
+        m.put("node", node);
+        m.put("pid", pid);
+        m.put("pstart", pstart);
+        m.put("starttime", starttime);
+        m.put("type", type);
+        m.put("id", id);
+        m.put("user", user);
+        m.put("status", exitstatus == null ? "running" : "stopped");
+        if (exitstatus != null) {
+            m.put("exitstatus", exitstatus);
+        }
+        return m;
+    }
+
+    /** pve's task log: {@code limit} lines {@code {n, t}} from line {@code start} (0 the first; {@code n} counts from 1). */
+    public synchronized List<Map<String, Object>> log(int start, int limit) {
+        List<Map<String, Object>> lines = new ArrayList<>();
+        for (int i = start; i < log.size() && lines.size() < limit; i++) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("n", i + 1);
+            m.put("t", log.get(i));
+            lines.add(m);
+        }
+        return lines;
+    }
+
+    /** How many lines the log has (pve's {@code total}). */
+    public synchronized int lines() {
+        return log.size();
+    }
+}
