@@ -2,6 +2,7 @@ package dev.vsm.api;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.config.PruneOptions;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.Allocation;
 import dev.vsm.engine.Backups;
@@ -337,6 +338,25 @@ public final class VsmStorage implements AutoCloseable {
      */
     public void updateAttributes(VolumeId volume, String notes, Boolean isProtected) {
         new Backups(manager(), ZoneId.systemDefault()).updateAttributes(volume, notes, isProtected);
+    }
+
+    /**
+     * Marks a storage's backups by retention options and, unless a dry run, removes those marked
+     * {@code remove} ({@code vsm prune-backups}, pve's {@code prune_backups}); a protected backup is
+     * kept. Returns every backup considered with its mark; a removal that failed fails the whole
+     * call once the others were tried.
+     */
+    public List<PruneMark> pruneBackups(PruneBackups prune) {
+        Map<String, Long> keep;
+        try {
+            keep = prune.keep() == null ? null : PruneOptions.parse(prune.keep());
+        } catch (StorageException e) {
+            throw StorageException.badInput("prune-backups: %s", e.getMessage());
+        }
+        return new Backups(manager(), ZoneId.systemDefault())
+                .prune(prune.storage(), keep, prune.vmid(), prune.type(), prune.dryRun()).stream()
+                        .map(e -> new PruneMark(e.volid(), e.ctime(), e.mark(), e.type(), e.vmid()))
+                        .toList();
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.vsm.server.access.Permissions;
 import dev.vsm.server.access.Tickets;
 import dev.vsm.server.endpoint.Contents;
 import dev.vsm.server.endpoint.Nodes;
+import dev.vsm.server.endpoint.Prunes;
 import dev.vsm.server.endpoint.StorageConfigs;
 import dev.vsm.server.endpoint.StorageStatus;
 import dev.vsm.server.endpoint.TaskStatus;
@@ -123,6 +124,7 @@ public final class VsmServer implements AutoCloseable {
         Tasks tasks = new Tasks();
         routes.addAll(new Uploads(tasks, b.maxUpload).routes());
         routes.addAll(new TaskStatus(tasks).routes());
+        routes.addAll(new Prunes(tasks).routes());
         server.setErrorHandler(new JsonErrors());
         server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access, b.tickets)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)

@@ -60,9 +60,15 @@ class ServeUploadTest {
         vsm = new Vsm(sandbox.resolve("vsm")).env("VSM_NODE", NODE);
         Files.createDirectories(sandbox.resolve("store/dump"));
         Files.writeString(sandbox.resolve("store/dump/" + BACKUP), "a backup");
+        Files.createDirectories(sandbox.resolve("dumps/dump"));
+        for (String day : List.of("01", "02", "03")) {
+            Files.writeString(sandbox.resolve("dumps/dump/vzdump-qemu-200-2024_01_" + day + "-00_00_00.vma.zst"), day);
+        }
         vsm.writeConfig("storages:\n"
                 + "  store:\n    type: dir\n    path: " + sandbox.resolve("store")
-                + "\n    content: [images, iso, vztmpl, backup]\n");
+                + "\n    content: [images, iso, vztmpl, backup]\n"
+                + "  dumps:\n    type: dir\n    path: " + sandbox.resolve("dumps")
+                + "\n    content: [backup]\n");
         root = token("root@pam", "full", "--privsep", "0");
         uploader = token("up@pve", "up", "--privsep", "0");
         audit = token("ops@pve", "audit", "--privsep", "0");
@@ -344,6 +350,47 @@ class ServeUploadTest {
                         .status())
                 .isEqualTo(500);
         assertThat(task(uploader, upid, "log?start=1&limit=1")).hasSize(1);
+    }
+
+    /** GET previews a prune and removes nothing; DELETE prunes as a task; each refusal changes nothing. */
+    @Test
+    void prunebackupsPreviewsAndPrunes() {
+        String path = "/nodes/" + NODE + "/storage/dumps/prunebackups";
+        Map<String, String> before = Tree.snapshot(sandbox);
+        Reply preview = api.get(audit, path + "?prune-backups=keep-last%3D1&vmid=200&type=qemu");
+        assertThat(preview.status()).as(preview.body()).isEqualTo(200);
+        assertThat(preview.data()).hasSize(3);
+        Map<String, String> marks = new LinkedHashMap<>();
+        preview.data()
+                .forEach(e -> marks.put(e.get("volid").asText(), e.get("mark").asText()));
+        assertThat(marks)
+                .containsEntry("dumps:backup/vzdump-qemu-200-2024_01_03-00_00_00.vma.zst", "keep")
+                .containsEntry("dumps:backup/vzdump-qemu-200-2024_01_02-00_00_00.vma.zst", "remove")
+                .containsEntry("dumps:backup/vzdump-qemu-200-2024_01_01-00_00_00.vma.zst", "remove");
+        assertThat(preview.data().get(0).get("vmid").asInt()).isEqualTo(200);
+        assertThat(preview.data().get(0).get("type").asText()).isEqualTo("qemu");
+
+        assertThat(api.delete(audit, path + "?prune-backups=keep-last%3D1").status())
+                .isEqualTo(403);
+        assertThat(api.get(root, path + "?prune-backups=keep-last%3Dx").status())
+                .isEqualTo(400);
+        assertThat(api.delete(root, path + "?prune-backups=keep-last%3Dx").status())
+                .isEqualTo(400);
+        assertThat(api.delete(root, path).status())
+                .as("no options given and none configured")
+                .isEqualTo(400);
+        assertThat(api.get(root, path + "?type=pve").status()).isEqualTo(400);
+        assertThat(Tree.snapshot(sandbox)).isEqualTo(before);
+
+        Reply prune = api.delete(root, path + "?prune-backups=keep-last%3D1&vmid=200");
+        assertThat(prune.status()).as(prune.body()).isEqualTo(200);
+        String upid = prune.data().asText();
+        assertThat(upid).contains(":prunebackups:200@dumps:root@pam!full:");
+        assertThat(task(root, upid, "status").get("exitstatus").asText()).isEqualTo("OK");
+        assertThat(task(root, upid, "log").toString())
+                .contains("removing backup 'dumps:backup/vzdump-qemu-200-2024_01_01-00_00_00.vma.zst'");
+        assertThat(sandbox.resolve("dumps/dump").toFile().list())
+                .containsExactly("vzdump-qemu-200-2024_01_03-00_00_00.vma.zst");
     }
 
     private static JsonNode backupItem() {
