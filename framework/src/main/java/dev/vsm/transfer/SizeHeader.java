@@ -17,7 +17,20 @@ final class SizeHeader {
      */
     static final long MAX = Long.MAX_VALUE & ~1023L;
 
+    /** The sector qemu-img rounds a raw file's size up to (BDRV_SECTOR_SIZE). */
+    static final int SECTOR = 512;
+
     private SizeHeader() {}
+
+    /**
+     * The header pve's path-based plugins write for a file of other content than images (iso,
+     * vztmpl, snippets, import): the size {@code qemu-img info -f raw} reports for it, its
+     * {@code length} rounded up to whole sectors, while the data that follows is the file's
+     * {@code length} bytes.
+     */
+    static long ofFile(long length) {
+        return length % SECTOR == 0 ? length : length - length % SECTOR + SECTOR;
+    }
 
     /** Writes {@code sizeBytes} as the header. */
     public static void write(OutputStream out, long sizeBytes) throws IOException {

@@ -228,7 +228,7 @@ public final class StreamImporter {
             return volid;
         }
         try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
-            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, in, stop));
+            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, true, in, stop));
         } catch (RuntimeException e) {
             throw nothingKept(e);
         }
@@ -340,7 +340,7 @@ public final class StreamImporter {
             AllocRequest request = AllocRequest.of(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
                 made = storage.allocWritten(request, path -> {
-                    write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
+                    write(label, path, storage.newVolumesReadZeros(), format, size, false, in, stop);
                     deleteSnapshot(path, target.volumeFormat().id(), deleteSnapshot);
                 });
             } catch (RuntimeException e) {
@@ -356,7 +356,15 @@ public final class StreamImporter {
                 Storage storage = manager.storage(volid.storage());
                 VolumeName name = storage.parseVolname(volid.volname());
                 storage.activateVolume(name);
-                write(volid.toString(), storage.path(name), storage.newVolumesReadZeros(), format, size, in, stop);
+                write(
+                        volid.toString(),
+                        storage.path(name),
+                        storage.newVolumesReadZeros(),
+                        format,
+                        size,
+                        false,
+                        in,
+                        stop);
                 deleteSnapshot(storage.path(name), name.format(), deleteSnapshot);
             } catch (RuntimeException e) {
                 throw FailureCleanup.free(manager, volid, e);
@@ -403,19 +411,27 @@ public final class StreamImporter {
                 null);
     }
 
+    /**
+     * Writes the stream's data to {@code path}.
+     *
+     * @param file whether the data is a file of other content than images, whose header pve
+     *     writes rounded up to whole sectors ({@link SizeHeader#ofFile}): such a stream may end
+     *     up to a sector short of its header
+     */
     private void write(
             String label,
             Path path,
             boolean readsZeros,
             StreamFormat format,
             long size,
+            boolean file,
             InputStream in,
             Interruption stop) {
         boolean raw = format == StreamFormat.RAW_SIZE;
         ProgressMeter meter = ProgressMeter.start("import " + label, raw ? size : 0, progress);
         try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
-            if (raw && written < size) {
+            if (raw && written < size && !(file && SizeHeader.ofFile(written) == size)) {
                 throw StorageException.badInput(
                         "import: the stream ended after %d of the %d bytes its size header announces "
                                 + "(truncated stream?)",
