@@ -56,6 +56,14 @@ class PvesmOutputTest {
     }
 
     @Test
+    void statusOfAStorageThatDoesNotExistIsPveParameterError() {
+        // pvesm status --storage nope: '400 Parameter verification failed.' / 'storage: No such storage.'
+        vsm.run("status", "--storage", "nope").badInput("storage: No such storage. ('nope' does not exist)");
+        vsm.run("status", "-storage", "nope", "-content", "images")
+                .badInput("storage: No such storage. ('nope' does not exist)");
+    }
+
+    @Test
     void anIsoStreamCarriesPveSizeHeaderAndPveStreamOfItIsTaken() throws IOException {
         byte[] iso = data(10000);
         Files.write(store.resolve("template/iso/a.iso"), iso);
