@@ -53,12 +53,20 @@ final class SizeHeader {
      * allocate (0, or beyond {@link #MAX}).
      */
     public static long read(InputStream in) throws IOException {
+        return read(in, 1);
+    }
+
+    /**
+     * As {@link #read(InputStream)}, taking sizes from {@code least}: 1 for a volume, 0 for a file
+     * of other content (an empty snippet streams with the header 0, as pve streams it).
+     */
+    static long read(InputStream in, long least) throws IOException {
         byte[] b = in.readNBytes(LENGTH);
         if (b.length < LENGTH) {
             throw StorageException.badInput("import: no size found in export header, aborting.");
         }
         long size = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (size <= 0) {
+        if (size < least) {
             throw StorageException.badInput(
                     "import: the size header says %s bytes: not a volume size", Long.toUnsignedString(size));
         }

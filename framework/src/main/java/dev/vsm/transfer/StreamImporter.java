@@ -220,7 +220,7 @@ public final class StreamImporter {
         Storage storage = manager.activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
         Path path = storage.path(name);
-        long size = readHeader(in);
+        long size = readHeader(in, 0);
         if (dryRun) {
             manager.context()
                     .console()
@@ -394,8 +394,13 @@ public final class StreamImporter {
     }
 
     private static long readHeader(InputStream in) {
+        return readHeader(in, 1);
+    }
+
+    /** The size header, taking sizes from {@code least} (0 for a file of other content than images). */
+    private static long readHeader(InputStream in, long least) {
         try {
-            return SizeHeader.read(in);
+            return SizeHeader.read(in, least);
         } catch (IOException e) {
             throw StorageException.failed(e, "import: reading the size header failed: %s", e.getMessage());
         }

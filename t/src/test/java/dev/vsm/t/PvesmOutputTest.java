@@ -105,6 +105,26 @@ class PvesmOutputTest {
     }
 
     @Test
+    void anEmptySnippetStreamsAsPveStreamsIt() throws IOException {
+        // pvesm export store:snippets/empty.yaml raw+size <file>: the header 0 and nothing after it;
+        // pvesm import of that stream makes the empty file
+        Files.createDirectories(store.resolve("snippets"));
+        Files.write(store.resolve("snippets/empty.yaml"), new byte[0]);
+        Path stream = sandbox.resolve("empty.stream");
+        vsm.run("export", "store:snippets/empty.yaml", "raw+size", stream.toString(), "-q")
+                .ok();
+        assertThat(Files.readAllBytes(stream)).isEqualTo(new byte[8]);
+        assertThat(vsm.run("import", "store:snippets/copy.yaml", "raw+size", stream.toString(), "-q")
+                        .ok()
+                        .out())
+                .isEqualTo("successfully imported 'store:snippets/copy.yaml'\n");
+        assertThat(store.resolve("snippets/copy.yaml")).isEmptyFile();
+        // a volume's stream still needs a size
+        vsm.run("import", "store:100/vm-100-disk-0.raw", "raw+size", stream.toString(), "-q")
+                .badInput("import: the size header says 0 bytes: not a volume size");
+    }
+
+    @Test
     void aStreamMoreThanASectorShortOfItsHeaderIsStillTruncated() throws IOException {
         Path cut = Files.write(sandbox.resolve("cut.stream"), pveStream(Arrays.copyOf(data(10000), 9700), 10240));
         vsm.run("list", "store").ok(); // activation makes the storage's directories
