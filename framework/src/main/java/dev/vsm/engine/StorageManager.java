@@ -401,7 +401,7 @@ public final class StorageManager {
      * that fails to activate or report is shown inactive, with a warning.
      *
      * @throws StorageException (bad input) {@code storage: No such storage.} when the filter's storage
-     *                          exists but the other filters leave it out, as pve
+     *                          does not exist or the other filters leave it out, as pve
      */
     public List<StatusRow> status(StatusFilter filter) {
         String onlyStorage = filter.storage();
@@ -409,6 +409,9 @@ public final class StorageManager {
         boolean enabledOnly = filter.enabledOnly();
         String target = filter.target();
         if (onlyStorage != null) {
+            if (!storages.containsKey(onlyStorage)) {
+                throw StorageException.badInput("storage: No such storage. ('%s' does not exist)", onlyStorage);
+            }
             StorageConfig only = config(onlyStorage);
             if (content != null && registry.plugin(only.type()).isPresent()) {
                 boolean holds = only

@@ -135,10 +135,12 @@ public final class ImageImports {
      * ({@code vsm import-metadata}, pve's {@code import-metadata}). A disk whose size the storage
      * leaves unknown (an OVF's disk file, whose own size pve reads) is opened as the source of an
      * import would be: inspected as an untrusted image, then measured by {@code qemu-img info -f}.
+     * A storage without the operation is refused before the volume's name is read, as pve asks
+     * the plugin first.
      */
     public ImportMetadata importMetadata(VolumeId volid) {
+        Capabilities.require(manager.storage(volid.storage()), Operation.IMPORT_METADATA);
         StorageManager.Volume volume = manager.volume(volid);
-        Capabilities.require(volume.storage(), Operation.IMPORT_METADATA);
         ImportMetadata found = volume.storage().importMetadata(volume.name());
         ImportMetadata.Builder sized = null;
         for (Map.Entry<String, ImportMetadata.Disk> e : found.disks().entrySet()) {

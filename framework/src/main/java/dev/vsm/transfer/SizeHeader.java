@@ -17,7 +17,20 @@ final class SizeHeader {
      */
     static final long MAX = Long.MAX_VALUE & ~1023L;
 
+    /** The sector qemu-img rounds a raw file's size up to (BDRV_SECTOR_SIZE). */
+    static final int SECTOR = 512;
+
     private SizeHeader() {}
+
+    /**
+     * The header pve's path-based plugins write for a file of other content than images (iso,
+     * vztmpl, snippets, import): the size {@code qemu-img info -f raw} reports for it, its
+     * {@code length} rounded up to whole sectors, while the data that follows is the file's
+     * {@code length} bytes.
+     */
+    static long ofFile(long length) {
+        return length % SECTOR == 0 ? length : length - length % SECTOR + SECTOR;
+    }
 
     /** Writes {@code sizeBytes} as the header. */
     public static void write(OutputStream out, long sizeBytes) throws IOException {
@@ -40,12 +53,20 @@ final class SizeHeader {
      * allocate (0, or beyond {@link #MAX}).
      */
     public static long read(InputStream in) throws IOException {
+        return read(in, 1);
+    }
+
+    /**
+     * As {@link #read(InputStream)}, taking sizes from {@code least}: 1 for a volume, 0 for a file
+     * of other content (an empty snippet streams with the header 0, as pve streams it).
+     */
+    static long read(InputStream in, long least) throws IOException {
         byte[] b = in.readNBytes(LENGTH);
         if (b.length < LENGTH) {
             throw StorageException.badInput("import: no size found in export header, aborting.");
         }
         long size = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        if (size <= 0) {
+        if (size < least) {
             throw StorageException.badInput(
                     "import: the size header says %s bytes: not a volume size", Long.toUnsignedString(size));
         }

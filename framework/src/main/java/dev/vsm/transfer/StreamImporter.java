@@ -221,7 +221,7 @@ public final class StreamImporter {
         Storage storage = manager.activate(volid.storage());
         VolumeName name = storage.parseVolname(volid.volname());
         Path path = storage.path(name);
-        long size = readHeader(in);
+        long size = readHeader(in, 0);
         if (dryRun) {
             manager.context()
                     .console()
@@ -229,7 +229,7 @@ public final class StreamImporter {
             return volid;
         }
         try (Interruption stop = Interruption.watch("import of '" + volid + "'")) {
-            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, in, stop));
+            storage.writeContent(name, temp -> write(volid.toString(), temp, true, format, size, true, in, stop));
         } catch (RuntimeException e) {
             throw nothingKept(e);
         }
@@ -393,7 +393,7 @@ public final class StreamImporter {
             AllocRequest request = AllocRequest.of(target.vmid(), target.name(), target.volumeFormat(), kib(size));
             try {
                 made = storage.allocWritten(request, path -> {
-                    write(label, path, storage.newVolumesReadZeros(), format, size, in, stop);
+                    write(label, path, storage.newVolumesReadZeros(), format, size, false, in, stop);
                     deleteSnapshot(path, target.volumeFormat().id(), deleteSnapshot);
                 });
             } catch (RuntimeException e) {
@@ -409,7 +409,15 @@ public final class StreamImporter {
                 Storage storage = manager.storage(volid.storage());
                 VolumeName name = storage.parseVolname(volid.volname());
                 storage.activateVolume(name);
-                write(volid.toString(), storage.path(name), storage.newVolumesReadZeros(), format, size, in, stop);
+                write(
+                        volid.toString(),
+                        storage.path(name),
+                        storage.newVolumesReadZeros(),
+                        format,
+                        size,
+                        false,
+                        in,
+                        stop);
                 deleteSnapshot(storage.path(name), name.format(), deleteSnapshot);
             } catch (RuntimeException e) {
                 throw FailureCleanup.free(manager, volid, e);
@@ -439,8 +447,13 @@ public final class StreamImporter {
     }
 
     private static long readHeader(InputStream in) {
+        return readHeader(in, 1);
+    }
+
+    /** The size header, taking sizes from {@code least} (0 for a file of other content than images). */
+    private static long readHeader(InputStream in, long least) {
         try {
-            return SizeHeader.read(in);
+            return SizeHeader.read(in, least);
         } catch (IOException e) {
             throw StorageException.failed(e, "import: reading the size header failed: %s", e.getMessage());
         }
@@ -456,19 +469,27 @@ public final class StreamImporter {
                 null);
     }
 
+    /**
+     * Writes the stream's data to {@code path}.
+     *
+     * @param file whether the data is a file of other content than images, whose header pve
+     *     writes rounded up to whole sectors ({@link SizeHeader#ofFile}): such a stream may end
+     *     up to a sector short of its header
+     */
     private void write(
             String label,
             Path path,
             boolean readsZeros,
             StreamFormat format,
             long size,
+            boolean file,
             InputStream in,
             Interruption stop) {
         boolean raw = format == StreamFormat.RAW_SIZE;
         ProgressMeter meter = ProgressMeter.start("import " + label, raw ? size : 0, progress);
         try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
-            if (raw && written < size) {
+            if (raw && written < size && !(file && SizeHeader.ofFile(written) == size)) {
                 throw StorageException.badInput(
                         "import: the stream ended after %d of the %d bytes its size header announces "
                                 + "(truncated stream?)",

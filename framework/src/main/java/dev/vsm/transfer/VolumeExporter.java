@@ -158,9 +158,11 @@ public final class VolumeExporter {
             checkListed(volid, path, name, snapshots);
         }
         if (name.type() != ContentType.IMAGES && name.type() != ContentType.ROOTDIR) {
-            // an iso, template, snippet or import file: its bytes as they are, so that the copy is the same file
+            // an iso, template, snippet or import file: its bytes as they are, so that the copy is the
+            // same file, under pve's header: qemu-img's size of the file read as raw, which is the
+            // length rounded up to whole 512-byte sectors
             long length = sizeOf(path);
-            return send(volid, path, length, length, out, limit);
+            return send(volid, path, SizeHeader.ofFile(length), length, out, limit);
         }
         long size = storage.volumeSizeInfo(name).virtualSize();
         Path temp = null;

@@ -26,6 +26,14 @@ class SizeHeaderTest {
     }
 
     @Test
+    void aFileMayBeEmpty() throws IOException {
+        assertThat(SizeHeader.read(new ByteArrayInputStream(new byte[8]), 0)).isZero();
+        byte[] huge = {0, 0, 0, 0, 0, 0, 0, (byte) 0x80};
+        assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(huge), 0))
+                .hasMessage("import: the size header says 9223372036854775808 bytes: not a volume size");
+    }
+
+    @Test
     void aSizeThatIsNoVolumeSizeIsRefused() {
         assertThatThrownBy(() -> SizeHeader.read(new ByteArrayInputStream(new byte[8])))
                 .hasMessage("import: the size header says 0 bytes: not a volume size");

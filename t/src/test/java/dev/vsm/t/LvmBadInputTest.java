@@ -129,6 +129,15 @@ class LvmBadInputTest {
     }
 
     @Test
+    void importMetadataIsRefusedAsPveRefusesIt() {
+        // pve's get_import_metadata asks the plugin before the volume name (pve: 'storage does not
+        // support the importer API'; vsm: the engine's one wording for a missing operation)
+        String refusal = "storage 'san' (type lvm) cannot describe guests to import (import-metadata)";
+        refused(refusal, "import-metadata", "san:import/guest.ova");
+        refused(refusal, "import-metadata", "san:vm-100-disk-0");
+    }
+
+    @Test
     void badConfiguration() {
         refused(
                 "'base' is not supported by vsm",
