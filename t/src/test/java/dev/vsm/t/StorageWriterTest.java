@@ -221,6 +221,71 @@ class StorageWriterTest {
         System.out.printf("clone race: %d of %d rounds succeeded; a failed one said: %s%n", cloned, ROUNDS, failed);
     }
 
+    /**
+     * create-base gives the volume its base name, then makes it read-only (0440) and immutable: a
+     * writer of the owner's directory replaces the new base name with a link to a file outside the
+     * moment it appears. Before, the chmod went by name and followed the link (the secret became
+     * 0440); chattr opens with {@code O_NOFOLLOW} but went by the whole path. Now both reach the
+     * file vsm opened in the directory it holds: a round the hijacker wins fails, and the file
+     * outside keeps its mode and flags.
+     */
+    @Test
+    void aBaseHijackedIntoALinkDuringCreateBaseNeverHasTheLinksTargetChmoddedOrMadeImmutable() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        Path base = images.resolve("base-100-disk-0.raw");
+        int made = 0;
+        int refused = 0;
+        long hijacks = 0;
+        String failed = null;
+        try {
+            for (int i = 0; i < ROUNDS; i++) {
+                vsm.run("alloc", "local", "100", "vm-100-disk-0.raw", "64K").ok();
+                Vsm.Result r;
+                try (NameRace race = NameRace.hijacking(images, n -> n.startsWith("base-"), secret)) {
+                    r = vsm.run("create-base", "local:100/vm-100-disk-0.raw");
+                    hijacks += race.changes();
+                }
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 1, 2);
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+                        .as("round %d: the secret's mode", i)
+                        .isEqualTo("rw-------");
+                assertThat(attributes(secret))
+                        .as("round %d: the secret's flags", i)
+                        .doesNotContain("i");
+                if (r.exit() == 0) {
+                    made++;
+                } else {
+                    refused++;
+                    failed = failed == null ? r.err().strip() : failed;
+                }
+                Files.deleteIfExists(images.resolve("vm-100-disk-0.raw")); // a round that failed before the rename
+                if (Files.isSymbolicLink(base)) {
+                    Files.delete(base);
+                } else if (Files.exists(base)) {
+                    vsm.run("free", "local:100/base-100-disk-0.raw").ok();
+                }
+            }
+        } finally {
+            vsm.releaseImmutable();
+        }
+        System.out.printf(
+                "create-base race: %d of %d rounds made a base, %d refused (%s), %d hijacks%n",
+                made, ROUNDS, refused, failed, hijacks);
+        assertThat(refused)
+                .as("rounds the hijacker won (each must fail safely)")
+                .isPositive();
+    }
+
+    /** The flags {@code lsattr -d} shows for a file ({@code i}: immutable). */
+    private static String attributes(Path file) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("lsattr", "-d", file.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("lsattr: %s", out).isZero();
+        return out.split(" ", 2)[0];
+    }
+
     private Path backup(String notes) throws IOException {
         Path dump = local.resolve("dump");
         Path archive = Files.writeString(dump.resolve("vzdump-qemu-100-2020_01_09-10_00_00.vma.zst"), "archive");
