@@ -12,9 +12,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -274,6 +276,42 @@ class StorageWriterTest {
         assertThat(refused)
                 .as("rounds the hijacker won (each must fail safely)")
                 .isPositive();
+    }
+
+    /**
+     * A removal renames the volume to a private tombstone before it checks and removes it; a kill
+     * in between leaves {@code .<name>.vsm-del-<node>-<pid>.<start>-<random>}. {@code vsm cleanup}
+     * removes such a regular file of this node once its process is gone, and nothing else that looks
+     * like one: a live process's, another node's, a link (a writer's, to a file outside), a
+     * directory, or a name without a node (what removals wrote before).
+     */
+    @Test
+    void cleanupRemovesOnlyVsmsOwnAbandonedTombstones() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        String node = Files.readString(Path.of("/proc/sys/kernel/hostname"))
+                .strip()
+                .split("\\.", 2)[0]
+                .replaceAll("[^A-Za-z0-9_.]", "_");
+        ProcessHandle self = ProcessHandle.current();
+        String dead = self.pid() + ".1"; // this pid, another start time: a process that is gone
+        String live =
+                self.pid() + "." + self.info().startInstant().orElseThrow().toEpochMilli();
+        String random = "-0123456789abcdef";
+        Path abandoned =
+                Files.writeString(images.resolve(".vm-100-disk-0.raw.vsm-del-" + node + "-" + dead + random), "freed");
+        List<Path> kept = List.of(
+                Files.writeString(images.resolve(".vm-100-disk-1.raw.vsm-del-" + node + "-" + live + random), "x"),
+                Files.writeString(images.resolve(".vm-100-disk-2.raw.vsm-del-elsewhere-" + dead + random), "x"),
+                Files.createSymbolicLink(
+                        images.resolve(".vm-100-disk-3.raw.vsm-del-" + node + "-" + dead + random), secret),
+                Files.createDirectory(images.resolve(".vm-100-disk-4.raw.vsm-del-" + node + "-" + dead + random)),
+                Files.writeString(images.resolve(".vm-100-disk-5.raw.vsm-del-" + dead + random), "x"));
+        assertThat(vsm.run("cleanup", "local").ok().out()).contains("images/100/" + abandoned.getFileName());
+        assertThat(abandoned).doesNotExist();
+        for (Path p : kept) {
+            assertThat(Files.exists(p, LinkOption.NOFOLLOW_LINKS)).as("%s", p).isTrue();
+        }
+        assertThat(vsm.run("cleanup", "local").ok().out()).startsWith("nothing to clean up");
     }
 
     /** The flags {@code lsattr -d} shows for a file ({@code i}: immutable). */
