@@ -65,6 +65,14 @@ public record ArchiveInfo(
                             "bz2",
                             List.of("bzcat", "-q")));
 
+    /**
+     * The command (reading standard input, writing standard output) that decompresses an archive
+     * compressed with {@code compression} ({@code gz}, {@code lzo}, {@code zst}, {@code bz2}).
+     */
+    static List<String> streamDecompressor(String compression) {
+        return DECOMPRESSORS.get("vma").get(compression);
+    }
+
     public ArchiveInfo {
         requireNonNull(filename, "filename");
         requireNonNull(type, "type");

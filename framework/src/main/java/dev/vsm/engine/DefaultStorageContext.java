@@ -47,7 +47,7 @@ public final class DefaultStorageContext implements StorageContext {
         this.progress = b.progress != null ? b.progress : ProgressOutput.lines(console);
         this.nodeName = b.nodeName;
         this.commands = new ProcessCommandRunner(dryRun, console, environment, locks::checkHeld);
-        this.files = new LocalHostFiles(dryRun, console, locks::checkHeld);
+        this.files = new LocalHostFiles(dryRun, console, locks::checkHeld, this::nodeName);
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(environment), dryRun);
     }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.vsm.env.TestPause;
 import dev.vsm.exec.ShellQuote;
+import dev.vsm.files.PartialImages;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.HostFiles;
@@ -25,10 +26,9 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * {@link HostFiles} on the local file system; under dry-run each change is printed as a
@@ -45,7 +45,6 @@ import java.util.Set;
 final class LocalHostFiles implements HostFiles {
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<PosixFilePermission> REPLACED_MODE = PosixFilePermissions.fromString("rw-r--r--");
     private static final Set<PosixFilePermission> READ_ONLY_MODE = PosixFilePermissions.fromString("r--r-----");
     /** coreutils' ln, by an absolute path: never one the environment's PATH chose. */
@@ -54,15 +53,21 @@ final class LocalHostFiles implements HostFiles {
     private final boolean dryRun;
     private final Console console;
     private final Runnable beforeChange;
+    private final Supplier<String> node;
 
     public LocalHostFiles(boolean dryRun, Console console) {
-        this(dryRun, console, () -> {});
+        this(dryRun, console, () -> {}, () -> "localhost");
     }
 
-    public LocalHostFiles(boolean dryRun, Console console, Runnable beforeChange) {
+    /**
+     * @param beforeChange throws when the storage lock was lost
+     * @param node         this node's name, which a tombstone carries (a shared storage is seen by other nodes)
+     */
+    public LocalHostFiles(boolean dryRun, Console console, Runnable beforeChange, Supplier<String> node) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.beforeChange = requireNonNull(beforeChange, "beforeChange");
+        this.node = requireNonNull(node, "node");
     }
 
     @Override
@@ -325,12 +330,12 @@ final class LocalHostFiles implements HostFiles {
      * {@code mkdir(2)} and rename, as {@link #move}) and the removal fails. The cost: another file
      * is out of its name for the two renames; a lookup then fails and a creation of that name
      * succeeds, after which the put-back refuses and says where the file was kept. A crash between
-     * the rename and the removal leaves the tombstone {@code .<name>.vsm-del-<pid>-<random>},
-     * which no listing shows as a volume.
+     * the rename and the removal leaves the tombstone {@code .<name>.vsm-del-<node>-<pid>.<start>-<random>},
+     * which no listing shows as a volume and {@code vsm cleanup} removes once its process is gone
+     * ({@link PartialImages#tombstoneFor}).
      */
     private void removeIdentified(Path file, List<Object> identity) throws IOException {
-        Path tombstone = file.resolveSibling("." + file.getFileName() + ".vsm-del-"
-                + ProcessHandle.current().pid() + "-" + HexFormat.of().toHexDigits(RANDOM.nextLong()));
+        Path tombstone = PartialImages.tombstoneFor(node.get(), file);
         Files.move(file, tombstone, StandardCopyOption.ATOMIC_MOVE);
         if (!identity.equals(identity(tombstone))) {
             boolean directory = Files.isDirectory(tombstone, LinkOption.NOFOLLOW_LINKS);

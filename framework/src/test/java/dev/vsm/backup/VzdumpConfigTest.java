@@ -104,7 +104,7 @@ class VzdumpConfigTest {
         Files.write(tar, Archives.utf8("not lzop"));
         assertThatThrownBy(() -> extract(tar))
                 .isInstanceOf(StorageException.class)
-                .hasMessageStartingWith("unable to read archive '" + tar + "' - command 'tar --lzop -tf -' failed")
+                .hasMessageStartingWith("unable to read archive '" + tar + "' - command 'lzop -d -c' failed")
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(StorageException.Kind.BAD_INPUT);
     }
@@ -133,6 +133,59 @@ class VzdumpConfigTest {
         Path archive = dir.resolve("vzdump-lxc-101-2020_03_30-21_39_30.tar.zst");
         Archives.tar(archive, Map.of("./etc/vzdump/pct.conf", "x".repeat(VzdumpConfig.MAX_CONFIG + 1)), "zst");
         assertRefused(archive, "the configuration in '" + archive + "' is larger than 1048576 bytes");
+    }
+
+    /** Four times {@link VzdumpConfig#MAX_UNPACKED} of zeros: each bomb below unpacks to this. */
+    private static final long BOMB = 4 * VzdumpConfig.MAX_UNPACKED;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gz", "lzo", "zst", "bz2"})
+    void aTarBombIsRefusedAfterTheLimit(String compression) throws IOException {
+        Path archive = dir.resolve("vzdump-lxc-101-2020_03_30-21_39_30.tar." + compression);
+        Archives.tarBomb(archive, Map.of(), BOMB, Map.of("./etc/vzdump/pct.conf", PCT), compression);
+        long before = bytesRead();
+        assertRefused(
+                archive,
+                "unable to read archive '" + archive
+                        + "' - no configuration within its first 64 MiB unpacked (vzdump writes it first): not reading on");
+        assertThat(bytesRead() - before).isLessThan(VzdumpConfig.MAX_UNPACKED + (8 << 20));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gz", "lzo", "zst", "bz2"})
+    void aTarWhoseConfigurationComesFirstIsReadOnlyToItsEnd(String compression) throws IOException {
+        Path archive = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.tar." + compression);
+        Archives.tarBomb(archive, Map.of("./qemu-server.conf", QM), BOMB, Map.of(), compression);
+        long before = bytesRead();
+        assertThat(extract(archive)).isEqualTo(QM);
+        assertThat(bytesRead() - before).isLessThan(8 << 20);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gz", "lzo", "zst", "bz2"})
+    void aVmaBombIsReadOnlyToTheEndOfItsHeader(String compression) throws IOException {
+        Path archive = dir.resolve("vzdump-qemu-100-2020_03_30-21_39_30.vma." + compression);
+        byte[] header = new VmaWriter()
+                .config("qemu-server.conf", QM)
+                .device("drive-scsi0", 1L << 40)
+                .header();
+        Archives.bomb(archive, header, BOMB, compression);
+        long before = bytesRead();
+        assertThat(extract(archive)).isEqualTo(QM);
+        assertThat(bytesRead() - before).isLessThan(8 << 20);
+    }
+
+    /**
+     * The bytes this JVM and the children it has reaped (the decompressors, tar) have read so far:
+     * {@code rchar} of {@code /proc/self/io}, files and pipes alike.
+     */
+    private static long bytesRead() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+            if (line.startsWith("rchar:")) {
+                return Long.parseLong(line.substring(6).trim());
+            }
+        }
+        throw new AssertionError("no rchar in /proc/self/io");
     }
 
     private void assertRefused(Path archive, String message) {

@@ -88,6 +88,78 @@ public final class Archives {
         }
     }
 
+    /**
+     * A decompression bomb: a tar archive whose members are, in this order, {@code before} (path to
+     * content), {@code ./big} of {@code zeros} zero bytes (a sparse file on the test's side) and
+     * {@code after}, made by the real tar and piped through the compressor of {@code compression}.
+     */
+    public static void tarBomb(
+            Path archive, Map<String, String> before, long zeros, Map<String, String> after, String compression) {
+        try {
+            Path src = Files.createTempDirectory(archive.getParent(), ".tar-src");
+            try (java.io.RandomAccessFile big =
+                    new java.io.RandomAccessFile(src.resolve("big").toFile(), "rw")) {
+                big.setLength(zeros);
+            }
+            List<String> names = new ArrayList<>();
+            for (Map<String, String> files : List.of(before, Map.of("./big", ""), after)) {
+                for (Map.Entry<String, String> f : files.entrySet()) {
+                    Path p = src.resolve(f.getKey());
+                    if (!f.getKey().equals("./big")) {
+                        Files.createDirectories(p.getParent());
+                        Files.writeString(p, f.getValue());
+                    }
+                    names.add(f.getKey());
+                }
+            }
+            List<String> tar = new ArrayList<>(List.of("/usr/bin/tar", "-cf", "-", "-C", src.toString()));
+            tar.addAll(names);
+            List<Process> pipeline = ProcessBuilder.startPipeline(List.of(
+                    new ProcessBuilder(tar).redirectError(ProcessBuilder.Redirect.INHERIT),
+                    new ProcessBuilder(COMPRESSORS.get(compression))
+                            .redirectOutput(archive.toFile())
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)));
+            for (Process p : pipeline) {
+                if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    throw new AssertionError(p.info().command().orElse("tar or " + compression) + " failed");
+                }
+            }
+            Tools.run(archive.getParent(), "/usr/bin/rm", "-rf", src.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** As {@link #write}, with {@code zeros} zero bytes after {@code head}: a decompression bomb. */
+    public static void bomb(Path file, byte[] head, long zeros, String compression) {
+        try {
+            Process p = new ProcessBuilder(COMPRESSORS.get(compression))
+                    .redirectOutput(file.toFile())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            try (java.io.OutputStream in = p.getOutputStream()) {
+                in.write(head);
+                byte[] chunk = new byte[1 << 20];
+                for (long left = zeros; left > 0; left -= chunk.length) {
+                    in.write(chunk, 0, (int) Math.min(chunk.length, left));
+                }
+            }
+            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new AssertionError(COMPRESSORS.get(compression) + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     /** {@code text} as UTF-8. */
     public static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);

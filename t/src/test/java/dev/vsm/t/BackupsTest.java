@@ -447,6 +447,13 @@ class BackupsTest {
         Files.writeString(dump.resolve("vzdump-qemu-100-2020_01_06-10_00_00.vma.lzo"), "not lzop");
         Files.writeString(dump.resolve("vzdump-lxc-101-2020_01_01-10_00_00.tar.gz"), "not gzip");
         Files.write(dump.resolve("custom-100.vma"), vma); // a backup, but not named as vzdump names one
+        // a decompression bomb: 256 MiB of zeros before the configuration (4 GiB took 68 KB)
+        Archives.tarBomb(
+                dump.resolve("vzdump-lxc-101-2020_01_07-10_00_00.tar.zst"),
+                Map.of(),
+                256L << 20,
+                Map.of("./etc/vzdump/pct.conf", PCT),
+                "zst");
         Map<String, String> before = Tree.snapshot(sandbox);
         Map<String, String> expected = Map.of(
                 "2020_01_01-10_00_00.vma", "can't read vma header - got EOF",
@@ -458,7 +465,10 @@ class BackupsTest {
         expected.forEach((name, message) ->
                 vsm.run("extractconfig", "bk:backup/vzdump-qemu-100-" + name).badInput(message));
         vsm.run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_01-10_00_00.tar.gz")
-                .badInput("command 'tar -z -tf -' failed");
+                .badInput("command 'zcat' failed");
+        vsm.process()
+                .run("extractconfig", "bk:backup/vzdump-lxc-101-2020_01_07-10_00_00.tar.zst")
+                .badInput("no configuration within its first 64 MiB unpacked (vzdump writes it first): not reading on");
         vsm.run("extractconfig", "bk:backup/custom-100.vma").badInput("ERROR: couldn't determine archive info from '");
         // a backup that is not there, whatever its name: pvesm's words (its activate_volume)
         for (String missing : List.of(

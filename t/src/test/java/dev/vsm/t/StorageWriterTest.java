@@ -12,9 +12,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -219,6 +221,107 @@ class StorageWriterTest {
         }
         // the hijacker usually wins every round (qemu-img's run is a wide window): a round it won fails, safely
         System.out.printf("clone race: %d of %d rounds succeeded; a failed one said: %s%n", cloned, ROUNDS, failed);
+    }
+
+    /**
+     * create-base gives the volume its base name, then makes it read-only (0440) and immutable: a
+     * writer of the owner's directory replaces the new base name with a link to a file outside the
+     * moment it appears. Before, the chmod went by name and followed the link (the secret became
+     * 0440); chattr opens with {@code O_NOFOLLOW} but went by the whole path. Now both reach the
+     * file vsm opened in the directory it holds: a round the hijacker wins fails, and the file
+     * outside keeps its mode and flags.
+     */
+    @Test
+    void aBaseHijackedIntoALinkDuringCreateBaseNeverHasTheLinksTargetChmoddedOrMadeImmutable() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        Path base = images.resolve("base-100-disk-0.raw");
+        int made = 0;
+        int refused = 0;
+        long hijacks = 0;
+        String failed = null;
+        try {
+            for (int i = 0; i < ROUNDS; i++) {
+                vsm.run("alloc", "local", "100", "vm-100-disk-0.raw", "64K").ok();
+                Vsm.Result r;
+                try (NameRace race = NameRace.hijacking(images, n -> n.startsWith("base-"), secret)) {
+                    r = vsm.run("create-base", "local:100/vm-100-disk-0.raw");
+                    hijacks += race.changes();
+                }
+                assertThat(r.exit()).as("exit status; stderr: %s", r.err()).isIn(0, 1, 2);
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+                        .as("round %d: the secret's mode", i)
+                        .isEqualTo("rw-------");
+                assertThat(attributes(secret))
+                        .as("round %d: the secret's flags", i)
+                        .doesNotContain("i");
+                if (r.exit() == 0) {
+                    made++;
+                } else {
+                    refused++;
+                    failed = failed == null ? r.err().strip() : failed;
+                }
+                Files.deleteIfExists(images.resolve("vm-100-disk-0.raw")); // a round that failed before the rename
+                if (Files.isSymbolicLink(base)) {
+                    Files.delete(base);
+                } else if (Files.exists(base)) {
+                    vsm.run("free", "local:100/base-100-disk-0.raw").ok();
+                }
+            }
+        } finally {
+            vsm.releaseImmutable();
+        }
+        System.out.printf(
+                "create-base race: %d of %d rounds made a base, %d refused (%s), %d hijacks%n",
+                made, ROUNDS, refused, failed, hijacks);
+        assertThat(refused)
+                .as("rounds the hijacker won (each must fail safely)")
+                .isPositive();
+    }
+
+    /**
+     * A removal renames the volume to a private tombstone before it checks and removes it; a kill
+     * in between leaves {@code .<name>.vsm-del-<node>-<pid>.<start>-<random>}. {@code vsm cleanup}
+     * removes such a regular file of this node once its process is gone, and nothing else that looks
+     * like one: a live process's, another node's, a link (a writer's, to a file outside), a
+     * directory, or a name without a node (what removals wrote before).
+     */
+    @Test
+    void cleanupRemovesOnlyVsmsOwnAbandonedTombstones() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        String node = Files.readString(Path.of("/proc/sys/kernel/hostname"))
+                .strip()
+                .split("\\.", 2)[0]
+                .replaceAll("[^A-Za-z0-9_.]", "_");
+        ProcessHandle self = ProcessHandle.current();
+        String dead = self.pid() + ".1"; // this pid, another start time: a process that is gone
+        String live =
+                self.pid() + "." + self.info().startInstant().orElseThrow().toEpochMilli();
+        String random = "-0123456789abcdef";
+        Path abandoned =
+                Files.writeString(images.resolve(".vm-100-disk-0.raw.vsm-del-" + node + "-" + dead + random), "freed");
+        List<Path> kept = List.of(
+                Files.writeString(images.resolve(".vm-100-disk-1.raw.vsm-del-" + node + "-" + live + random), "x"),
+                Files.writeString(images.resolve(".vm-100-disk-2.raw.vsm-del-elsewhere-" + dead + random), "x"),
+                Files.createSymbolicLink(
+                        images.resolve(".vm-100-disk-3.raw.vsm-del-" + node + "-" + dead + random), secret),
+                Files.createDirectory(images.resolve(".vm-100-disk-4.raw.vsm-del-" + node + "-" + dead + random)),
+                Files.writeString(images.resolve(".vm-100-disk-5.raw.vsm-del-" + dead + random), "x"));
+        assertThat(vsm.run("cleanup", "local").ok().out()).contains("images/100/" + abandoned.getFileName());
+        assertThat(abandoned).doesNotExist();
+        for (Path p : kept) {
+            assertThat(Files.exists(p, LinkOption.NOFOLLOW_LINKS)).as("%s", p).isTrue();
+        }
+        assertThat(vsm.run("cleanup", "local").ok().out()).startsWith("nothing to clean up");
+    }
+
+    /** The flags {@code lsattr -d} shows for a file ({@code i}: immutable). */
+    private static String attributes(Path file) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("lsattr", "-d", file.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("lsattr: %s", out).isZero();
+        return out.split(" ", 2)[0];
     }
 
     private Path backup(String notes) throws IOException {

@@ -6,6 +6,7 @@ import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.Command;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.Feature;
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageImport;
 import dev.vsm.spi.ImageInfo;
@@ -18,6 +19,7 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeInfo;
 import dev.vsm.spi.VolumeName;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -232,7 +234,7 @@ public final class FileVolumes {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), storageId);
         }
         if (volume.isBase()) {
-            runWarned(Command.of(CHATTR, "-i", path.toString()));
+            chattr("-i", path);
         }
         context.files().deleteIdentified(path, found.get());
         if (volume.type() == ContentType.IMAGES) {
@@ -320,9 +322,47 @@ public final class FileVolumes {
             throw StorageException.badInput("file '%s' already exists", newPath);
         }
         context.files().move(path, newPath);
-        context.files().makeReadOnly(newPath);
-        runWarned(Command.of(CHATTR, "+i", newPath.toString()));
+        if (context.dryRun()) {
+            context.files().makeReadOnly(newPath);
+            chattr("+i", newPath);
+            return newVolname;
+        }
+        // by descriptor: a writer of the directory may swap the new name for a link at any moment
+        try (StorageTree.Dir dir = new StorageTree(layout.basePath()).open(newPath.getParent());
+                HeldFile base = dir.openRegular(newName)) {
+            context.files().makeReadOnly(base.path()); // the file opened (its /proc/<pid>/fd/<n>), never a link
+            chattr("+i", dir, newPath);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to make '%s' a base - %s", newPath, e.getMessage());
+        }
         return newVolname;
+    }
+
+    /**
+     * {@code chattr <flag> -- <name>} of a file in the storage, run in its directory opened by
+     * descriptor ({@link #chattr(String, StorageTree.Dir, Path)}); a failure is only a warning, as in pve.
+     */
+    private void chattr(String flag, Path file) {
+        if (context.dryRun()) {
+            runWarned(Command.of(CHATTR, flag, file.toString()));
+            return;
+        }
+        try (StorageTree.Dir dir = new StorageTree(layout.basePath()).open(file.getParent())) {
+            chattr(flag, dir, file);
+        } catch (IOException e) {
+            context.console().warn(String.format("chattr %s '%s' failed - %s", flag, file, e.getMessage()));
+        }
+    }
+
+    /**
+     * {@code chattr <flag> -- <name>} with {@code dir}, held by its descriptor, as its working
+     * directory ({@link HeldFile#path()}): chattr opens the name relative to it with
+     * {@code O_NOFOLLOW} and refuses anything but a regular file or directory, so neither a link
+     * swapped in for the name nor one for a directory above it leads chattr out of the storage.
+     */
+    private void chattr(String flag, StorageTree.Dir dir, Path file) throws IOException {
+        runWarned(Command.of(CHATTR, flag, "--", file.getFileName().toString())
+                .inDirectory(dir.held().path()));
     }
 
     public String clone(VolumeName base, int vmid) {

@@ -23,7 +23,7 @@ import java.util.Optional;
  * a large OVA is cheap.
  */
 public final class OvaArchive {
-    private static final int BLOCK = 512;
+    private static final int BLOCK = TarHeader.BLOCK;
     /** More members than any OVA has: bounds the work on a hostile archive. */
     private static final int MAX_MEMBERS = 10_000;
 
@@ -136,8 +136,8 @@ public final class OvaArchive {
                     }
                     throw bad("it is truncated (the file ends inside a tar header at byte %d)", pos);
                 }
-                byte[] h = readBlock(pos);
-                if (allZero(h)) {
+                TarHeader h = TarHeader.of(readBlock(pos));
+                if (h == null) {
                     if (entries == 0) {
                         throw bad("it is not a tar archive (it starts with a zero block)");
                     }
@@ -146,12 +146,16 @@ public final class OvaArchive {
                 if (++entries > MAX_MEMBERS) {
                     throw bad("it has more than %d members", MAX_MEMBERS);
                 }
-                checkChecksum(h, pos, entries);
-                char type = (char) h[156];
-                boolean file = type == '0' || type == '\0' || type == '7';
-                long size = file && paxSize != null ? paxSize : size(h, pos); // pax: sizes beyond ustar's 8 GiB
+                if (!h.checksumMatches()) {
+                    throw bad(
+                            "header %d (at byte %d) is corrupt or this is not a tar archive (checksum mismatch)",
+                            entries, pos);
+                }
+                char type = h.type();
+                boolean file = h.isFile();
+                long size = file && paxSize != null ? paxSize : h.size(); // pax: sizes beyond ustar's 8 GiB
                 if (size < 0) {
-                    throw bad("member %d has an invalid pax size", entries);
+                    throw bad("member %d (at byte %d) has no valid size", entries, pos);
                 }
                 long data = pos + BLOCK;
                 if (size > length - data) {
@@ -159,19 +163,19 @@ public final class OvaArchive {
                             "it is truncated (member %d announces %d bytes, %d are left)",
                             entries, size, Math.max(0, length - data));
                 }
-                long next = data + (size + BLOCK - 1) / BLOCK * BLOCK;
+                long next = data + TarHeader.padded(size);
                 switch (type) {
                     case 'x' -> {
-                        Pax pax = Pax.parse(readString(data, size));
-                        longName = pax.path != null ? pax.path : longName;
-                        paxSize = pax.size;
+                        TarHeader.Pax pax = TarHeader.Pax.parse(readString(data, size));
+                        longName = pax.path() != null ? pax.path() : longName;
+                        paxSize = pax.size();
                     }
                     case 'g' -> {
                         /* global pax header: nothing vsm needs */
                     }
-                    case 'L' -> longName = cString(readBytes(data, (int) Math.min(size, 4096)));
+                    case 'L' -> longName = TarHeader.cString(readBytes(data, (int) Math.min(size, 4096)));
                     case '0', '\0', '7', '5' -> {
-                        String name = longName != null ? longName : ustarName(h);
+                        String name = longName != null ? longName : h.name();
                         longName = null;
                         if (type == '5' && (name.equals(".") || name.equals("./"))) {
                             pos = next; // the archive's own top directory
@@ -186,11 +190,11 @@ public final class OvaArchive {
                     case '1', '2' ->
                         throw bad(
                                 "member '%s' is a %s link",
-                                shown(longName != null ? longName : ustarName(h)), type == '1' ? "hard" : "symbolic");
+                                shown(longName != null ? longName : h.name()), type == '1' ? "hard" : "symbolic");
                     default ->
                         throw bad(
                                 "member '%s' is not a regular file (tar type '%s')",
-                                shown(longName != null ? longName : ustarName(h)), type);
+                                shown(longName != null ? longName : h.name()), type);
                 }
                 pos = next;
             }
@@ -213,83 +217,6 @@ public final class OvaArchive {
                 }
             }
             return n;
-        }
-
-        private void checkChecksum(byte[] h, long pos, int entry) {
-            long sum = 0;
-            for (int i = 0; i < BLOCK; i++) {
-                sum += (i >= 148 && i < 156) ? ' ' : (h[i] & 0xff);
-            }
-            Long stored = octal(h, 148, 8);
-            if (stored == null || stored != sum) {
-                throw bad(
-                        "header %d (at byte %d) is corrupt or this is not a tar archive (checksum mismatch)",
-                        entry, pos);
-            }
-        }
-
-        private long size(byte[] h, long pos) {
-            if ((h[124] & 0x80) != 0) { // GNU base-256
-                long v = h[124] & 0x7f;
-                for (int i = 125; i < 136; i++) {
-                    if (v > (Long.MAX_VALUE >> 8)) {
-                        throw bad("the header at byte %d announces an impossible size", pos);
-                    }
-                    v = (v << 8) | (h[i] & 0xff);
-                }
-                return v;
-            }
-            Long v = octal(h, 124, 12);
-            if (v == null) {
-                throw bad("the header at byte %d has no valid size", pos);
-            }
-            return v;
-        }
-
-        /** An octal field (leading spaces, trailing NUL or space); null when it is not one. */
-        private static Long octal(byte[] h, int off, int len) {
-            int i = off;
-            int end = off + len;
-            while (i < end && h[i] == ' ') {
-                i++;
-            }
-            long v = 0;
-            int digits = 0;
-            for (; i < end && h[i] >= '0' && h[i] <= '7'; i++) {
-                v = v * 8 + (h[i] - '0');
-                digits++;
-            }
-            for (; i < end; i++) {
-                if (h[i] != 0 && h[i] != ' ') {
-                    return null;
-                }
-            }
-            return digits == 0 ? null : v;
-        }
-
-        private static String ustarName(byte[] h) {
-            String name = cString(java.util.Arrays.copyOfRange(h, 0, 100));
-            boolean ustar =
-                    h[257] == 'u' && h[258] == 's' && h[259] == 't' && h[260] == 'a' && h[261] == 'r' && h[262] == 0;
-            String prefix = ustar ? cString(java.util.Arrays.copyOfRange(h, 345, 500)) : "";
-            return prefix.isEmpty() ? name : prefix + "/" + name;
-        }
-
-        private static String cString(byte[] b) {
-            int end = 0;
-            while (end < b.length && b[end] != 0) {
-                end++;
-            }
-            return new String(b, 0, end, StandardCharsets.UTF_8);
-        }
-
-        private static boolean allZero(byte[] b) {
-            for (byte x : b) {
-                if (x != 0) {
-                    return false;
-                }
-            }
-            return true;
         }
 
         private byte[] readBlock(long pos) throws IOException {
@@ -315,47 +242,6 @@ public final class OvaArchive {
 
         private StorageException bad(String format, Object... args) {
             return StorageException.badInput("refusing OVA '%s': %s", shown(ova), String.format(format, args));
-        }
-    }
-
-    /** The {@code path} and {@code size} records of a pax extended header. */
-    private record Pax(String path, Long size) {
-        static Pax parse(String text) {
-            String path = null;
-            Long size = null;
-            int i = 0;
-            while (i < text.length()) {
-                int space = text.indexOf(' ', i);
-                if (space < 0) {
-                    break;
-                }
-                int len;
-                try {
-                    len = Integer.parseInt(text.substring(i, space));
-                } catch (NumberFormatException e) {
-                    break;
-                }
-                if (len <= 0 || i + len > text.length()) {
-                    break;
-                }
-                String record = text.substring(space + 1, i + len - 1); // without the newline
-                int eq = record.indexOf('=');
-                if (eq > 0) {
-                    String key = record.substring(0, eq);
-                    String value = record.substring(eq + 1);
-                    if (key.equals("path")) {
-                        path = value;
-                    } else if (key.equals("size")) {
-                        try {
-                            size = Long.parseLong(value);
-                        } catch (NumberFormatException e) {
-                            size = -1L;
-                        }
-                    }
-                }
-                i += len;
-            }
-            return new Pax(path, size);
         }
     }
 }

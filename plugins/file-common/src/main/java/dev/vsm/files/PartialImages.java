@@ -35,8 +35,9 @@ import java.util.regex.Pattern;
 public final class PartialImages {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String MARK = ".vsm-tmp-";
-    private static final Pattern TEMPORARY =
-            Pattern.compile("\\.(.+)\\.vsm-tmp-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{8}");
+    private static final String TOMBSTONE_MARK = ".vsm-del-";
+    private static final Pattern TEMPORARY = Pattern.compile("\\.(.+)\\.vsm-(?:tmp-(.+)-(" + ProcessStamp.PATTERN
+            + ")-[0-9a-f]{8}|del-(.+)-(" + ProcessStamp.PATTERN + ")-[0-9a-f]{16})");
 
     private final String node;
     private final HostFiles files;
@@ -53,23 +54,47 @@ public final class PartialImages {
     }
 
     private String safeNode() {
+        return safe(node);
+    }
+
+    private static String safe(String node) {
         return node.replaceAll("[^A-Za-z0-9_.]", "_");
     }
 
-    /** The abandoned temporary files in one image directory (see the class comment), sorted. */
+    /**
+     * The private name a removal by {@code node} renames {@code file} to before it checks and
+     * removes it: {@code .<name>.vsm-del-<node>-<pid>.<start>-<random>}. A crash between the rename
+     * and the removal leaves it; {@link #abandoned} finds it as it finds a temporary file.
+     */
+    public static Path tombstoneFor(String node, Path file) {
+        return file.resolveSibling("." + file.getFileName() + TOMBSTONE_MARK + safe(node) + "-" + ProcessStamp.current()
+                + "-" + HexFormat.of().toHexDigits(RANDOM.nextLong()));
+    }
+
+    /**
+     * The abandoned temporary files and tombstones in one image directory (see the class comment
+     * and {@link #tombstoneFor}), sorted: regular files only (a tombstone of a directory, a subvol
+     * whose removal was killed, is left for the admin).
+     */
     public List<Path> abandoned(Path imageDir) {
         List<Path> found = new ArrayList<>();
         if (!Files.isDirectory(imageDir, LinkOption.NOFOLLOW_LINKS)) {
             return found;
         }
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(
-                imageDir, p -> p.getFileName().toString().contains(MARK))) {
+                imageDir,
+                p -> p.getFileName().toString().contains(MARK)
+                        || p.getFileName().toString().contains(TOMBSTONE_MARK))) {
             for (Path entry : entries) {
                 Matcher m = TEMPORARY.matcher(entry.getFileName().toString());
-                if (m.matches()
-                        && m.group(2).equals(safeNode())
+                if (!m.matches()) {
+                    continue;
+                }
+                String madeBy = m.group(2) != null ? m.group(2) : m.group(4);
+                String stamp = m.group(2) != null ? m.group(3) : m.group(5);
+                if (madeBy.equals(safeNode())
                         && Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
-                        && !running(m.group(3))) {
+                        && !running(stamp)) {
                     found.add(entry);
                 }
             }
