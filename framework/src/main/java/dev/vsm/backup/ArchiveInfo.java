@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * What the file name of a vzdump archive says (pve's {@code archive_info}): its guest type, format,
- * compression and the command that decompresses it; for a standard name
+ * compression; for a standard name
  * ({@code vzdump-<type>-<vmid>-<YYYY_MM_DD-HH_MM_SS>.<ext>}) also its owner, time, and the names of
  * its log and notes files.
  *
@@ -20,8 +20,6 @@ import java.util.Optional;
  * @param type          {@code qemu}, {@code lxc} or {@code openvz}
  * @param format        {@code tar} or {@code vma}
  * @param compression   {@code gz}, {@code lzo}, {@code zst}, {@code bz2}, or null
- * @param decompressor  the command (without the file) that decompresses it, or null when uncompressed:
- *                      for tar the tar options, for vma a filter writing to standard output
  * @param logFilename   for a standard name, {@code <name without extension>.log}; else null
  * @param notesFilename for a standard name, {@code <filename>.notes}; else null
  * @param vmid          for a standard name, the owner; else null
@@ -33,7 +31,6 @@ public record ArchiveInfo(
         String type,
         String format,
         String compression,
-        List<String> decompressor,
         String logFilename,
         String notesFilename,
         Integer vmid,
@@ -43,41 +40,24 @@ public record ArchiveInfo(
     public static final String NOTES_EXT = ".notes";
     public static final String PROTECTED_EXT = ".protected";
 
-    private static final Map<String, Map<String, List<String>>> DECOMPRESSORS = Map.of(
-            "tar",
-                    Map.of(
-                            "gz",
-                            List.of("tar", "-z"),
-                            "lzo",
-                            List.of("tar", "--lzop"),
-                            "zst",
-                            List.of("tar", "--zstd"),
-                            "bz2",
-                            List.of("tar", "--bzip2")),
-            "vma",
-                    Map.of(
-                            "gz",
-                            List.of("zcat"),
-                            "lzo",
-                            List.of("lzop", "-d", "-c"),
-                            "zst",
-                            List.of("zstd", "-q", "-d", "-c"),
-                            "bz2",
-                            List.of("bzcat", "-q")));
+    private static final Map<String, List<String>> DECOMPRESSORS = Map.of(
+            "gz", List.of("zcat"),
+            "lzo", List.of("lzop", "-d", "-c"),
+            "zst", List.of("zstd", "-q", "-d", "-c"),
+            "bz2", List.of("bzcat", "-q"));
 
     /**
      * The command (reading standard input, writing standard output) that decompresses an archive
      * compressed with {@code compression} ({@code gz}, {@code lzo}, {@code zst}, {@code bz2}).
      */
     static List<String> streamDecompressor(String compression) {
-        return DECOMPRESSORS.get("vma").get(compression);
+        return DECOMPRESSORS.get(compression);
     }
 
     public ArchiveInfo {
         requireNonNull(filename, "filename");
         requireNonNull(type, "type");
         requireNonNull(format, "format");
-        decompressor = decompressor == null ? null : List.copyOf(decompressor);
     }
 
     /**
@@ -102,12 +82,9 @@ public record ArchiveInfo(
             format = "tar";
             compression = "gz";
         }
-        List<String> decompressor =
-                compression == null ? null : DECOMPRESSORS.get(format).get(compression);
         BackupArchiveName n = name.get();
         if (n.vmid() == null || n.ctime() == null) {
-            return new ArchiveInfo(
-                    filename, n.type(), format, compression, decompressor, null, null, null, null, false);
+            return new ArchiveInfo(filename, n.type(), format, compression, null, null, null, null, false);
         }
         String stem = filename.substring(0, filename.length() - ext.length() - 1);
         return new ArchiveInfo(
@@ -115,7 +92,6 @@ public record ArchiveInfo(
                 n.type(),
                 format,
                 compression,
-                decompressor,
                 stem + LOG_EXT,
                 filename + NOTES_EXT,
                 n.vmid(),

@@ -43,8 +43,6 @@ class ArchiveInfoTest {
                         "lxc",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "vmid",
@@ -67,8 +65,6 @@ class ArchiveInfoTest {
                         "lxc",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "vmid",
@@ -91,8 +87,6 @@ class ArchiveInfoTest {
                         "lxc",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "vmid",
@@ -115,8 +109,6 @@ class ArchiveInfoTest {
                         "openvz",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "vmid",
@@ -139,8 +131,6 @@ class ArchiveInfoTest {
                         "qemu",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "vmid",
@@ -159,58 +149,40 @@ class ArchiveInfoTest {
                         "qemu",
                         "format",
                         "tar",
-                        "decompressor",
-                        List.of("tar", "-z"),
                         "compression",
                         "gz",
                         "is_std_name",
                         0)));
 
         // add new compression fromats to test
-        Map<String, Map<String, List<String>>> decompressor = Map.of(
-                "tar",
-                        new TreeMap<>(Map.of(
-                                "gz", List.of("tar", "-z"),
-                                "lzo", List.of("tar", "--lzop"),
-                                "zst", List.of("tar", "--zstd"),
-                                "bz2", List.of("tar", "--bzip2"))),
-                "vma",
-                        new TreeMap<>(Map.of(
-                                "gz", List.of("zcat"),
-                                "lzo", List.of("lzop", "-d", "-c"),
-                                "zst", List.of("zstd", "-q", "-d", "-c"),
-                                "bz2", List.of("bzcat", "-q"))));
+        List<String> compressions = List.of("bz2", "gz", "lzo", "zst");
         Map<String, String> bkpSuffix = new TreeMap<>(Map.of("qemu", "vma", "lxc", "tar", "openvz", "tar"));
 
         // create more test cases for backup files matches
         bkpSuffix.forEach((virt, format) -> {
             String archiveName = "vzdump-" + virt + "-" + vmid + "-2020_03_30-21_12_40";
-            decompressor
-                    .get(format)
-                    .forEach((suffix, decomp) -> tests.add(Arguments.of(
-                            "Backup archive, " + virt + ", " + format + "." + suffix,
-                            "backup/" + archiveName + "." + format + "." + suffix,
-                            hash(
-                                    "filename",
-                                    archiveName + "." + format + "." + suffix,
-                                    "logfilename",
-                                    archiveName + LOG_EXT,
-                                    "notesfilename",
-                                    archiveName + "." + format + "." + suffix + NOTES_EXT,
-                                    "type",
-                                    virt,
-                                    "format",
-                                    format,
-                                    "decompressor",
-                                    decomp,
-                                    "compression",
-                                    suffix,
-                                    "vmid",
-                                    vmid,
-                                    "ctime",
-                                    1585602760L,
-                                    "is_std_name",
-                                    1))));
+            compressions.forEach(suffix -> tests.add(Arguments.of(
+                    "Backup archive, " + virt + ", " + format + "." + suffix,
+                    "backup/" + archiveName + "." + format + "." + suffix,
+                    hash(
+                            "filename",
+                            archiveName + "." + format + "." + suffix,
+                            "logfilename",
+                            archiveName + LOG_EXT,
+                            "notesfilename",
+                            archiveName + "." + format + "." + suffix + NOTES_EXT,
+                            "type",
+                            virt,
+                            "format",
+                            format,
+                            "compression",
+                            suffix,
+                            "vmid",
+                            vmid,
+                            "ctime",
+                            1585602760L,
+                            "is_std_name",
+                            1))));
         });
 
         // add compression formats to test failed matches
@@ -253,7 +225,6 @@ class ArchiveInfoTest {
         m.put("notesfilename", info.notesFilename());
         m.put("type", info.type());
         m.put("format", info.format());
-        m.put("decompressor", info.decompressor());
         m.put("compression", info.compression());
         m.put("vmid", info.vmid());
         m.put("ctime", info.ctime());
