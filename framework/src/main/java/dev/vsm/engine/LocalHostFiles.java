@@ -103,6 +103,7 @@ final class LocalHostFiles implements HostFiles {
             console.info("+ rm -f " + ShellQuote.quote(file.toString()));
             return;
         }
+        TestPause.before("unlink");
         try {
             Files.delete(file);
         } catch (IOException e) {
@@ -220,6 +221,7 @@ final class LocalHostFiles implements HostFiles {
                 moveDirectory(from, to);
             } else {
                 Files.createLink(to, from);
+                TestPause.before("moved");
                 removeIdentified(from, identity(to));
             }
         } catch (FileAlreadyExistsException e) {
