@@ -170,9 +170,10 @@ public final class VolumeChain {
      */
     public void rollback(String snapshot) {
         List<Layer> chain = layers();
-        Layer target = find(chain, snapshot)
-                .orElseThrow(() -> StorageException.badInput(
-                        "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, layers.volname()));
+        if (indexOf(chain, snapshot) < 0) {
+            throw StorageException.badInput(
+                    "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, layers.volname());
+        }
         if (!snapshot.equals(chain.get(0).parent())) {
             throw StorageException.badInput(
                     "can't rollback, '%s' is not most recent snapshot on '%s'", snapshot, layers.volname());
@@ -476,11 +477,6 @@ public final class VolumeChain {
             layers.remove(old);
         }
         return "finished";
-    }
-
-    private static Optional<Layer> find(List<Layer> chain, String snapshot) {
-        int at = indexOf(chain, snapshot);
-        return at < 0 ? Optional.empty() : Optional.of(chain.get(at));
     }
 
     private static int indexOf(List<Layer> chain, String snapshot) {
