@@ -108,6 +108,7 @@ final class LocalHostFiles implements HostFiles {
             console.info("+ rm -f " + ShellQuote.quote(file.toString()));
             return;
         }
+        TestPause.before("unlink");
         try {
             Files.delete(file);
         } catch (IOException e) {
@@ -225,6 +226,7 @@ final class LocalHostFiles implements HostFiles {
                 moveDirectory(from, to);
             } else {
                 Files.createLink(to, from);
+                TestPause.before("moved");
                 removeIdentified(from, identity(to));
             }
         } catch (FileAlreadyExistsException e) {

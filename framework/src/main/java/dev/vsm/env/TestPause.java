@@ -1,18 +1,25 @@
 package dev.vsm.env;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A test-only pause point: with the system property {@code vsm.test.pause-before} set to a
- * step's name, vsm stops itself with SIGSTOP once, just before the first such step, as a stalled
+ * step's name, vsm stops itself with SIGSTOP once, just before the first such step (with
+ * {@code <step>#<n>}, before the n-th one: the kill -9 rounds of volume chains stop at each of an
+ * operation's steps in turn), as a stalled
  * process (a long GC pause, a frozen VM) would stop there; {@code SIGCONT} lets it go on. The
  * end-to-end tests use it to freeze a vsm between its last check and a destructive step and to
  * let its cluster session expire meanwhile (docs/cluster.md).
  *
  * <p>The steps: {@code move} (a file's no-replace rename, the publish of a new image),
- * {@code remove} (the removal of a file that was identified), {@code replace} (a small file's
+ * {@code moved} (within it: the new name made, the old one not yet gone), {@code remove} (the
+ * removal of a file that was identified), {@code unlink} (a plain removal), {@code replace} (a small file's
  * rewrite, between the creation of its temporary file and its mode's change) and the file name of a changing
  * external command ({@code lvremove}, {@code lvrename}, {@code lvcreate}, ...). Without the
  * property nothing happens. It can do nothing but stop this process: whoever can set vsm's JVM
@@ -23,19 +30,38 @@ public final class TestPause {
     public static final String PROPERTY = "vsm.test.pause-before";
 
     private static final AtomicBoolean PAUSED = new AtomicBoolean();
+    private static final ConcurrentHashMap<String, AtomicInteger> SEEN = new ConcurrentHashMap<>();
 
     private TestPause() {}
 
-    /** Stops this process (once) when the property names {@code step}. */
+    /** Stops this process (once) when the property names {@code step} (and this is its n-th time, if it says). */
     public static void before(String step) {
-        if (!step.equals(System.getProperty(PROPERTY)) || !PAUSED.compareAndSet(false, true)) {
+        String wanted = System.getProperty(PROPERTY);
+        if (wanted == null) {
             return;
         }
+        int hash = wanted.lastIndexOf('#');
+        String name = hash < 0 ? wanted : wanted.substring(0, hash);
+        if (!step.equals(name)) {
+            return;
+        }
+        int nth = hash < 0 ? 1 : Integer.parseInt(wanted.substring(hash + 1));
+        if (SEEN.computeIfAbsent(step, s -> new AtomicInteger()).incrementAndGet() != nth
+                || !PAUSED.compareAndSet(false, true)) {
+            return;
+        }
+        // SIGSTOP sent to this thread: it is the thread that takes the signal and stops the others,
+        // before its wait returns. (Sent to the process, the signal is taken by any of its threads,
+        // and this one could run on for a moment after kill(1) exited.)
+        String target = Long.toString(ProcessHandle.current().pid());
         try {
-            Process kill = new ProcessBuilder(
-                            "/bin/kill",
-                            "-STOP",
-                            Long.toString(ProcessHandle.current().pid()))
+            Path self = Files.readSymbolicLink(Path.of("/proc/thread-self")); // <pid>/task/<tid>
+            target = self.getFileName().toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            // an older kernel: the process, as before
+        }
+        try {
+            Process kill = new ProcessBuilder("/bin/kill", "-STOP", target)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .start();

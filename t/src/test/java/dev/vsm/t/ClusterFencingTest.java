@@ -156,23 +156,9 @@ class ClusterFencingTest {
     }
 
     /** Waits until the process stopped itself at the pause point. */
-    private void awaitStopped(Vsm.Started s) throws Exception {
+    private void awaitStopped(Vsm.Started s) {
         started.add(s.process().toHandle());
-        Path stat = Path.of("/proc", Long.toString(s.process().pid()), "stat");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            if (!s.process().isAlive()) {
-                throw new AssertionError("vsm ended before its pause point: " + s.finish());
-            }
-            String line = Files.readString(stat);
-            if (line.substring(line.lastIndexOf(')') + 2).startsWith("T")) {
-                return;
-            }
-            assertThat(System.nanoTime())
-                    .as("vsm reached its pause point within 60 s")
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        s.awaitPaused(60);
     }
 
     private static Vsm.Result resume(Vsm.Started s) throws Exception {

@@ -10,7 +10,9 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code vsm cleanup <storage>}: finish what an interrupted run left on a storage — on LVM with
  * saferemove, the {@code del-*} volumes whose zero-out did not complete (they are zeroed and
- * removed now). {@code vsm free} on such a storage does this first as well.
+ * removed now); on a file storage with volume chains, the chain operations a killed run left
+ * (finished or undone, docs/volume-chains.md); the temporary files of killed runs. {@code vsm free}
+ * on such a storage does this first as well.
  */
 @Command(
         name = "cleanup",

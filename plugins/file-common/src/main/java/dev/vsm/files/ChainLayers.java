@@ -68,4 +68,28 @@ public interface ChainLayers {
     default void grow(String layerName, long virtualSize) {
         throw new UnsupportedOperationException("layers of " + volname() + " do not grow");
     }
+
+    /**
+     * Whether two existing layer names are one image: a file that a rename killed half-way left
+     * under both its old and its new name ({@code link(2)} done, the old name not yet removed). Never
+     * for LVs, which {@code lvrename} renames at once.
+     */
+    default boolean sameImage(String a, String b) {
+        return false;
+    }
+
+    /**
+     * The intent record of the chain operation under way, or left by one that was killed
+     * ({@link VolumeChain}): one line, as {@link #writeIntent} wrote it; empty when there is none.
+     * Without a place to keep one (the default) there is never one.
+     */
+    default Optional<String> readIntent() {
+        return Optional.empty();
+    }
+
+    /** Writes the intent record atomically (whole or not at all) and durably, before the operation's first change. */
+    default void writeIntent(String line) {}
+
+    /** Removes the intent record, after the operation's last change. */
+    default void clearIntent() {}
 }

@@ -10,6 +10,8 @@ import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import dev.vsm.spi.VolumeName;
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -40,15 +42,15 @@ public final class ChainSnapshots {
     }
 
     public void create(VolumeName volume, String snapshot) {
-        chain(volume, "can't snapshot this image format").snapshot(snapshot);
+        changing(volume, "can't snapshot this image format").snapshot(snapshot);
     }
 
     public void rollback(VolumeName volume, String snapshot) {
-        chain(volume, "can't rollback snapshot this image format").rollback(snapshot);
+        changing(volume, "can't rollback snapshot this image format").rollback(snapshot);
     }
 
     public void delete(VolumeName volume, String snapshot) {
-        chain(volume, "can't delete snapshot for this image format").delete(snapshot);
+        changing(volume, "can't delete snapshot for this image format").delete(snapshot);
     }
 
     /** The snapshots' names, oldest first; none for a volume that is no qcow2 image file. */
@@ -110,7 +112,7 @@ public final class ChainSnapshots {
      * manager does it before it commits a larger child into the layer.
      */
     public void resize(VolumeName volume, String snapshot, long sizeBytes) {
-        VolumeChain.Layer layer = chain(volume, "can't resize this image format").layers().stream()
+        VolumeChain.Layer layer = changing(volume, "can't resize this image format").layers().stream()
                 .filter(l -> snapshot.equals(l.snapshot()))
                 .findFirst()
                 .orElseThrow(() ->
@@ -120,7 +122,7 @@ public final class ChainSnapshots {
 
     /** Renames snapshot {@code from} to {@code to} ({@link VolumeChain#renameSnapshot}). */
     public void renameSnapshot(VolumeName volume, String from, String to) {
-        chain(volume, "can't rename snapshot of this image format").renameSnapshot(from, to);
+        changing(volume, "can't rename snapshot of this image format").renameSnapshot(from, to);
     }
 
     /** The snapshots newer than {@code snapshot}, which keep a rollback to it from being possible. */
@@ -161,14 +163,93 @@ public final class ChainSnapshots {
                 && Files.isRegularFile(layout.path(volume), LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** The chain of a volume that can have snapshots: an existing qcow2 image that is no base (pve's feature table). */
-    private VolumeChain chain(VolumeName volume, String wrongFormat) {
+    /**
+     * Finishes or undoes what a chain operation on the volume left when it was killed
+     * ({@link VolumeChain#recover}); call it under the storage lock before any change of the volume.
+     * Nothing for a volume that can have no chain.
+     */
+    public void recover(VolumeName volume) {
+        if (volume.hasFormat(VolumeFormat.QCOW2) && volume.type() == ContentType.IMAGES && !volume.isBase()) {
+            chainOf(volume).recover();
+        }
+    }
+
+    /**
+     * {@code vsm cleanup}'s part, under the storage lock: every volume under {@code images/} with an
+     * intent record ({@code .<file>.vsm-chain}) recovered; what was recovered or removed, as
+     * {@code <vmid>/<file>}. Never a record reached through a link out of the storage. The temporary
+     * file of a record whose writer was killed ({@code ..<file>.vsm-chain.tmp-<pid>}: no operation
+     * had begun) is removed: under the lock no record is being written.
+     */
+    public List<String> recoverAll() {
+        List<String> done = new ArrayList<>();
+        Path images = layout.subdir(ContentType.IMAGES);
+        for (Path owner : FileStat.entries(images)) {
+            if (!Files.isDirectory(owner, LinkOption.NOFOLLOW_LINKS)
+                    || layout.linkOut(owner).isPresent()) {
+                continue;
+            }
+            for (Path torn : intentRecords(owner, "..*" + FileChainLayers.INTENT_SUFFIX + ".tmp-[0-9]*")) {
+                context.files().delete(torn); // a record's temporary file: a run killed while it wrote the record
+                done.add(owner.getFileName() + "/" + torn.getFileName());
+            }
+            for (Path entry : intentRecords(owner, ".*" + FileChainLayers.INTENT_SUFFIX)) {
+                String file = entry.getFileName().toString();
+                Path image = owner.resolve(file.substring(1, file.length() - FileChainLayers.INTENT_SUFFIX.length()));
+                String volname = owner.getFileName() + "/" + image.getFileName();
+                new VolumeChain(
+                                new FileChainLayers(volname, image, context, options.get()),
+                                context.qemuImg(),
+                                context.console())
+                        .recover();
+                done.add(volname);
+            }
+        }
+        return done;
+    }
+
+    /** The regular files in one owner directory whose names match {@code glob}, sorted; none when it cannot be read. */
+    private static List<Path> intentRecords(Path owner, String glob) {
+        List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(owner, glob)) {
+            for (Path entry : entries) {
+                if (Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)) {
+                    found.add(entry);
+                }
+            }
+        } catch (IOException | DirectoryIteratorException e) {
+            return List.of();
+        }
+        found.sort(null);
+        return found;
+    }
+
+    /** Fails while the volume's chain has an operation under way or left by a killed run ({@link VolumeChain#checkSettled}). */
+    public void checkSettled(VolumeName volume) {
+        if (volume.hasFormat(VolumeFormat.QCOW2) && volume.type() == ContentType.IMAGES && !volume.isBase()) {
+            chainOf(volume).checkSettled();
+        }
+    }
+
+    /** {@link #chain}, after {@link #recover}: for the operations that change the chain, under the storage lock. */
+    private VolumeChain changing(VolumeName volume, String wrongFormat) {
+        checkChainable(volume, wrongFormat);
+        chainOf(volume).recover();
+        return chain(volume, wrongFormat);
+    }
+
+    private static void checkChainable(VolumeName volume, String wrongFormat) {
         if (!volume.hasFormat(VolumeFormat.QCOW2) || volume.type() != ContentType.IMAGES) {
             throw StorageException.badInput("%s", wrongFormat);
         }
         if (volume.isBase()) {
             throw StorageException.badInput("snapshot feature is not available for base volume '%s'", volume.volname());
         }
+    }
+
+    /** The chain of a volume that can have snapshots: an existing qcow2 image that is no base (pve's feature table). */
+    private VolumeChain chain(VolumeName volume, String wrongFormat) {
+        checkChainable(volume, wrongFormat);
         if (!Files.isRegularFile(layout.path(volume), LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("no such volume '%s'", volume.volname());
         }

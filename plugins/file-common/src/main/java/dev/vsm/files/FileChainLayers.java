@@ -6,11 +6,19 @@ import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
+import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,6 +32,11 @@ import java.util.regex.Pattern;
 final class FileChainLayers implements ChainLayers {
     /** pve's {@code pve-configid}, at most 40 characters: what a snapshot name may be. */
     private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-zA-Z][a-zA-Z0-9_-]{1,39}");
+
+    /** What ends the name of an intent record: {@code .<volume's file>.vsm-chain}. */
+    static final String INTENT_SUFFIX = ".vsm-chain";
+
+    private static final int MAX_INTENT = 4096;
 
     private final String volname;
     private final Path directory;
@@ -87,6 +100,70 @@ final class FileChainLayers implements ChainLayers {
     @Override
     public void remove(String layerName) {
         context.files().delete(path(layerName));
+    }
+
+    @Override
+    public boolean sameImage(String a, String b) {
+        try {
+            Object keyA = Files.readAttributes(path(a), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+            Object keyB = Files.readAttributes(path(b), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+            return keyA != null && keyA.equals(keyB);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The record is the file {@code .<name>.vsm-chain} beside the volume (no image name, so never
+     * listed), read without following a link; a record longer than {@value #MAX_INTENT} bytes is
+     * none vsm wrote.
+     */
+    @Override
+    public Optional<String> readIntent() {
+        Path record = intentFile();
+        if (!Files.exists(record, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        try (SeekableByteChannel in =
+                Files.newByteChannel(record, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+            ByteBuffer buffer = ByteBuffer.allocate(MAX_INTENT + 1);
+            while (buffer.hasRemaining() && in.read(buffer) >= 0) {
+                // read up to one byte more than a record may hold
+            }
+            if (buffer.position() > MAX_INTENT) {
+                throw StorageException.failed("'%s' is no intent record vsm wrote: it is too long", record);
+            }
+            return Optional.of(new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8).strip());
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to read '%s' - %s", record, e.getMessage());
+        }
+    }
+
+    /** By {@link HostFiles#replaceFile}: a temporary file written and synced by descriptor, renamed, the directory synced. */
+    @Override
+    public void writeIntent(String line) {
+        if (!context.dryRun()) {
+            context.files().replaceFile(intentFile(), (line + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Override
+    public void clearIntent() {
+        if (!context.dryRun()) {
+            context.files().delete(intentFile());
+            context.files().sync(directory);
+        }
+    }
+
+    /** The intent record of the chain of {@code image}, a volume's file ({@code .<file>.vsm-chain}). */
+    static Path intentFile(Path image) {
+        return image.resolveSibling("." + image.getFileName() + INTENT_SUFFIX);
+    }
+
+    private Path intentFile() {
+        return intentFile(directory.resolve(name));
     }
 
     /**

@@ -120,6 +120,7 @@ public abstract class FileStorage implements Storage {
      */
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
+        recoverChain(volume);
         List<Path> snapshotFiles = chains == null ? List.of() : chains.snapshotFiles(volume);
         Optional<Runnable> after = volumes.free(volume);
         for (Path file : snapshotFiles) {
@@ -141,7 +142,23 @@ public abstract class FileStorage implements Storage {
      */
     @Override
     public Optional<PendingCleanup> pendingCleanup() {
-        return volumes.pendingCleanup();
+        List<String> recovered = chains == null ? List.of() : chains.recoverAll();
+        Optional<PendingCleanup> partial = volumes.pendingCleanup();
+        if (recovered.isEmpty()) {
+            return partial;
+        }
+        List<String> items = new ArrayList<>();
+        recovered.forEach(v -> items.add(v + " (interrupted chain operation)"));
+        partial.ifPresent(p -> items.addAll(p.items()));
+        return Optional.of(
+                PendingCleanup.of(items, () -> partial.ifPresent(p -> p.task().run())));
+    }
+
+    /** With volume chains, what a killed chain operation left on the volume is finished or undone first. */
+    private void recoverChain(VolumeName volume) {
+        if (chains != null) {
+            chains.recover(volume);
+        }
     }
 
     @Override
@@ -151,6 +168,7 @@ public abstract class FileStorage implements Storage {
 
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
+        recoverChain(volume);
         volumes.resize(volume, sizeBytes);
     }
 
@@ -167,6 +185,7 @@ public abstract class FileStorage implements Storage {
     @Override
     public String renameVolume(VolumeName volume, int targetVmid, String targetName) {
         if (chains != null) {
+            chains.recover(volume);
             chains.checkRenamable(volume);
         }
         return volumes.rename(volume, targetVmid, targetName);
@@ -267,10 +286,14 @@ public abstract class FileStorage implements Storage {
 
     /**
      * Nothing to activate on a file storage: the file must exist (pve's {@code activate_volume}),
-     * with volume chains the snapshot's file too.
+     * with volume chains the snapshot's file too, and no chain operation be pending on it (a guest
+     * would run on layers its recovery changes).
      */
     @Override
     public void activateVolume(VolumeName volume, String snapshot) {
+        if (chains != null) {
+            chains.checkSettled(volume);
+        }
         Path file = path(volume);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw StorageException.badInput("volume '%s:%s' does not exist", config.id(), volume.volname());

@@ -22,18 +22,27 @@ import java.util.Set;
  * {@code Plugin.pm}) over {@link ChainLayers}, with qemu-img reached through {@link QemuImg}
  * (whose command lines are the framework's).
  *
- * <p>Each step leaves one of few states behind if vsm is killed between two of them, each one a
- * later {@code vsm cleanup} can tell from the names alone: a new overlay is made whole under a
- * temporary name and published under {@code current}'s ({@link ChainLayers#createOverlay}), so a
- * snapshot or rollback interrupted after {@code current} was renamed or removed leaves its newest
- * snapshot without {@code current} (finished by an empty overlay on it); a delete by rebase leaves
- * a valid chain until its last step, the removal of the snapshot no layer names any more. A delete
- * by commit (the oldest snapshot) is not yet safe between the commit and the rename that follows it:
- * pve's "the state of S is now invalid".
+ * <p>Crash safety: every operation that takes more than one step first writes an intent record
+ * ({@link ChainLayers#writeIntent}: one line naming the operation and its layers) and removes it
+ * after its last step. {@link #recover} reads it, under the storage lock, before the next change of
+ * the volume (and {@code vsm cleanup}) and finishes or undoes what a killed run left, whichever
+ * loses nothing and needs no space: a snapshot is undone unless it was complete; a rollback, a
+ * delete by commit and a snapshot's rename are finished; a delete by rebase is finished once the
+ * rebase switched the child's backing name, else undone (the chain is whole until then). Each
+ * recovery is idempotent: it reads what is on disk and does only what is missing, so a recovery
+ * killed in turn is recovered again. docs/volume-chains.md maps every step.
  */
 public final class VolumeChain {
     /** More layers than this are refused: a loop of backing names or a chain vsm did not make. */
     static final int MAX_DEPTH = 1024;
+
+    // the operations of an intent record, and the word for the volume's own layer
+    private static final String SNAPSHOT = "snapshot";
+    private static final String ROLLBACK = "rollback";
+    private static final String COMMIT = "delete-commit";
+    private static final String REBASE = "delete-rebase";
+    private static final String RENAME = "rename-snapshot";
+    private static final String CURRENT = "current";
 
     private final ChainLayers layers;
     private final QemuImg qemuImg;
@@ -68,6 +77,7 @@ public final class VolumeChain {
     public List<Layer> layers() {
         String top = layers.layerName(null);
         if (!layers.exists(top)) {
+            checkSettled();
             throw StorageException.badInput("no such volume '%s'", layers.volname());
         }
         List<Layer> chain = new ArrayList<>();
@@ -95,6 +105,20 @@ public final class VolumeChain {
         return chain;
     }
 
+    /**
+     * Fails while an intent record is there: an operation runs on the chain now, or was killed in
+     * it and its layers are not to be used (a guest started on them) until {@link #recover}.
+     */
+    public void checkSettled() {
+        Optional<String> pending = layers.readIntent();
+        if (pending.isPresent()) {
+            throw StorageException.failed(
+                    "volume '%s' is in the middle of '%s' (or was killed in it): its next change or "
+                            + "'vsm cleanup' finishes or undoes that",
+                    layers.volname(), pending.get());
+        }
+    }
+
     /** The snapshots' names, oldest first. */
     public List<String> snapshots() {
         List<String> names = new ArrayList<>();
@@ -118,12 +142,14 @@ public final class VolumeChain {
         if (layers.exists(target)) {
             throw StorageException.badInput("target snapshot '%s' already exists", snapshot);
         }
-        layers.rename(current, target);
+        layers.writeIntent(SNAPSHOT + " " + snapshot);
         try {
+            layers.rename(current, target);
             layers.createOverlay(current, target, size);
         } catch (RuntimeException e) {
             try {
-                layers.rename(target, current);
+                undoSnapshot(snapshot); // what a recovery does, too
+                layers.clearIntent();
             } catch (RuntimeException undo) {
                 e.addSuppressed(undo);
                 console.warn(undo.getMessage());
@@ -135,6 +161,7 @@ public final class VolumeChain {
                     snapshot,
                     e.getMessage());
         }
+        layers.clearIntent();
     }
 
     /**
@@ -143,16 +170,32 @@ public final class VolumeChain {
      */
     public void rollback(String snapshot) {
         List<Layer> chain = layers();
-        Layer target = find(chain, snapshot)
-                .orElseThrow(() -> StorageException.badInput(
-                        "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, layers.volname()));
+        if (indexOf(chain, snapshot) < 0) {
+            throw StorageException.badInput(
+                    "can't rollback, snapshot '%s' does not exist on '%s'", snapshot, layers.volname());
+        }
         if (!snapshot.equals(chain.get(0).parent())) {
             throw StorageException.badInput(
                     "can't rollback, '%s' is not most recent snapshot on '%s'", snapshot, layers.volname());
         }
+        layers.writeIntent(ROLLBACK + " " + snapshot);
+        finishRollback(snapshot);
+        layers.clearIntent();
+    }
+
+    /** {@code current} removed if it is there, a new one made on {@code snapshot}'s layer. */
+    private void finishRollback(String snapshot) {
         String current = layers.layerName(null);
-        layers.remove(current);
-        layers.createOverlay(current, target.name(), target.virtualSize());
+        String target = layers.layerName(snapshot);
+        if (!layers.exists(target)) {
+            throw StorageException.failed(
+                    "volume '%s': the interrupted rollback's snapshot '%s' is missing ('%s')",
+                    layers.volname(), snapshot, layers.path(target));
+        }
+        if (layers.exists(current)) {
+            layers.remove(current);
+        }
+        layers.createOverlay(current, target, layers.info(target).virtualSize());
     }
 
     /**
@@ -178,22 +221,58 @@ public final class VolumeChain {
                         snapshot, doomed.virtualSize(), childLabel, child.virtualSize()));
                 layers.grow(doomed.name(), child.virtualSize());
             }
+            layers.writeIntent(COMMIT + " " + snapshot + " " + childLabel);
             try {
                 qemuImg.commit(child.path(), VolumeFormat.QCOW2.id());
             } catch (RuntimeException e) {
                 console.warn(String.format(
-                        "The state of %s is now invalid. Don't try to clone or rollback it. You can only try to delete it again later",
+                        "The state of %s is now invalid: the volume's next change or 'vsm cleanup' commits it again",
                         snapshot));
                 throw StorageException.failed(e, "error commiting %s to %s; %s", childLabel, snapshot, e.getMessage());
             }
-            layers.remove(child.name());
-            layers.rename(doomed.name(), child.name());
+            finishCommit(doomed.name(), child.name());
+            layers.clearIntent();
         } else {
             console.info(String.format(
                     "%s: deleting snapshot '%s' by rebasing '%s' on top of '%s'",
                     layers.volname(), snapshot, childLabel, doomed.parent()));
-            qemuImg.rebase(child.path(), layers.layerName(doomed.parent()), VolumeFormat.QCOW2.id());
+            layers.writeIntent(REBASE + " " + snapshot + " " + childLabel + " " + doomed.parent());
+            try {
+                qemuImg.rebase(child.path(), layers.layerName(doomed.parent()), VolumeFormat.QCOW2.id());
+            } catch (RuntimeException e) {
+                try {
+                    recover(); // the child still names the snapshot: the chain is whole, only the record goes
+                } catch (RuntimeException undo) {
+                    e.addSuppressed(undo);
+                }
+                throw e;
+            }
             layers.remove(doomed.name());
+            layers.clearIntent();
+        }
+    }
+
+    /**
+     * The rest of a delete by commit once the child's data is in the doomed layer: the child goes
+     * and the doomed layer takes its name. Each part only if it is still to do: a rename killed
+     * after its new name was made leaves the image under both names, and the old one goes.
+     */
+    private void finishCommit(String doomed, String child) {
+        boolean doomedThere = layers.exists(doomed);
+        boolean childThere = layers.exists(child);
+        if (doomedThere && childThere && layers.sameImage(doomed, child)) {
+            layers.remove(doomed);
+            return;
+        }
+        if (childThere && doomedThere) {
+            layers.remove(child);
+        }
+        if (doomedThere) {
+            layers.rename(doomed, child);
+        } else if (!childThere) {
+            throw StorageException.failed(
+                    "volume '%s': neither '%s' nor '%s' is there to finish the interrupted delete",
+                    layers.volname(), layers.path(doomed), layers.path(child));
         }
     }
 
@@ -250,23 +329,154 @@ public final class VolumeChain {
         }
         Layer renamed = chain.get(at);
         Layer child = chain.get(at - 1);
+        layers.writeIntent(RENAME + " " + from + " " + to + " " + (child.isCurrent() ? CURRENT : child.snapshot()));
         layers.rename(renamed.name(), target);
         try {
             qemuImg.rebaseUnsafe(child.path(), target, VolumeFormat.QCOW2.id());
         } catch (RuntimeException e) {
             try {
                 layers.rename(target, renamed.name());
+                layers.clearIntent();
             } catch (RuntimeException undo) {
                 e.addSuppressed(undo);
                 console.warn(undo.getMessage());
             }
             throw e;
         }
+        layers.clearIntent();
     }
 
-    private static Optional<Layer> find(List<Layer> chain, String snapshot) {
-        int at = indexOf(chain, snapshot);
-        return at < 0 ? Optional.empty() : Optional.of(chain.get(at));
+    /**
+     * Finishes or undoes what a killed chain operation left (see the class comment), as its intent
+     * record says, and removes the record; nothing when there is none. Call it under the storage
+     * lock before any change of the volume. A record vsm cannot read, or a state it cannot tell, is
+     * a failure that leaves everything as it is.
+     */
+    public void recover() {
+        Optional<String> pending = layers.readIntent();
+        if (pending.isEmpty()) {
+            return;
+        }
+        String[] words = pending.get().split(" ");
+        String op = words[0];
+        int args = switch (op) {
+            case SNAPSHOT, ROLLBACK -> 1;
+            case COMMIT -> 2;
+            case REBASE, RENAME -> 3;
+            default -> -1;
+        };
+        if (args < 0 || words.length != args + 1) {
+            throw unreadable(pending.get());
+        }
+        int childAt = op.equals(RENAME) ? 3 : op.equals(COMMIT) || op.equals(REBASE) ? 2 : -1;
+        for (int i = 1; i < words.length; i++) {
+            if (words[i].equals(CURRENT) ? i != childAt : !isSnapshotName(words[i])) {
+                throw unreadable(pending.get());
+            }
+        }
+        String done = switch (op) {
+            case SNAPSHOT -> undoSnapshot(words[1]);
+            case ROLLBACK -> {
+                finishRollback(words[1]);
+                yield "finished";
+            }
+            case COMMIT -> {
+                recoverCommit(words[1], words[2]);
+                yield "finished";
+            }
+            case REBASE -> recoverRebase(words[1], words[2], words[3]);
+            default -> recoverRename(words[1], words[2], words[3]);
+        };
+        layers.clearIntent();
+        console.warn(String.format("%s: the interrupted '%s' is %s", layers.volname(), pending.get(), done));
+    }
+
+    private boolean isSnapshotName(String word) {
+        return layers.snapshotOf(layers.layerName(word)).filter(word::equals).isPresent();
+    }
+
+    private StorageException unreadable(String line) {
+        return StorageException.failed(
+                "volume '%s': its intent record '%s' is none vsm wrote; move it away once the chain is checked",
+                layers.volname(), line);
+    }
+
+    /** The layer of a word of the record: {@code current} or a snapshot. */
+    private String layerOf(String word) {
+        return layers.layerName(word.equals(CURRENT) ? null : word);
+    }
+
+    /** A snapshot is undone unless {@code current} already stands on it. */
+    private String undoSnapshot(String snapshot) {
+        String current = layers.layerName(null);
+        String target = layers.layerName(snapshot);
+        boolean currentThere = layers.exists(current);
+        boolean targetThere = layers.exists(target);
+        if (currentThere && targetThere) {
+            if (layers.sameImage(current, target)) {
+                layers.remove(target); // the rename made its new name only
+                return "undone";
+            }
+            if (target.equals(layers.info(current).backingFile())) {
+                return "finished";
+            }
+            throw StorageException.failed(
+                    "volume '%s': '%s' is no layer of the interrupted snapshot '%s'; left as it is",
+                    layers.volname(), layers.path(target), snapshot);
+        }
+        if (targetThere) {
+            layers.rename(target, current);
+        } else if (!currentThere) {
+            throw StorageException.failed(
+                    "volume '%s': neither '%s' nor its snapshot '%s' is there",
+                    layers.volname(), layers.path(current), snapshot);
+        }
+        return "undone";
+    }
+
+    /**
+     * A delete by commit is finished: the commit again while the child is there (it writes the
+     * same data into the same clusters, and reads through the child are unchanged throughout),
+     * then the rest ({@link #finishCommit}).
+     */
+    private void recoverCommit(String snapshot, String childWord) {
+        String doomed = layers.layerName(snapshot);
+        String child = layerOf(childWord);
+        if (layers.exists(doomed) && layers.exists(child) && !layers.sameImage(doomed, child)) {
+            qemuImg.commit(layers.path(child), VolumeFormat.QCOW2.id());
+        }
+        finishCommit(doomed, child);
+    }
+
+    /** A delete by rebase is finished once the child names the parent, else undone (nothing to do). */
+    private String recoverRebase(String snapshot, String childWord, String parent) {
+        String doomed = layers.layerName(snapshot);
+        String child = layerOf(childWord);
+        if (layers.exists(child)
+                && layers.layerName(parent).equals(layers.info(child).backingFile())) {
+            if (layers.exists(doomed)) {
+                layers.remove(doomed);
+            }
+            return "finished";
+        }
+        return "undone";
+    }
+
+    /** A snapshot's rename is finished once its new name exists: the child names it, the old name goes. */
+    private String recoverRename(String from, String to, String childWord) {
+        String old = layers.layerName(from);
+        String target = layers.layerName(to);
+        String child = layerOf(childWord);
+        if (!layers.exists(target)) {
+            return "undone"; // never renamed
+        }
+        if (!target.equals(layers.info(child).backingFile())) {
+            qemuImg.rebaseUnsafe(layers.path(child), target, VolumeFormat.QCOW2.id());
+        }
+        if (layers.exists(old) && layers.sameImage(old, target)) {
+            layers.remove(old);
+        }
+        return "finished";
     }
 
     private static int indexOf(List<Layer> chain, String snapshot) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The tests' own look at an image: {@code qemu-img info --output=json}, run independently of vsm. */
@@ -34,8 +35,29 @@ public final class QemuImg {
     }
 
     public static JsonNode info(Path image) {
+        return info(image, false);
+    }
+
+    /**
+     * {@code qemu-img info --backing-chain}: one element per image, top first; fails when an image
+     * of the chain cannot be opened (a backing name that names nothing).
+     */
+    public static JsonNode backingChain(Path image) {
+        return info(image, true);
+    }
+
+    private static JsonNode info(Path image, boolean chain) {
         try {
-            Process p = new ProcessBuilder("qemu-img", "info", "--output=json", "-U", image.toString())
+            Process p = new ProcessBuilder(
+                            chain
+                                    ? List.of(
+                                            "qemu-img",
+                                            "info",
+                                            "--output=json",
+                                            "--backing-chain",
+                                            "-U",
+                                            image.toString())
+                                    : List.of("qemu-img", "info", "--output=json", "-U", image.toString()))
                     .redirectErrorStream(false)
                     .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -295,6 +295,39 @@ public final class Vsm {
 
     /** A vsm started with {@link #start}. */
     public record Started(Process process, Path outFile, Path errFile) {
+        /**
+         * Waits until the process stopped itself at its test pause point ({@code vsm.test.pause-before},
+         * set through {@code VSM_JAVA_OPTS}: state {@code T} in {@code /proc/<pid>/stat}); fails when it
+         * ended first or did not stop within {@code seconds}.
+         */
+        public void awaitPaused(int seconds) {
+            Path stat = Path.of("/proc", Long.toString(process.pid()), "stat");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            try {
+                while (true) {
+                    if (!process.isAlive()) {
+                        throw new AssertionError("vsm ended before its pause point: " + finish());
+                    }
+                    String line = Files.readString(stat);
+                    if (line.substring(line.lastIndexOf(')') + 2).startsWith("T")) {
+                        return;
+                    }
+                    assertThat(System.nanoTime())
+                            .as("vsm reached its pause point within %d s", seconds)
+                            .isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+            } catch (IOException e) {
+                if (!process.isAlive()) {
+                    throw new AssertionError("vsm ended before its pause point: " + finish());
+                }
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+
         /** Waits for it to end (at most 120 s) and returns what it did. */
         public Result finish() {
             return finish(120);
