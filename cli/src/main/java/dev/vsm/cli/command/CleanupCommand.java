@@ -11,12 +11,13 @@ import picocli.CommandLine.Parameters;
  * {@code vsm cleanup <storage>}: finish what an interrupted run left on a storage — on LVM with
  * saferemove, the {@code del-*} volumes whose zero-out did not complete (they are zeroed and
  * removed now); on a file storage with volume chains, the chain operations a killed run left
- * (finished or undone, docs/volume-chains.md); the temporary files of killed runs. {@code vsm free}
+ * (finished or undone, docs/volume-chains.md); the temporary files and tombstones of killed runs. {@code vsm free}
  * on such a storage does this first as well.
  */
 @Command(
         name = "cleanup",
-        description = "Finish removals an interrupted run left on a storage (LVM: pending del-* volumes).")
+        description = "Finish what an interrupted run left on a storage: pending del-* volumes (LVM), "
+                + "interrupted volume-chain operations, temporary files and tombstones.")
 public final class CleanupCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "STORAGE")
     String storage;
