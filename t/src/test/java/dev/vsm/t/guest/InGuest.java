@@ -13,18 +13,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 import org.opentest4j.TestAbortedException;
 
 /**
- * Runs a test class in a {@link Guest} with a real kernel: on the host, the first test of the
- * class boots one guest with the class's disks, whose one JVM ({@link GuestMain}) runs the class's
- * tests that the host selected ({@code -Dtest=Class#method} runs only that method; see
- * {@link SelectedTests}) for real; every test method, and the class's set-up and tear-down, is then only reported
- * here as it ended in the guest (a failure with the guest's stack trace). In the guest
- * ({@link #inside()}) the extension does nothing.
+ * Runs a test class in a {@link Guest} with a real kernel: on the host, one guest with the class's
+ * disks boots, whose one JVM ({@link GuestMain}) runs the class's tests that the host selected
+ * ({@code -Dtest=Class#method} runs only that method) for real; every test method, and the class's
+ * set-up and tear-down, is then only reported here as it ended in the guest (a failure with the
+ * guest's stack trace). The boot starts when the host's test plan does, in the background
+ * ({@link GuestPlan}), or else at the class's first test. In the guest ({@link #inside()}) the
+ * extension does nothing.
  *
  * <pre>{@code
  * @RegisterExtension
@@ -39,10 +43,21 @@ public final class InGuest implements InvocationInterceptor {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final List<Guest.Disk> disks;
     private final Duration timeout;
-    private Map<String, JsonNode> results;
-    private String classFailure;
-    private String unavailable;
-    private String outputTail = "";
+    /** The class's one boot, started ahead by {@link GuestPlan} or by the first test; guarded by this. */
+    private CompletableFuture<Ran> ran;
+
+    private boolean printed;
+
+    /**
+     * How the class's boot ended: each test's outcome by unique id, or why the whole class failed
+     * or cannot run here.
+     */
+    private record Ran(
+            Map<String, JsonNode> results, String classFailure, String unavailable, String output, String outputTail) {
+        static Ran unavailable(String why) {
+            return new Ran(Map.of(), null, why, "", "");
+        }
+    }
 
     private InGuest(Duration timeout, List<Guest.Disk> disks) {
         this.disks = List.copyOf(disks);
@@ -128,38 +143,71 @@ public final class InGuest implements InvocationInterceptor {
         interceptTestMethod(invocation, method, context);
     }
 
-    /** Reports, on the host, how this test ended in the guest (booting it for the class's first test). */
-    private synchronized void report(ExtensionContext context) {
+    /**
+     * Queues the class's boot on {@code boots}, to run before the class's first test asks for it
+     * ({@link GuestPlan}, when the host's test plan starts).
+     */
+    synchronized void runAhead(Class<?> testClass, String classUniqueId, Executor boots) {
+        if (ran == null) {
+            ran = CompletableFuture.supplyAsync(() -> boot(testClass, classUniqueId), boots);
+        }
+    }
+
+    /** Reports, on the host, how this test ended in the guest (waiting for the class's boot, or booting it). */
+    private void report(ExtensionContext context) {
         if (skipRequested()) {
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 throw new AssertionError("CI=true runs the guest tests: drop -Dvsm.guest=skip / VSM_GUEST=skip");
             }
             throw new TestAbortedException("skipped: the guest tier is off (-Dvsm.guest=skip or VSM_GUEST=skip)");
         }
-        if (results == null && unavailable == null) {
-            boot(
-                    context.getRequiredTestClass(),
-                    context.getParent().orElseThrow().getUniqueId());
+        Ran r = ran(context);
+        if (r.unavailable() != null) {
+            HostTools.unavailable(r.unavailable());
         }
-        if (unavailable != null) {
-            HostTools.unavailable(unavailable);
+        if (r.classFailure() != null) {
+            throw new AssertionError("the test class failed in the guest:\n" + r.classFailure());
         }
-        if (classFailure != null) {
-            throw new AssertionError("the test class failed in the guest:\n" + classFailure);
+        JsonNode result = r.results().get(context.getUniqueId());
+        if (result == null) {
+            throw new AssertionError(
+                    "the guest reported nothing for " + context.getDisplayName() + "\n" + r.outputTail());
         }
-        JsonNode r = results.get(context.getUniqueId());
-        if (r == null) {
-            throw new AssertionError("the guest reported nothing for " + context.getDisplayName() + "\n" + outputTail);
-        }
-        switch (r.get("status").asText()) {
+        switch (result.get("status").asText()) {
             case "SUCCESSFUL" -> {}
             case "ABORTED", "SKIPPED" ->
                 throw new TestAbortedException(
-                        "in the guest: " + r.get("message").asText());
+                        "in the guest: " + result.get("message").asText());
             default ->
-                throw new AssertionError("in the guest (" + r.get("millis").asLong() + " ms): "
-                        + r.get("trace").asText());
+                throw new AssertionError("in the guest (" + result.get("millis").asLong() + " ms): "
+                        + result.get("trace").asText());
         }
+    }
+
+    /** The class's boot, once it has ended; its output is printed with the class's first test. */
+    private Ran ran(ExtensionContext context) {
+        CompletableFuture<Ran> boot;
+        synchronized (this) {
+            if (ran == null) {
+                ran = CompletableFuture.completedFuture(boot(
+                        context.getRequiredTestClass(),
+                        context.getParent().orElseThrow().getUniqueId()));
+            }
+            boot = ran;
+        }
+        Ran r;
+        try {
+            r = boot.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+        synchronized (this) {
+            if (!printed) {
+                printed = true;
+                System.out.println(r.output());
+            }
+        }
+        return r;
     }
 
     /**
@@ -184,11 +232,10 @@ public final class InGuest implements InvocationInterceptor {
      * Boots the guest for the class; {@code classUniqueId} names the class in the host's test plan,
      * whose selected methods ({@code -Dtest=Class#method}) are the only ones the guest runs.
      */
-    private void boot(Class<?> testClass, String classUniqueId) {
+    private Ran boot(Class<?> testClass, String classUniqueId) {
         Optional<String> why = Guest.unavailable();
         if (why.isPresent()) {
-            unavailable = why.get();
-            return;
+            return Ran.unavailable(why.get());
         }
         String classPath = System.getProperty("java.class.path");
         String scenario = """
@@ -205,16 +252,14 @@ public final class InGuest implements InvocationInterceptor {
                         GuestMain.class.getName(),
                         testClass.getName());
         try (Guest.Boot boot = Guest.withDisks(disks)) {
-            Optional<List<String>> selected = SelectedTests.of(classUniqueId);
+            Optional<List<String>> selected = GuestPlan.selected(classUniqueId);
             if (selected.isPresent()) {
                 Files.write(boot.io().resolve("selected"), selected.get());
             }
             Guest.Outcome o = boot.run(scenario, timeout);
-            System.out.println("guest run of " + testClass.getSimpleName() + ": exit " + o.status() + " in "
-                    + o.took().toSeconds() + " s\n" + o.output());
-            outputTail = o.tail();
             Path file = boot.io().resolve("results.json");
-            results = new LinkedHashMap<>();
+            Map<String, JsonNode> results = new LinkedHashMap<>();
+            String classFailure = null;
             if (Files.exists(file)) {
                 for (Map.Entry<String, JsonNode> e :
                         JSON.readTree(file.toFile()).properties()) {
@@ -230,8 +275,15 @@ public final class InGuest implements InvocationInterceptor {
             if (o.status() != 0 && results.isEmpty()) {
                 classFailure = "the guest's JVM exited " + o.status() + " before any test ended\n" + o.tail();
             }
+            return new Ran(
+                    Map.copyOf(results),
+                    classFailure,
+                    null,
+                    "guest run of " + testClass.getSimpleName() + ": exit " + o.status() + " in "
+                            + o.took().toSeconds() + " s\n" + o.output(),
+                    o.tail());
         } catch (Guest.GuestFailure e) {
-            unavailable = "a guest that boots: " + e.getMessage();
+            return Ran.unavailable("a guest that boots: " + e.getMessage());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
