@@ -33,10 +33,12 @@ import org.junit.jupiter.api.Test;
 class ApiSurfaceTest {
     private static final Set<String> EXPECTED = Set.of(
             "Clone",
+            "ConfigChange",
             "CreateBase",
             "Export",
             "ImportImage",
             "ListQuery",
+            "NewStorage",
             "NewVolume",
             "PruneBackups",
             "PruneMark",
@@ -45,6 +47,7 @@ class ApiSurfaceTest {
             "SnapshotRename",
             "StatusQuery",
             "StorageState",
+            "StorageUpdate",
             "Upload",
             "VolumeDetails",
             "VsmStorage",
