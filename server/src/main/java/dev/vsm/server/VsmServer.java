@@ -118,7 +118,7 @@ public final class VsmServer implements AutoCloseable {
         server.addConnector(connector);
         List<Route> routes = new ArrayList<>();
         routes.addAll(new Nodes(b.version, fingerprint(b.keyStore)).routes());
-        routes.addAll(new StorageConfigs().routes());
+        routes.addAll(new StorageConfigs(b.access).routes());
         routes.addAll(new StorageStatus().routes());
         routes.addAll(new Contents().routes());
         Tasks tasks = new Tasks();
