@@ -35,7 +35,7 @@ import java.util.Set;
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
  * with their volumes (status, list, alloc, free, path, info, resize, snapshots, clone,
  * create-base, import, import-metadata, export, wipe, activation) and the configuration's changes
- * (add, set, remove), each taking a request value of this
+ * (add, set, remove) and copy, each taking a request value of this
  * package. Every request
  * is checked and refused as the command line refuses it (the same engine does both), with a
  * {@link StorageException}: {@code BAD_INPUT} for a request that cannot be right, {@code FAILED}
@@ -359,6 +359,30 @@ public final class VsmStorage implements AutoCloseable {
     /** A linked clone; returns its id ({@code vsm clone}). */
     public VolumeId clone(Clone clone) {
         return manager().cloneVolume(clone.source(), Allocation.checkVmid(clone.vmid()), clone.snapshot());
+    }
+
+    /**
+     * A full copy of a volume as a new volume; returns its id ({@code vsm copy}, or pve's copy
+     * with a named target): converted by qemu-img when the target storage imports images, else
+     * streamed in a format both storages take; the storages' bandwidth limit for a copy applies.
+     */
+    public VolumeId copy(CopyVolume copy) {
+        var transfers = runtime.transfers();
+        if (copy.target() != null) {
+            return transfers.copyTo(copy.source(), copy.target()).volid();
+        }
+        VolumeFormat format = copy.format();
+        return transfers
+                .copy(
+                        copy.source(),
+                        copy.targetStorage(),
+                        copy.vmid() == null ? null : Allocation.checkVmid(copy.vmid()),
+                        format == null ? null : format.id(),
+                        null,
+                        null,
+                        null,
+                        false)
+                .volid();
     }
 
     /** Turns a volume into a base volume; returns its new id ({@code vsm create-base}). */

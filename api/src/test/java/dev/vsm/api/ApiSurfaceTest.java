@@ -34,6 +34,7 @@ class ApiSurfaceTest {
     private static final Set<String> EXPECTED = Set.of(
             "Clone",
             "ConfigChange",
+            "CopyVolume",
             "CreateBase",
             "Export",
             "ImportImage",

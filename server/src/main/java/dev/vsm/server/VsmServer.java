@@ -120,8 +120,8 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new Nodes(b.version, fingerprint(b.keyStore)).routes());
         routes.addAll(new StorageConfigs(b.access).routes());
         routes.addAll(new StorageStatus().routes());
-        routes.addAll(new Contents().routes());
         Tasks tasks = new Tasks();
+        routes.addAll(new Contents(tasks).routes());
         routes.addAll(new Uploads(tasks, b.maxUpload).routes());
         routes.addAll(new TaskStatus(tasks).routes());
         routes.addAll(new Prunes(tasks).routes());
