@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Drives vsm serve's copy of a volume through python3-proxmoxer, unchanged, as a script written
 for Proxmox VE would: copies a volume to a new volume of the same storage, reads the task's status
-and log, lists the storage's images; prints what it got as one JSON object.
+and log, finds it in the node's task list, lists the storage's images; prints what it got as one
+JSON object.
 
 usage: proxmoxer-copy.py PORT CERTIFICATE USER@REALM TOKENID SECRET STORAGE VOLUME TARGET
 """
@@ -21,5 +22,6 @@ print(json.dumps({
     "upid": upid,
     "task": task,
     "log": log,
+    "tasks": [t["upid"] for t in api.nodes(node).tasks.get(typefilter="imgcopy")],
     "listed": [v["volid"] for v in api.nodes(node).storage(storage).content.get(content="images")],
 }))

@@ -14,6 +14,7 @@ import dev.vsm.server.endpoint.Nodes;
 import dev.vsm.server.endpoint.Prunes;
 import dev.vsm.server.endpoint.StorageConfigs;
 import dev.vsm.server.endpoint.StorageStatus;
+import dev.vsm.server.endpoint.TaskList;
 import dev.vsm.server.endpoint.TaskStatus;
 import dev.vsm.server.endpoint.Uploads;
 import dev.vsm.server.route.ApiException;
@@ -124,6 +125,7 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new Contents(tasks).routes());
         routes.addAll(new Uploads(tasks, b.maxUpload).routes());
         routes.addAll(new TaskStatus(tasks).routes());
+        routes.addAll(new TaskList(tasks).routes());
         routes.addAll(new Prunes(tasks).routes());
         server.setErrorHandler(new JsonErrors());
         server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access, b.tickets)));

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code copy}), over real HTTPS with the real qemu-img: a task whose UPID is returned, the new
  * volume the bytes of the source, raw or converted to qcow2; refusals (not root, a target on
  * another storage or node, a bad id) with their status and nothing made; a target that exists
- * fails the task and is left as it was; and proxmoxer, unchanged, copying.
+ * fails the task and is left as it was; the task list ({@code GET /nodes/{node}/tasks}) with pve's
+ * filters; and proxmoxer, unchanged, copying.
  */
 class ServeCopyTest {
     private static final String NODE = "testnode";
@@ -175,7 +176,53 @@ class ServeCopyTest {
         assertThat(files()).noneMatch(f -> f.contains("103/") && !f.endsWith("103/vm-103-disk-0.raw"));
     }
 
-    /** python3-proxmoxer 1.2, unchanged: copies a volume and reads its task's status and log. */
+    /** {@code GET /nodes/{node}/tasks}: newest first, pve's filters, each caller its own tasks (root all). */
+    @Test
+    void theTaskListIsFilteredAndSeenByTheStarterAndRoot() {
+        String ok = api.post(root, PATH + "store:100/vm-100-disk-0.raw", "target=store:105/vm-105-disk-0.raw")
+                .data()
+                .asText();
+        String failed = api.post(root, PATH + "store:100/vm-100-disk-0.raw", "target=store:105/vm-105-disk-0.raw")
+                .data()
+                .asText();
+        String tasks = "/nodes/" + NODE + "/tasks";
+        List<String> all = upids(api.get(root, tasks + "?limit=1000"));
+        assertThat(all).contains(ok, failed);
+        assertThat(all.indexOf(failed)).isLessThan(all.indexOf(ok));
+        JsonNode entry = api.get(root, tasks + "?limit=1").data().get(0);
+        assertThat(entry.get("upid").asText()).isEqualTo(failed);
+        assertThat(entry.get("type").asText()).isEqualTo("imgcopy");
+        assertThat(entry.get("user").asText()).isEqualTo("root@pam!full");
+        assertThat(entry.get("status").asText()).isNotEqualTo("OK");
+        assertThat(entry.get("endtime").asLong())
+                .isGreaterThanOrEqualTo(entry.get("starttime").asLong());
+        assertThat(upids(api.get(root, tasks + "?errors=1&limit=1000")))
+                .contains(failed)
+                .doesNotContain(ok);
+        assertThat(upids(api.get(root, tasks + "?statusfilter=ok&limit=1000")))
+                .contains(ok)
+                .doesNotContain(failed);
+        assertThat(upids(api.get(root, tasks + "?userfilter=ROOT@PAM&typefilter=imgcopy&limit=1000")))
+                .contains(ok, failed);
+        assertThat(upids(api.get(root, tasks + "?typefilter=prunebackups"))).isEmpty();
+        assertThat(upids(api.get(root, tasks + "?source=active"))).isEmpty();
+        assertThat(upids(api.get(root, tasks + "?since=4000000000"))).isEmpty();
+        assertThat(upids(api.get(root, tasks + "?start=1&limit=1"))).doesNotContain(failed);
+        // another's tasks are not listed
+        assertThat(upids(api.get(ops, tasks + "?source=all"))).isEmpty();
+        assertThat(api.get(root, tasks + "?source=bogus").status()).isEqualTo(400);
+        assertThat(api.get(root, tasks + "?statusfilter=bogus").status()).isEqualTo(400);
+        assertThat(api.get(root, "/nodes/elsewhere/tasks").status()).isEqualTo(400);
+    }
+
+    private static List<String> upids(Reply r) {
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        List<String> upids = new ArrayList<>();
+        r.data().forEach(t -> upids.add(t.get("upid").asText()));
+        return upids;
+    }
+
+    /** python3-proxmoxer 1.2, unchanged: copies a volume, reads its task's status and log, and finds it in the list. */
     @Test
     void proxmoxerCopiesAVolume() throws Exception {
         Path python = Path.of("/usr/bin/python3");
@@ -201,6 +248,7 @@ class ServeCopyTest {
         JsonNode got = new ObjectMapper().readTree(run.out());
         assertThat(got.get("task").get("exitstatus").asText()).isEqualTo("OK");
         assertThat(got.get("log").toString()).contains("TASK OK");
+        assertThat(got.get("tasks").get(0).asText()).isEqualTo(got.get("upid").asText());
         assertThat(got.get("listed").toString()).contains("store:104/vm-104-disk-0.raw");
         assertThat(Files.readAllBytes(sandbox.resolve("store/images/104/vm-104-disk-0.raw")))
                 .isEqualTo(data);
