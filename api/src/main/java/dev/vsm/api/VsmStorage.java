@@ -2,6 +2,8 @@ package dev.vsm.api;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.config.ConfigEdit;
+import dev.vsm.config.EditResult;
 import dev.vsm.config.PruneOptions;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.Allocation;
@@ -32,7 +34,8 @@ import java.util.Set;
 /**
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
  * with their volumes (status, list, alloc, free, path, info, resize, snapshots, clone,
- * create-base, import, import-metadata, export, wipe, activation), each taking a request value of this
+ * create-base, import, import-metadata, export, wipe, activation) and the configuration's changes
+ * (add, set, remove) and copy, each taking a request value of this
  * package. Every request
  * is checked and refused as the command line refuses it (the same engine does both), with a
  * {@link StorageException}: {@code BAD_INPUT} for a request that cannot be right, {@code FAILED}
@@ -193,6 +196,50 @@ public final class VsmStorage implements AutoCloseable {
         return runtime.config().digest();
     }
 
+    /**
+     * Adds a storage to the configuration ({@code vsm add}, pve's {@code POST /storage}): a loaded
+     * type, a new id, every value valid and every required property given, the plugin's add hook
+     * (and, as pve, an activation when the storage is enabled here: one that cannot work is not
+     * kept); written atomically under the configuration's lock. Refused ({@code BAD_INPUT}) with
+     * pve's messages, nothing written.
+     */
+    public ConfigChange addStorage(NewStorage storage) {
+        return change(storage.storage(), new ConfigEdit.Add(storage.type(), storage.storage(), storage.properties()));
+    }
+
+    /**
+     * Changes a storage's properties ({@code vsm set}, pve's {@code PUT /storage/{storage}}), with
+     * pve's {@code delete} and {@code digest}: a stale digest, an unknown, fixed or required
+     * property to delete, or one both set and deleted is refused ({@code BAD_INPUT}) and nothing
+     * is written.
+     */
+    public ConfigChange updateStorage(StorageUpdate update) {
+        VolumeId.checkStorageId(update.storage());
+        return change(
+                update.storage(),
+                new ConfigEdit.Update(update.storage(), update.set(), update.delete(), update.digest()));
+    }
+
+    /**
+     * Removes a storage from the configuration ({@code vsm remove}, pve's
+     * {@code DELETE /storage/{storage}}); its data stays. A storage that is another's base is refused.
+     */
+    public ConfigChange removeStorage(String storage) {
+        VolumeId.checkStorageId(storage);
+        return change(storage, new ConfigEdit.Remove(storage));
+    }
+
+    private ConfigChange change(String storage, ConfigEdit edit) {
+        EditResult r = runtime.editConfig(edit);
+        return new ConfigChange(
+                storage,
+                r.before().storage(storage).orElse(null),
+                r.after().storage(storage).orElse(null),
+                r.after().digest(),
+                r.written(),
+                r.changes());
+    }
+
     /** The name of this node: {@code $VSM_NODE}, cluster mode's node name, else the host's name ({@code uname -n}). */
     public String nodeName() {
         return runtime.context().nodeName();
@@ -312,6 +359,30 @@ public final class VsmStorage implements AutoCloseable {
     /** A linked clone; returns its id ({@code vsm clone}). */
     public VolumeId clone(Clone clone) {
         return manager().cloneVolume(clone.source(), Allocation.checkVmid(clone.vmid()), clone.snapshot());
+    }
+
+    /**
+     * A full copy of a volume as a new volume; returns its id ({@code vsm copy}, or pve's copy
+     * with a named target): converted by qemu-img when the target storage imports images, else
+     * streamed in a format both storages take; the storages' bandwidth limit for a copy applies.
+     */
+    public VolumeId copy(CopyVolume copy) {
+        var transfers = runtime.transfers();
+        if (copy.target() != null) {
+            return transfers.copyTo(copy.source(), copy.target()).volid();
+        }
+        VolumeFormat format = copy.format();
+        return transfers
+                .copy(
+                        copy.source(),
+                        copy.targetStorage(),
+                        copy.vmid() == null ? null : Allocation.checkVmid(copy.vmid()),
+                        format == null ? null : format.id(),
+                        null,
+                        null,
+                        null,
+                        false)
+                .volid();
     }
 
     /** Turns a volume into a base volume; returns its new id ({@code vsm create-base}). */

@@ -33,10 +33,13 @@ import org.junit.jupiter.api.Test;
 class ApiSurfaceTest {
     private static final Set<String> EXPECTED = Set.of(
             "Clone",
+            "ConfigChange",
+            "CopyVolume",
             "CreateBase",
             "Export",
             "ImportImage",
             "ListQuery",
+            "NewStorage",
             "NewVolume",
             "PruneBackups",
             "PruneMark",
@@ -45,6 +48,7 @@ class ApiSurfaceTest {
             "SnapshotRename",
             "StatusQuery",
             "StorageState",
+            "StorageUpdate",
             "Upload",
             "VolumeDetails",
             "VsmStorage",

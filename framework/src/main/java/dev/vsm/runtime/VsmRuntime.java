@@ -3,9 +3,11 @@ package dev.vsm.runtime;
 import static java.util.Objects.requireNonNull;
 
 import dev.vsm.config.ClusterSettings;
+import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.ConfigHooks;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
+import dev.vsm.config.EditResult;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.DefaultStorageContext;
 import dev.vsm.engine.FileStorageLocks;
@@ -270,6 +272,16 @@ public final class VsmRuntime implements AutoCloseable {
                     : ConfigStore.clustered(location(), cluster().configSource(), this::schema);
         }
         return configStore;
+    }
+
+    /**
+     * Changes the configuration ({@code vsm add}, {@code set}, {@code remove}; pve's
+     * {@code POST /storage}, {@code PUT} and {@code DELETE /storage/{storage}}): pve's checks, the
+     * plugin's hook, the atomic write under the configuration's lock ({@link ConfigStore#apply});
+     * a dry run writes nothing. The one home of these rules for the command line and the API.
+     */
+    public EditResult editConfig(ConfigEdit edit) {
+        return configStore().apply(edit, hooks(), dryRun);
     }
 
     /** The configuration file, or the text kept in memory: in cluster mode it holds the cluster block. */

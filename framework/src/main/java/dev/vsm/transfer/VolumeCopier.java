@@ -49,49 +49,45 @@ public final class VolumeCopier {
     public record Copy(VolumeId volid, Method method, StreamFormat stream) {}
 
     /**
-     * Copies {@code source} to {@code targetStorage}, converting when the target imports images.
+     * Copies {@code source} to {@code targetStorage}, converting when the target imports images
+     * (or as {@code method} forces: {@code null} is the target's choice), a stream at most
+     * {@code limit} fast (a conversion: as its qemu-img runner is limited,
+     * {@link VolumeTransfers#limitConverts}).
      *
      * @param vmid   the new volume's owner, or null for the source's
      * @param format the new volume's format, or null: the source's when the target takes it, else the target's default
-     */
-    public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format) {
-        return copy(source, targetStorage, vmid, format, null);
-    }
-
-    /**
-     * As {@link #copy(VolumeId, String, Integer, String)}, with the method forced ({@code null}: the
-     * target's choice, convert when it imports images).
-     */
-    public Copy copy(VolumeId source, String targetStorage, Integer vmid, String format, Method method) {
-        return copy(source, targetStorage, vmid, format, method, null);
-    }
-
-    /**
-     * As {@link #copy(VolumeId, String, Integer, String, Method)}, a stream at most {@code limit}
-     * fast (a conversion: as its qemu-img runner is limited, {@link VolumeTransfers#limitConverts}).
+     * @param name   the new volume's name, as {@code vsm alloc} takes it, or null: the owner's next free
      */
     public Copy copy(
-            VolumeId source, String targetStorage, Integer vmid, String format, Method method, BandwidthLimit limit) {
+            VolumeId source,
+            String targetStorage,
+            Integer vmid,
+            String format,
+            Method method,
+            BandwidthLimit limit,
+            String name) {
         StorageManager.Volume volume = manager.volume(source);
-        Storage from = volume.storage();
-        VolumeName name = volume.name();
+        VolumeName from = volume.name();
         int owner = vmid != null
                 ? vmid
-                : Optional.ofNullable(name.vmid())
+                : Optional.ofNullable(from.vmid())
                         .orElseThrow(() ->
                                 StorageException.badInput("volume '%s' has no owning guest: pass --vmid", source));
-        VolumeFormat fmt = imports.targetFormat(targetStorage, format, name.format());
+        VolumeFormat fmt = imports.targetFormat(targetStorage, format, from.format());
+        if (name != null) {
+            manager.checkAllocatable(targetStorage, owner, name, fmt);
+        }
         Storage to = manager.activate(targetStorage);
         if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
                 VolumeId copied =
-                        new VolumeId(targetStorage, to.importImage(new ImageImport(owner, null, fmt, image.image())));
+                        new VolumeId(targetStorage, to.importImage(new ImageImport(owner, name, fmt, image.image())));
                 imports.checkUnchanged(image, copied);
                 return new Copy(copied, Method.CONVERT, null);
             }
         }
-        StreamFormat stream = commonFormat(source, name, from, to, fmt, targetStorage);
-        StreamImporter.Target target = new StreamImporter.Target(targetStorage, owner, null, fmt);
+        StreamFormat stream = commonFormat(source, from, volume.storage(), to, fmt, targetStorage);
+        StreamImporter.Target target = new StreamImporter.Target(targetStorage, owner, name, fmt);
         importer.checkFormat(target, stream, false);
         return new Copy(pipe(source, stream, target, limit), Method.STREAM, stream);
     }

@@ -6,7 +6,10 @@ import dev.vsm.config.BandwidthLimits;
 import dev.vsm.engine.StorageManager;
 import dev.vsm.progress.ProgressOutput;
 import dev.vsm.qemu.QemuImgRunner;
+import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
+import dev.vsm.spi.VolumeId;
+import dev.vsm.spi.VolumeName;
 import java.util.List;
 
 /**
@@ -74,8 +77,38 @@ public final class VolumeTransfers {
         return importer;
     }
 
-    /** {@code vsm copy}. */
-    public VolumeCopier copier() {
-        return copier;
+    /**
+     * {@code vsm copy} ({@link VolumeCopier#copy}) under the storages' bandwidth limit for it
+     * ({@link #limit}; pve's key {@code clone} for a copy to another guest, else {@code move}).
+     *
+     * @param bwlimit the limit asked for in KiB/s, or null
+     */
+    public VolumeCopier.Copy copy(
+            VolumeId source,
+            String targetStorage,
+            Integer vmid,
+            String format,
+            VolumeCopier.Method method,
+            String name,
+            Long bwlimit,
+            boolean mayChangeStorages) {
+        Integer sourceOwner = manager.parse(source).vmid();
+        String operation = vmid != null && !vmid.equals(sourceOwner) ? "clone" : "move";
+        BandwidthLimit limit = limit(operation, List.of(source.storage(), targetStorage), bwlimit, mayChangeStorages);
+        limitConverts(limit);
+        return copier.copy(source, targetStorage, vmid, format, method, limit, name);
+    }
+
+    /**
+     * pve's copy ({@code POST .../content/{volume}}, {@code storage_migrate} with a
+     * {@code target_volname}): {@code source} as the new volume {@code target}, whose storage,
+     * owner, name and format are the copy's; a target that is not a guest's image is refused.
+     */
+    public VolumeCopier.Copy copyTo(VolumeId source, VolumeId target) {
+        VolumeName name = manager.parse(target);
+        if (name.type() != ContentType.IMAGES || name.vmid() == null || name.isBase()) {
+            throw StorageException.badInput("target '%s' is not a guest's image", target);
+        }
+        return copy(source, target.storage(), name.vmid(), name.format(), null, name.name(), null, false);
     }
 }

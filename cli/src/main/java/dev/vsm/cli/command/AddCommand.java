@@ -70,9 +70,7 @@ public final class AddCommand extends ChangingCommand {
         VolumeId.checkStorageId(storage);
         PluginSchema schema = session().registry().require(type).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, type);
-        EditResult r = session()
-                .configStore()
-                .apply(new ConfigEdit.Add(type, storage, values), session().hooks(), dryRun());
+        EditResult r = session().editConfig(new ConfigEdit.Add(type, storage, values));
         SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

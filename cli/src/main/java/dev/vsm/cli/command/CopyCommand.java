@@ -5,10 +5,8 @@ import dev.vsm.cli.support.BwlimitOption;
 import dev.vsm.cli.support.ProgressOption;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
-import dev.vsm.transfer.BandwidthLimit;
 import dev.vsm.transfer.VolumeCopier;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -65,17 +63,17 @@ public final class CopyCommand extends ChangingCommand {
                         throw StorageException.badInput(
                                 "method: '%s' is not convert or stream", VolumeId.printable(method));
                 };
-        var transfers = session().transfers();
-        // pve's keys: a copy for another guest is a full clone, one for the same guest a disk move
-        Integer sourceOwner = session().manager().parse(source).vmid();
-        String operation = owner != null && !owner.equals(sourceOwner) ? "clone" : "move";
-        BandwidthLimit limit = transfers.limit(
-                operation,
-                List.of(source.storage(), targetStorage),
-                bwlimit.value(),
-                session().mayChangeStorages());
-        transfers.limitConverts(limit);
-        VolumeCopier.Copy copy = transfers.copier().copy(source, targetStorage, owner, format, how, limit);
+        VolumeCopier.Copy copy = session()
+                .transfers()
+                .copy(
+                        source,
+                        targetStorage,
+                        owner,
+                        format,
+                        how,
+                        null,
+                        bwlimit.value(),
+                        session().mayChangeStorages());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("source", source.toString());
         result.put("volid", copy.volid().toString());

@@ -15,9 +15,7 @@ public final class RemoveCommand extends ChangingCommand {
     @Override
     void execute() {
         VolumeId.checkStorageId(storage);
-        EditResult r = session()
-                .configStore()
-                .apply(new ConfigEdit.Remove(storage), session().hooks(), dryRun());
+        EditResult r = session().editConfig(new ConfigEdit.Remove(storage));
         SetCommand.report(out(), output, r, storage, dryRun());
     }
 }

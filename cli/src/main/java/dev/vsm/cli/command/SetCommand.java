@@ -49,12 +49,7 @@ public final class SetCommand extends ChangingCommand {
         StorageConfig current = session().config().require(storage);
         PluginSchema schema = session().registry().require(current.type()).schema();
         Map<String, String> values = PropertyArgs.parse(properties, schema, current.type());
-        EditResult r = session()
-                .configStore()
-                .apply(
-                        new ConfigEdit.Update(storage, values, delete, digest),
-                        session().hooks(),
-                        dryRun());
+        EditResult r = session().editConfig(new ConfigEdit.Update(storage, values, delete, digest));
         report(out(), output, r, storage, dryRun());
     }
 

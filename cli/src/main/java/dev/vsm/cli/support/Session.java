@@ -2,9 +2,10 @@ package dev.vsm.cli.support;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.config.ConfigHooks;
+import dev.vsm.config.ConfigEdit;
 import dev.vsm.config.ConfigLocation;
 import dev.vsm.config.ConfigStore;
+import dev.vsm.config.EditResult;
 import dev.vsm.config.StorageConfigs;
 import dev.vsm.engine.PluginRegistry;
 import dev.vsm.engine.StorageManager;
@@ -80,6 +81,11 @@ public final class Session implements AutoCloseable {
         return runtime.configStore();
     }
 
+    /** Applies a change to the configuration under its lock, with the plugins' hooks ({@link VsmRuntime#editConfig}). */
+    public EditResult editConfig(ConfigEdit edit) {
+        return runtime.editConfig(edit);
+    }
+
     public ConfigLocation location() {
         return runtime.location();
     }
@@ -123,9 +129,5 @@ public final class Session implements AutoCloseable {
 
     public DeviceWipe deviceWipe() {
         return runtime.deviceWipe();
-    }
-
-    public ConfigHooks hooks() {
-        return runtime.hooks();
     }
 }

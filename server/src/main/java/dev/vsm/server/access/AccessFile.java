@@ -228,6 +228,16 @@ public final class AccessFile {
         });
     }
 
+    /** Removes every grant on {@code path} (a storage removed from the configuration: pve's {@code remove_storage_access}). */
+    public void removePath(String path) {
+        if (read().grants().stream().anyMatch(g -> g.path().equals(path))) {
+            update(c -> {
+                c.grants().removeIf(g -> g.path().equals(path));
+                return c;
+            });
+        }
+    }
+
     /** Sets a user's password (making the user when new): its PBKDF2 hash with a new random salt is kept. */
     public void setPassword(String user, char[] password) {
         checkUserId(user);

@@ -1,5 +1,6 @@
 package dev.vsm.server.endpoint;
 
+import dev.vsm.api.CopyVolume;
 import dev.vsm.api.ListQuery;
 import dev.vsm.api.NewVolume;
 import dev.vsm.api.VolumeDetails;
@@ -8,6 +9,8 @@ import dev.vsm.server.access.Privilege;
 import dev.vsm.server.route.ApiException;
 import dev.vsm.server.route.Call;
 import dev.vsm.server.route.Route;
+import dev.vsm.server.task.Task;
+import dev.vsm.server.task.Tasks;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
@@ -22,11 +25,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** {@code /nodes/{node}/storage/{storage}/content}: list, alloc, and one volume's info and free. */
+/** {@code /nodes/{node}/storage/{storage}/content}: list, alloc, and one volume's info, attributes, copy and free. */
 public final class Contents {
     private static final String BASE = "/nodes/{node}/storage/{storage}/content";
     private static final Pattern SIZE = Pattern.compile("([0-9]{1,18})([MG]?)");
     private static final Pattern FORMAT_IN_NAME = Pattern.compile(".*\\.(raw|qcow2|vmdk)");
+
+    private final Tasks tasks;
+
+    /** {@code tasks}: where a copy's task is kept. */
+    public Contents(Tasks tasks) {
+        this.tasks = tasks;
+    }
 
     public List<Route> routes() {
         return List.of(
@@ -34,6 +44,8 @@ public final class Contents {
                 Route.post(BASE, Set.of("node", "storage", "filename", "vmid", "size", "format"), this::create),
                 Route.get(BASE + "/{volume*}", Set.of("node", "storage", "volume"), this::info),
                 Route.put(BASE + "/{volume*}", Set.of("node", "storage", "volume", "notes", "protected"), this::update),
+                Route.post(
+                        BASE + "/{volume*}", Set.of("node", "storage", "volume", "target", "target_node"), this::copy),
                 Route.delete(BASE + "/{volume*}", Set.of("node", "storage", "volume", "delay"), this::delete));
     }
 
@@ -183,21 +195,62 @@ public final class Contents {
     }
 
     /**
-     * The path's volume, as pve takes it: a full volume id, or a name on the path's storage. It is
+     * pve's {@code copy}: the volume as the new volume {@code target} (on the path's storage, as
+     * pve's {@code real_volume_id} has it), run as a task {@code imgcopy} whose UPID is returned
+     * and whose log names the copy; a copy that fails or is refused fails the task, but ids that
+     * do not parse are refused first (400). pve's method
+     * has no permissions, so only {@code root@pam} may call it; vsm lets root's tokens without
+     * privilege separation too, as for tasks. {@code target_node} must be this node.
+     */
+    private Object copy(Call call) {
+        VolumeId source = volume(call);
+        VolumeId target = volume(call, "target");
+        if (!call.isRoot()) {
+            throw ApiException.of(403, "Permission check failed (user != root@pam)");
+        }
+        try (VsmStorage vsm = call.vsm()) {
+            Nodes.check(call, vsm);
+            String targetNode = call.param("target_node");
+            if (targetNode != null && !targetNode.equals(vsm.nodeName())) {
+                throw ApiException.badParameter(
+                        "target_node", "vsm copies on this node only, not to '" + VolumeId.printable(targetNode) + "'");
+            }
+            // ids their storage's plugin refuses (a path, another name) are bad input, as elsewhere: 400, no task
+            vsm.path(source);
+            vsm.path(target);
+            Task task = tasks.start(vsm.nodeName(), "imgcopy", "", call.subject());
+            try {
+                task.log("copy '" + source + "' to '" + target + "'");
+                vsm.copy(CopyVolume.to(source, target));
+                task.ok();
+            } catch (StorageException e) {
+                task.failed(e.getMessage());
+            }
+            return task.upid();
+        }
+    }
+
+    /** The path's volume ({@link #volume(Call, String)}). */
+    static VolumeId volume(Call call) {
+        return volume(call, "volume");
+    }
+
+    /**
+     * A volume parameter as pve takes it: a full volume id, or a name on the path's storage. It is
      * parsed by the command line's parser, and must be on the path's storage.
      */
-    static VolumeId volume(Call call) {
+    static VolumeId volume(Call call, String param) {
         String storage = call.storage("storage");
-        String text = call.required("volume");
+        String text = call.required(param);
         VolumeId id;
         try {
             id = VolumeId.parse(text.contains(":") ? text : storage + ":" + text);
         } catch (StorageException e) {
-            throw ApiException.badParameter("volume", e.getMessage());
+            throw ApiException.badParameter(param, e.getMessage());
         }
         if (!id.storage().equals(storage)) {
             throw ApiException.badParameter(
-                    "volume", "volume '" + VolumeId.printable(text) + "' is not on storage '" + storage + "'");
+                    param, "volume '" + VolumeId.printable(text) + "' is not on storage '" + storage + "'");
         }
         return id;
     }

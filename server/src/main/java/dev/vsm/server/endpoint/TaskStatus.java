@@ -57,13 +57,18 @@ public final class TaskStatus {
         if (task == null) {
             throw ApiException.failed("no such task '" + VolumeId.printable(upid) + "'");
         }
-        if (!task.user().equals(call.subject()) && !call.isRoot()) {
+        if (!sees(call, task)) {
             throw ApiException.forbidden("/nodes/" + node, "Sys.Audit");
         }
         return task;
     }
 
-    private static int number(Call call, String name, int absent) {
+    /** Whether the caller may see the task: it started it, or it is root. */
+    static boolean sees(Call call, Task task) {
+        return task.user().equals(call.subject()) || call.isRoot();
+    }
+
+    static int number(Call call, String name, int absent) {
         String value = call.param(name);
         if (value == null) {
             return absent;

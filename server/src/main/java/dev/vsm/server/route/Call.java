@@ -6,6 +6,7 @@ import dev.vsm.server.access.Privilege;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.VolumeId;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +65,13 @@ public final class Call {
     /** A new {@link VsmStorage} on the configuration as it is now (one per request: it is not thread-safe). */
     public VsmStorage vsm() {
         return vsm.get();
+    }
+
+    /** The parameters other than the route's own and the path's: a {@link Route#withProperties()} route's storage properties. */
+    public Map<String, String> properties() {
+        Map<String, String> others = new LinkedHashMap<>(params);
+        others.keySet().removeAll(route.params);
+        return others;
     }
 
     public String param(String name) {

@@ -23,13 +23,32 @@ public final class Route {
     final Endpoint endpoint;
     /** Whether the endpoint reads a multipart body itself ({@link Call#body()}). */
     final boolean streamed;
+    /**
+     * Whether it also takes parameters not in {@code params}: a storage type's properties, which
+     * the endpoint has checked against that type's schema (pve's {@code createSchema}).
+     */
+    final boolean properties;
 
-    private Route(String method, String path, Set<String> params, Endpoint endpoint, boolean streamed) {
+    private Route(
+            String method, String path, Set<String> params, Endpoint endpoint, boolean streamed, boolean properties) {
         this.method = method;
         this.pattern = List.of(path.substring(1).split("/", -1));
         this.params = Set.copyOf(params);
         this.endpoint = endpoint;
         this.streamed = streamed;
+        this.properties = properties;
+    }
+
+    private Route(String method, String path, Set<String> params, Endpoint endpoint, boolean streamed) {
+        this(method, path, params, endpoint, streamed, false);
+    }
+
+    /**
+     * This route, also taking any other parameter as a storage property ({@link Call#properties}):
+     * the endpoint hands them to vsm, which refuses one the storage's type does not have.
+     */
+    public Route withProperties() {
+        return new Route(method, "/" + String.join("/", pattern), params, endpoint, streamed, true);
     }
 
     public static Route get(String path, Set<String> params, Endpoint endpoint) {

@@ -62,7 +62,7 @@ public final class Router {
     static void check(Route route, Map<String, String> path, Map<String, String> params) {
         for (Map.Entry<String, String> param : params.entrySet()) {
             String name = param.getKey();
-            if (!route.params.contains(name)) {
+            if (!route.params.contains(name) && !route.properties) {
                 throw ApiException.badParameter(
                         name, "property is not defined in schema and the schema does not allow additional properties");
             }

@@ -1,5 +1,6 @@
 package dev.vsm.server.task;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,7 @@ public final class Task {
     private final String user;
     private final List<String> log = new ArrayList<>();
     private String exitstatus;
+    private long endtime;
 
     Task(String node, long pid, long pstart, long starttime, String type, String id, String user) {
         this.node = node;
@@ -71,14 +73,44 @@ public final class Task {
             throw new IllegalStateException("task " + upid + " has ended already");
         }
         exitstatus = status;
+        endtime = Instant.now().getEpochSecond();
     }
 
-    synchronized boolean running() {
+    public synchronized boolean running() {
         return exitstatus == null;
     }
 
-    /** pve's task status: {@code status} running or stopped, then {@code exitstatus} once stopped, and the UPID's fields. */
-    public synchronized Map<String, Object> status() {
+    /** How it ended ({@code OK} or the error); null while it runs. */
+    public synchronized String exitstatus() {
+        return exitstatus;
+    }
+
+    /** pve's task type ({@code imgcopy}, {@code prunebackups}). */
+    public String type() {
+        return type;
+    }
+
+    /** pve's task id (a guest's or a storage's; may be empty). */
+    public String id() {
+        return id;
+    }
+
+    /** When it started, Unix seconds. */
+    public long starttime() {
+        return starttime;
+    }
+
+    /** pve's entry of the task list: the UPID's fields and, once ended, {@code endtime} and {@code status} (the exit status). */
+    public synchronized Map<String, Object> listed() {
+        Map<String, Object> m = fields();
+        if (exitstatus != null) {
+            m.put("endtime", endtime);
+            m.put("status", exitstatus);
+        }
+        return m;
+    }
+
+    private Map<String, Object> fields() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("upid", upid);
         m.put("node", node);
@@ -88,6 +120,12 @@ public final class Task {
         m.put("type", type);
         m.put("id", id);
         m.put("user", user);
+        return m;
+    }
+
+    /** pve's task status: {@code status} running or stopped, then {@code exitstatus} once stopped, and the UPID's fields. */
+    public synchronized Map<String, Object> status() {
+        Map<String, Object> m = fields();
         m.put("status", exitstatus == null ? "running" : "stopped");
         if (exitstatus != null) {
             m.put("exitstatus", exitstatus);

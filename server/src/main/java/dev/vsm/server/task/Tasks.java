@@ -1,8 +1,11 @@
 package dev.vsm.server.task;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -36,6 +39,13 @@ public final class Tasks {
             }
         }
         return task;
+    }
+
+    /** The tasks kept, the newest first. */
+    public synchronized List<Task> newestFirst() {
+        List<Task> all = new ArrayList<>(tasks.values());
+        Collections.reverse(all);
+        return all;
     }
 
     /** The task of this UPID, while it is kept. */

@@ -72,11 +72,20 @@ public final class ApiClient {
 
     /** A form POST, as proxmoxer sends it. */
     public Reply post(String token, String path, String form) {
+        return form(token, "POST", path, form);
+    }
+
+    /** A form PUT, as proxmoxer sends it. */
+    public Reply put(String token, String path, String form) {
+        return form(token, "PUT", path, form);
+    }
+
+    private Reply form(String token, String method, String path, String form) {
         return send(
                 token,
                 HttpRequest.newBuilder(URI.create(base + path))
                         .header("Content-Type", "application/x-www-form-urlencoded")
-                        .POST(HttpRequest.BodyPublishers.ofString(form)));
+                        .method(method, HttpRequest.BodyPublishers.ofString(form)));
     }
 
     /**
