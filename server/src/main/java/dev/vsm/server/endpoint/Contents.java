@@ -9,7 +9,6 @@ import dev.vsm.server.access.Privilege;
 import dev.vsm.server.route.ApiException;
 import dev.vsm.server.route.Call;
 import dev.vsm.server.route.Route;
-import dev.vsm.server.task.Task;
 import dev.vsm.server.task.Tasks;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
@@ -218,15 +217,10 @@ public final class Contents {
             // ids their storage's plugin refuses (a path, another name) are bad input, as elsewhere: 400, no task
             vsm.path(source);
             vsm.path(target);
-            Task task = tasks.start(vsm.nodeName(), "imgcopy", "", call.subject());
-            try {
+            return tasks.start(vsm.nodeName(), "imgcopy", "", call.subject()).run(task -> {
                 task.log("copy '" + source + "' to '" + target + "'");
                 vsm.copy(CopyVolume.to(source, target));
-                task.ok();
-            } catch (StorageException e) {
-                task.failed(e.getMessage());
-            }
-            return task.upid();
+            });
         }
     }
 

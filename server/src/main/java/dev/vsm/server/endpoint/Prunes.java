@@ -6,9 +6,7 @@ import dev.vsm.api.VsmStorage;
 import dev.vsm.server.access.Privilege;
 import dev.vsm.server.route.Call;
 import dev.vsm.server.route.Route;
-import dev.vsm.server.task.Task;
 import dev.vsm.server.task.Tasks;
-import dev.vsm.spi.StorageException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,18 +59,14 @@ public final class Prunes {
             StorageStatus.exists(vsm, storage);
             vsm.pruneBackups(prune.dryRun(true));
             String id = (prune.vmid() == null ? "" : prune.vmid() + "@") + storage;
-            Task task = tasks.start(vsm.nodeName(), "prunebackups", id, call.subject());
-            try {
-                for (PruneMark m : vsm.pruneBackups(prune)) {
-                    if (m.mark().equals("remove")) {
-                        task.log("removing backup '" + m.volid() + "'");
-                    }
-                }
-                task.ok();
-            } catch (StorageException e) {
-                task.failed(e.getMessage());
-            }
-            return task.upid();
+            return tasks.start(vsm.nodeName(), "prunebackups", id, call.subject())
+                    .run(task -> {
+                        for (PruneMark m : vsm.pruneBackups(prune)) {
+                            if (m.mark().equals("remove")) {
+                                task.log("removing backup '" + m.volid() + "'");
+                            }
+                        }
+                    });
         }
     }
 

@@ -7,10 +7,8 @@ import dev.vsm.server.route.ApiException;
 import dev.vsm.server.route.Call;
 import dev.vsm.server.route.MultipartUpload;
 import dev.vsm.server.route.Route;
-import dev.vsm.server.task.Task;
 import dev.vsm.server.task.Tasks;
 import dev.vsm.spi.ContentType;
-import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeId;
 import java.util.List;
 import java.util.Set;
@@ -54,35 +52,25 @@ public final class Uploads {
             StorageStatus.exists(vsm, storage);
             MultipartUpload body = MultipartUpload.of(call.body(), limit);
             call.accept(body.fieldsBeforeFile());
-            Upload upload = Upload.of(storage, content(call), filename(body.fileName()), body.file());
+            Upload file = Upload.of(storage, content(call), filename(body.fileName()), body.file());
             String algorithm = call.param("checksum-algorithm");
             String checksum = call.param("checksum");
             if ((algorithm == null) != (checksum == null)) {
                 String missing = algorithm == null ? "checksum-algorithm" : "checksum";
                 throw ApiException.badParameter(missing, "property is missing and it is not optional");
             }
-            if (algorithm != null) {
-                upload = upload.checksum(algorithm, checksum);
-            }
+            Upload upload = algorithm == null ? file : file.checksum(algorithm, checksum);
             VolumeId volid = vsm.checkUpload(upload);
-            Task task = tasks.start(vsm.nodeName(), TYPE, "", call.subject());
-            task.log("starting file upload to: " + volid);
-            try {
+            // a StorageException is what the data is (a checksum, an image): the task's failure, as pve's;
+            // anything else is the request's (the body broke off or was too large): nothing was kept
+            return tasks.start(vsm.nodeName(), TYPE, "", call.subject()).run(task -> {
+                task.log("starting file upload to: " + volid);
                 vsm.upload(upload);
                 if (checksum != null) {
                     task.log("checksum verified (" + algorithm + ")");
                 }
                 task.log("finished file import successfully");
-                task.ok();
-            } catch (StorageException e) {
-                // what the data is (a checksum, an image): the task's failure, as pve's
-                task.failed(e.getMessage());
-            } catch (RuntimeException e) {
-                // the request's: the body broke off or was too large; nothing was kept
-                task.failed(e.getMessage() == null ? e.toString() : e.getMessage());
-                throw e;
-            }
-            return task.upid();
+            });
         }
     }
 

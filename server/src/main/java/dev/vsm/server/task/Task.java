@@ -1,5 +1,6 @@
 package dev.vsm.server.task;
 
+import dev.vsm.spi.StorageException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,6 +54,33 @@ public final class Task {
         if (log.size() < MAX_LINES - 1) {
             log.add(line);
         }
+    }
+
+    /** A task's work, given the task to log to. */
+    @FunctionalInterface
+    public interface Work {
+        void run(Task task);
+    }
+
+    /**
+     * Does the task's work and ends the task by how it ended, so that none stays running: {@code
+     * TASK OK} when it returns, the message of a {@link StorageException} (the work's own failure,
+     * as pve's), and anything else the task's failure too before it goes on up (a broken request,
+     * a bug: the server answers it).
+     *
+     * @return the task's UPID
+     */
+    public String run(Work work) {
+        try {
+            work.run(this);
+            ok();
+        } catch (StorageException e) {
+            failed(e.getMessage());
+        } catch (RuntimeException | Error e) {
+            failed(e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage());
+            throw e;
+        }
+        return upid;
     }
 
     /** It ended well: {@code TASK OK}. */
