@@ -30,6 +30,8 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * vsm in a Java program: the storages of one configuration and what the {@code vsm} command does
@@ -238,6 +240,11 @@ public final class VsmStorage implements AutoCloseable {
                 r.after().digest(),
                 r.written(),
                 r.changes());
+    }
+
+    /** The storage types of the loaded plugins (built-in and drop-in), sorted: the types {@code vsm add} takes. */
+    public SortedSet<String> storageTypes() {
+        return new TreeSet<>(runtime.registry().plugins().keySet());
     }
 
     /** The name of this node: {@code $VSM_NODE}, cluster mode's node name, else the host's name ({@code uname -n}). */

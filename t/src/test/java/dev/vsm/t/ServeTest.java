@@ -269,6 +269,12 @@ class ServeTest {
         assertThat(store.get("content").asText()).isEqualTo("images,iso,backup");
         assertThat(store.get("digest").asText()).matches("[0-9a-f]{40}");
         assertThat(storages(api.get(root, "/storage?type=lvm"))).isEmpty();
+        // a type no plugin provides is refused (Ansible's proxmox_storage_info then fails, as on pve)
+        Reply unknown = api.get(root, "/storage?type=dri");
+        assertThat(unknown.status()).as(unknown.body()).isEqualTo(400);
+        assertThat(unknown.json().get("errors").get("type").asText())
+                .startsWith("value 'dri' does not have a value in the enumeration '")
+                .contains("dir, ", "lvm, ");
     }
 
     @Test

@@ -199,6 +199,18 @@ class ServeUploadTest {
         Reply listed = api.get(audit, "/nodes/" + NODE + "/storage/store/content");
         assertThat(listed.body())
                 .contains("store:iso/plain.iso", "store:vztmpl/debian-12-standard_12.2-1_amd64.tar.gz");
+        // as pve, an item has no field without a value (vsm list's nulls): an ISO has no owner
+        JsonNode isoItem = null;
+        for (JsonNode item : listed.data()) {
+            if (item.get("volid").asText().equals("store:iso/plain.iso")) {
+                isoItem = item;
+            }
+        }
+        assertThat(isoItem).isNotNull();
+        assertThat(isoItem.get("size").asLong()).isEqualTo(iso.length);
+        assertThat(isoItem.has("vmid") || isoItem.has("parent") || isoItem.has("used"))
+                .as("%s", isoItem)
+                .isFalse();
         // a file that exists is never replaced
         Map<String, String> before = Tree.snapshot(sandbox.resolve("store"));
         Reply again = upload(uploader, fields("content", "iso"), "plain.iso", bytes(10, 3), false);

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -67,7 +68,11 @@ public final class Contents {
         }
     }
 
-    /** pve's content item: as {@code vsm list --output-format json} gives it, without vsm's own {@code approximate}. */
+    /**
+     * pve's content item: as {@code vsm list --output-format json} gives it, without vsm's own
+     * {@code approximate}, and as pve without the fields that have no value (an ISO's {@code vmid},
+     * {@code used} and {@code parent}), where vsm list says null.
+     */
     static Map<String, Object> item(VolumeInfo v) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("volid", v.volid());
@@ -78,6 +83,7 @@ public final class Contents {
         m.put("content", v.content().id());
         m.put("ctime", v.ctime());
         m.put("parent", v.parent());
+        m.values().removeIf(Objects::isNull);
         if (v.backup() != null) {
             m.put("subtype", v.backup().subtype());
             if (v.backup().notes() != null) {

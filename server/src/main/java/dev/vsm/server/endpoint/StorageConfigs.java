@@ -39,10 +39,19 @@ public final class StorageConfigs {
                 Route.delete("/storage/{storage}", Set.of("storage"), this::remove));
     }
 
-    /** The storages the caller may see (Datastore.Audit or AllocateSpace on each), of one type if asked. */
+    /**
+     * The storages the caller may see (Datastore.Audit or AllocateSpace on each), of one type if
+     * asked: a type no plugin provides is refused, as pve's enumeration of its types refuses it.
+     */
     private Object index(Call call) {
         String type = call.param("type");
         try (VsmStorage vsm = call.vsm()) {
+            if (type != null && !vsm.storageTypes().contains(type)) {
+                throw ApiException.badParameter(
+                        "type",
+                        "value '" + VolumeId.printable(type) + "' does not have a value in the enumeration '"
+                                + String.join(", ", vsm.storageTypes()) + "'");
+            }
             String digest = vsm.configDigest();
             return vsm.configuration().stream()
                     .filter(c -> type == null || c.type().equals(type))

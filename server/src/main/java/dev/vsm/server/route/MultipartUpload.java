@@ -171,7 +171,14 @@ public final class MultipartUpload {
             if (read > limit) {
                 failure = tooLarge(limit);
             } else {
-                parser.parse(Content.Chunk.from(ByteBuffer.wrap(buffer, 0, n), false));
+                // the parser's chunks of it (slices) share its count and are not released by the
+                // listener: it is released here, once parsed
+                Content.Chunk chunk = Content.Chunk.from(ByteBuffer.wrap(buffer, 0, n), false);
+                try {
+                    parser.parse(chunk);
+                } finally {
+                    chunk.release();
+                }
             }
         }
         if (failure != null) {
@@ -226,27 +233,28 @@ public final class MultipartUpload {
             }
         }
 
+        /**
+         * Copies the chunk's bytes and leaves the chunk alone: Jetty 12.1's parser releases the
+         * chunks it makes itself (a CR or a boundary's start that turned out to be content) once
+         * this returns, and its slices of a read are released with the read (in {@code more()}).
+         */
         @Override
         public void onPartContent(Content.Chunk chunk) {
             ByteBuffer bytes = chunk.getByteBuffer();
-            try {
-                if (failure != null || !bytes.hasRemaining()) {
+            if (failure != null || !bytes.hasRemaining()) {
+                return;
+            }
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.get(copy);
+            if (partIsFile) {
+                fileBytes.addLast(copy);
+            } else {
+                fieldBytes += copy.length;
+                if (fieldBytes > MAX_FIELDS) {
+                    fail(ApiException.of(413, "the upload's form fields are over 64 KiB"));
                     return;
                 }
-                byte[] copy = new byte[bytes.remaining()];
-                bytes.get(copy);
-                if (partIsFile) {
-                    fileBytes.addLast(copy);
-                } else {
-                    fieldBytes += copy.length;
-                    if (fieldBytes > MAX_FIELDS) {
-                        fail(ApiException.of(413, "the upload's form fields are over 64 KiB"));
-                        return;
-                    }
-                    partValue.writeBytes(copy);
-                }
-            } finally {
-                chunk.release();
+                partValue.writeBytes(copy);
             }
         }
 
