@@ -83,6 +83,12 @@ public final class VsmServer implements AutoCloseable {
     static final String CSRF_HEADER = "CSRFPreventionToken";
     /** pve-http-server's limit on a request's body. */
     static final int MAX_BODY = 64 * 1024;
+    /**
+     * How much of a refused request's body is read and dropped before the answer (as a web
+     * server's lingering close): a client still sending when the connection closes loses the
+     * answer to a reset. An upload refused for its size has up to this much left to be told so.
+     */
+    static final int MAX_DRAINED = 4 * 1024 * 1024;
 
     private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
@@ -303,18 +309,14 @@ public final class VsmServer implements AutoCloseable {
             return true;
         }
 
-        /**
-         * Reads and drops what is left of a refused request's body, up to pve's 64 KiB: a client
-         * still sending it when the connection closed would lose the answer to a reset. False when
-         * more is left.
-         */
+        /** Reads and drops what is left of a refused request's body, up to {@link #MAX_DRAINED}; false when more is left. */
         private static boolean drained(Request request) {
             if (request.getLength() == 0) {
                 return true;
             }
             try (InputStream in = Content.Source.asInputStream(request)) {
                 byte[] buffer = new byte[8192];
-                long left = MAX_BODY + 1L;
+                long left = MAX_DRAINED + 1L;
                 for (int n; left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0; ) {
                     left -= n;
                 }
