@@ -101,3 +101,34 @@ vsm_sandbox() { # dir
   [[ -f $VSM_CONFIG ]] || printf 'storages:\n  local:\n    type: dir\n    path: %s\n    content: [images, rootdir, iso, vztmpl, backup, snippets, import]\n' \
     "$XDG_DATA_HOME/vsm/local" >"$VSM_CONFIG"
 }
+
+# listing_images STORE N: N/2 plain 4G qcow2 images over 50 VMs, 10 bases, and N/2 linked clones of
+# them (made as vsm clone makes them) under STORE/images, as listing.sh and api.sh list them. Each
+# kind is made once by qemu-img (metadata preallocated) and copied (sparse, byte for byte): one
+# qemu-img per image took 12 minutes for 2,000 on a loaded machine.
+listing_images() {
+  local i b vmid base first=() copies=()
+  for ((b = 0; b < 10; b++)); do
+    mkdir -p "$1/images/$((100 + b))"
+    qemu-img create -q -f qcow2 -o preallocation=metadata "$1/images/$((100 + b))/base-$((100 + b))-disk-0.qcow2" 8G
+  done
+  for ((i = 0; i < $2 / 2; i++)); do
+    vmid=$((1000 + i % 50)); mkdir -p "$1/images/$vmid"
+    if ((i == 0)); then
+      qemu-img create -q -f qcow2 -o preallocation=metadata "$1/images/$vmid/vm-$vmid-disk-0.qcow2" 4G
+    else
+      copies+=("$1/images/1000/vm-1000-disk-0.qcow2" "$1/images/$vmid/vm-$vmid-disk-$((i / 50)).qcow2")
+    fi
+    # clone i of base i % 10, in a directory of its own vmid: the first of each base made by qemu-img
+    base=$((100 + i % 10)); vmid=$((2000 + i / 10)); mkdir -p "$1/images/$vmid"
+    if ((i < 10)); then
+      (cd "$1/images/$vmid" && qemu-img create -q -f qcow2 -F qcow2 -b "../$base/base-$base-disk-0.qcow2" \
+        -o extended_l2=on,cluster_size=128k,preallocation=metadata "vm-$vmid-disk-$((i % 10)).qcow2")
+      first+=("$1/images/$vmid/vm-$vmid-disk-$((i % 10)).qcow2")
+    else
+      copies+=("${first[i % 10]}" "$1/images/$vmid/vm-$vmid-disk-$((i % 10)).qcow2")
+    fi
+  done
+  ((${#copies[@]} == 0)) || printf '%s\0' "${copies[@]}" | xargs -0 -n 2 -P 2 cp --sparse=always
+  sync # ext4 allocates at writeback: the copies' allocated bytes settle before anything lists them
+}

@@ -17,20 +17,7 @@ sandbox /var/tmp/vsm-bench-listing
 vsm_sandbox "$sb"
 store="$sb/store"
 "$vsm" add dir many --path "$store" --content images >/dev/null
-# n/2 plain images over 50 VMs, 10 bases, and n/2 linked clones of them (made as vsm clone makes them)
-for ((i = 0; i < n / 2; i++)); do
-  vmid=$((1000 + i % 50)); mkdir -p "$store/images/$vmid"
-  qemu-img create -q -f qcow2 -o preallocation=metadata "$store/images/$vmid/vm-$vmid-disk-$((i / 50)).qcow2" 4G
-done
-for ((b = 0; b < 10; b++)); do
-  mkdir -p "$store/images/$((100 + b))"
-  qemu-img create -q -f qcow2 -o preallocation=metadata "$store/images/$((100 + b))/base-$((100 + b))-disk-0.qcow2" 8G
-done
-for ((i = 0; i < n / 2; i++)); do
-  base=$((100 + i % 10)); vmid=$((2000 + i / 10)); mkdir -p "$store/images/$vmid"
-  (cd "$store/images/$vmid" && qemu-img create -q -f qcow2 -F qcow2 -b "../$base/base-$base-disk-0.qcow2" \
-    -o extended_l2=on,cluster_size=128k,preallocation=metadata "vm-$vmid-disk-$((i % 10)).qcow2")
-done
+listing_images "$store" "$n" # copies of images qemu-img made
 count=$(find "$store/images" -name '*.qcow2' | wc -l)
 echo "$count qcow2 images ($((n / 2)) linked clones) in $store" >&2
 
