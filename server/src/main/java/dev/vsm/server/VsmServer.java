@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -61,6 +62,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.server.handler.QoSHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -90,13 +92,16 @@ public final class VsmServer implements AutoCloseable {
      */
     static final int MAX_DRAINED = 4 * 1024 * 1024;
 
+    /** The server's threads, for requests and for connections' I/O and TLS handshakes alike. */
+    private static final int THREADS = 32;
+
     private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
     private final Server server;
     private final ServerConnector connector;
 
     private VsmServer(Builder b) {
-        QueuedThreadPool threads = new QueuedThreadPool(32, 2);
+        QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
         threads.setName("vsm-serve");
         server = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
@@ -134,9 +139,28 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new TaskList(tasks).routes());
         routes.addAll(new Prunes(tasks).routes());
         server.setErrorHandler(new JsonErrors());
-        server.setHandler(new GracefulHandler(new Api(new Router(routes, b.storage), b.access, b.tickets)));
+        server.setHandler(new GracefulHandler(
+                limited(new Api(new Router(routes, b.storage), b.access, b.tickets), THREADS - 12, 8)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
         server.setStopTimeout(30_000);
+    }
+
+    /**
+     * {@code api} run for at most {@code requests} requests at once, of which at most {@code changes}
+     * change something (POST, PUT, DELETE: those that wait for a storage's lock); the others wait
+     * their turn without a thread (Jetty's {@link QoSHandler}), 10 minutes at most (then 503).
+     * Without it, 50 clients changing one storage blocked every thread of the pool on its lock, and
+     * new connections' TLS handshakes, which need a thread too, timed out.
+     */
+    static Handler limited(Handler api, int requests, int changes) {
+        QoSHandler all = new QoSHandler(api);
+        all.setMaxRequestCount(requests);
+        all.setMaxSuspend(Duration.ofMinutes(10));
+        QoSHandler changing = new QoSHandler(all);
+        changing.includeMethod("POST", "PUT", "DELETE");
+        changing.setMaxRequestCount(changes);
+        changing.setMaxSuspend(Duration.ofMinutes(10));
+        return changing;
     }
 
     public static Builder builder() {

@@ -27,6 +27,14 @@ public final class ApiClient {
 
     public ApiClient(Path certificate, int port) {
         this.base = "https://127.0.0.1:" + port + "/api2/json";
+        http = HttpClient.newBuilder()
+                .sslContext(trusting(certificate))
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
+    }
+
+    /** TLS that trusts the certificate in this PEM file alone (the server's self-signed one). */
+    public static SSLContext trusting(Path certificate) {
         try (InputStream in = Files.newInputStream(certificate)) {
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
@@ -36,10 +44,7 @@ public final class ApiClient {
             tmf.init(trust);
             SSLContext ssl = SSLContext.getInstance("TLS");
             ssl.init(null, tmf.getTrustManagers(), null);
-            http = HttpClient.newBuilder()
-                    .sslContext(ssl)
-                    .connectTimeout(Duration.ofSeconds(10))
-                    .build();
+            return ssl;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (GeneralSecurityException e) {
