@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @SlowTest
 class DirectoryLinkRaceTest {
-    /** Against the old code a free through the link removed the victim within 95 rounds, a rename within 10. */
+    /** Against the old code free removed the victim within 95 rounds, rename within 10, cleanup within 19. */
     private static final int ROUNDS = 150;
 
     private static final int RENAME_ROUNDS = 100;
