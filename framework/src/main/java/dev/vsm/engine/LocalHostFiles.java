@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.env.TestPause;
 import dev.vsm.exec.ShellQuote;
 import dev.vsm.files.PartialImages;
+import dev.vsm.files.StorageTree;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.HostFiles;
@@ -13,8 +14,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -27,6 +28,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -41,6 +43,14 @@ import java.util.function.Supplier;
  * paused process), the changes that could destroy another node's work are conditional on what
  * the operation saw: {@link #move} never replaces, {@link #deleteIdentified} removes only the
  * file it was given the identity of.
+ *
+ * <p>Every change is made relative to the directory that holds the name, opened first
+ * ({@link Entry}): {@link #within} a storage's directory that directory is reached from the
+ * storage's by descriptor ({@link StorageTree}: a link a writer of the storage swaps in above the
+ * last name, {@code images/100 -> /elsewhere}, is refused, never followed); elsewhere it is opened
+ * by its path. The name is then reached as {@code /proc/<pid>/fd/<n>/<name>}, the directory's
+ * descriptor followed by the kernel and only the last name looked up there, so {@code link(2)},
+ * {@code rename(2)}, {@code mkdir(2)} and {@code unlink(2)} act in the directory vsm holds.
  */
 final class LocalHostFiles implements HostFiles {
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-x---");
@@ -54,6 +64,8 @@ final class LocalHostFiles implements HostFiles {
     private final Console console;
     private final Runnable beforeChange;
     private final Supplier<String> node;
+    /** The storage whose files these are, reached by descriptor; null: paths as given. */
+    private final StorageTree tree;
 
     public LocalHostFiles(boolean dryRun, Console console) {
         this(dryRun, console, () -> {}, () -> "localhost");
@@ -64,23 +76,102 @@ final class LocalHostFiles implements HostFiles {
      * @param node         this node's name, which a tombstone carries (a shared storage is seen by other nodes)
      */
     public LocalHostFiles(boolean dryRun, Console console, Runnable beforeChange, Supplier<String> node) {
+        this(dryRun, console, beforeChange, node, null);
+    }
+
+    private LocalHostFiles(
+            boolean dryRun, Console console, Runnable beforeChange, Supplier<String> node, StorageTree tree) {
         this.dryRun = dryRun;
         this.console = requireNonNull(console, "console");
         this.beforeChange = requireNonNull(beforeChange, "beforeChange");
         this.node = requireNonNull(node, "node");
+        this.tree = tree;
     }
 
     @Override
+    public HostFiles within(Path base) {
+        return new LocalHostFiles(dryRun, console, beforeChange, node, new StorageTree(base));
+    }
+
+    /**
+     * A name in its directory, held open until closed; {@link #at} is the path through which the
+     * directory's descriptor reaches the name.
+     */
+    private static final class Entry implements AutoCloseable {
+        private final StorageTree.Dir dir;
+        private final String name;
+        private final Path at;
+
+        private Entry(StorageTree.Dir dir, String name) throws IOException {
+            this.dir = dir;
+            this.name = name;
+            this.at = dir.held().path().resolve(name);
+        }
+
+        @Override
+        public void close() throws IOException {
+            dir.close();
+        }
+    }
+
+    /**
+     * The directory of {@code path}, opened from the storage's by descriptor when {@code path} is
+     * below it, else by its path; bad input when the way leads out of the storage.
+     */
+    private Entry entry(Path path) throws IOException {
+        Path absolute = path.toAbsolutePath().normalize();
+        Path parent = absolute.getParent();
+        Path name = absolute.getFileName();
+        if (parent == null || name == null) {
+            throw new IOException("'" + path + "' names no entry of a directory");
+        }
+        StorageTree.Dir dir =
+                tree != null && tree.contains(absolute) ? tree.open(parent) : new StorageTree(parent).open(parent);
+        try {
+            return new Entry(dir, name.toString());
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Below the storage's directory each missing directory is made with {@code mkdir(2)} in its
+     * parent, itself reached by descriptor (the storage's directory itself, the configuration's,
+     * by its path).
+     */
+    @Override
     public void createDirectories(Path dir) {
         if (Files.isDirectory(dir)) {
-            return;
+            return; // creates nothing, so a link on the way harms nothing here: what uses the directory refuses it
         }
         if (dryRun) {
             console.info("+ mkdir -p " + ShellQuote.quote(dir.toString()));
             return;
         }
         try {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            if (tree == null || !tree.contains(dir)) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+                return;
+            }
+            if (!Files.isDirectory(tree.base())) {
+                Files.createDirectories(tree.base(), PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            }
+            Path relative = tree.base().relativize(dir.toAbsolutePath().normalize());
+            for (int i = 1; i <= relative.getNameCount(); i++) {
+                Path step = tree.base().resolve(relative.subpath(0, i));
+                Optional<StorageTree.Dir> there = tree.openIfExists(step);
+                if (there.isPresent()) {
+                    there.get().close();
+                    continue;
+                }
+                try (Entry made = entry(step)) {
+                    Files.createDirectory(made.at, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+                } catch (FileAlreadyExistsException e) {
+                    // made meanwhile, or not a directory: the walk below tells
+                }
+            }
+            tree.open(dir).close();
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to create directory '%s' - %s", dir, reason(e));
         }
@@ -91,9 +182,9 @@ final class LocalHostFiles implements HostFiles {
         if (dryRun) {
             return;
         }
-        try {
+        try (Entry entry = entry(file)) {
             Files.newByteChannel(
-                            file,
+                            entry.at,
                             Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                             PosixFilePermissions.asFileAttribute(FILE_MODE))
                     .close();
@@ -109,8 +200,8 @@ final class LocalHostFiles implements HostFiles {
             return;
         }
         TestPause.before("unlink");
-        try {
-            Files.delete(file);
+        try (Entry entry = entry(file)) {
+            Files.delete(entry.at);
         } catch (IOException e) {
             throw StorageException.failed(e, "unlink '%s' failed - %s", file, reason(e));
         }
@@ -122,12 +213,13 @@ final class LocalHostFiles implements HostFiles {
             console.info("+ rmdir --ignore-fail-on-non-empty " + ShellQuote.quote(dir.toString()));
             return false;
         }
-        try {
-            return Files.deleteIfExists(dir);
+        try (Entry entry = entry(dir)) {
+            // rmdir: a link or a file under the name stays
+            return Files.isDirectory(entry.at, LinkOption.NOFOLLOW_LINKS) && Files.deleteIfExists(entry.at);
         } catch (DirectoryNotEmptyException e) {
             return false;
-        } catch (IOException e) {
-            return false;
+        } catch (IOException | RuntimeException e) {
+            return false; // never fails: a link out of the storage on the way, too, is left
         }
     }
 
@@ -147,10 +239,8 @@ final class LocalHostFiles implements HostFiles {
         Path dir = file.toAbsolutePath().getParent();
         Path name = file.getFileName();
         Path temp = Path.of("." + name + ".tmp-" + ProcessHandle.current().pid());
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            if (!(stream instanceof SecureDirectoryStream<Path> held)) {
-                throw new IOException("the file system offers no directory descriptors");
-            }
+        try (Entry entry = entry(file)) {
+            SecureDirectoryStream<Path> held = entry.dir.stream();
             try {
                 deleteIfExists(held, temp);
                 try (HeldFile out = HeldFile.of(held.newByteChannel(
@@ -221,13 +311,14 @@ final class LocalHostFiles implements HostFiles {
         }
         beforeChange.run();
         TestPause.before("move");
-        try {
-            if (Files.isDirectory(from, LinkOption.NOFOLLOW_LINKS)) {
-                moveDirectory(from, to);
+        try (Entry source = entry(from);
+                Entry target = entry(to)) {
+            if (Files.isDirectory(source.at, LinkOption.NOFOLLOW_LINKS)) {
+                moveDirectory(source.at, target.at);
             } else {
-                Files.createLink(to, from);
+                Files.createLink(target.at, source.at);
                 TestPause.before("moved");
-                removeIdentified(from, identity(to));
+                removeIdentified(from, source.at, identity(target.at));
             }
         } catch (FileAlreadyExistsException e) {
             throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
@@ -312,8 +403,8 @@ final class LocalHostFiles implements HostFiles {
         }
         beforeChange.run();
         TestPause.before("remove");
-        try {
-            removeIdentified(file, identity(seen));
+        try (Entry entry = entry(file)) {
+            removeIdentified(file, entry.at, identity(seen));
         } catch (IOException e) {
             throw StorageException.failed(e, "unlink '%s' failed - %s", file, reason(e));
         }
@@ -336,23 +427,23 @@ final class LocalHostFiles implements HostFiles {
      * which no listing shows as a volume and {@code vsm cleanup} removes once its process is gone
      * ({@link PartialImages#tombstoneFor}).
      */
-    private void removeIdentified(Path file, List<Object> identity) throws IOException {
-        Path tombstone = PartialImages.tombstoneFor(node.get(), file);
-        Files.move(file, tombstone, StandardCopyOption.ATOMIC_MOVE);
+    private void removeIdentified(Path file, Path at, List<Object> identity) throws IOException {
+        Path tombstone = PartialImages.tombstoneFor(node.get(), at);
+        Files.move(at, tombstone, StandardCopyOption.ATOMIC_MOVE);
         if (!identity.equals(identity(tombstone))) {
             boolean directory = Files.isDirectory(tombstone, LinkOption.NOFOLLOW_LINKS);
             try {
                 if (directory) {
-                    moveDirectory(tombstone, file);
+                    moveDirectory(tombstone, at);
                 } else {
-                    Files.createLink(file, tombstone);
+                    Files.createLink(at, tombstone);
                     Files.delete(tombstone);
                 }
             } catch (IOException e) {
                 throw StorageException.failed(
                         "'%s' is no longer the file this command found (replaced meanwhile by another node or "
                                 + "process?): not removed, and kept as '%s' since its name could not be given back - %s",
-                        file, tombstone, reason(e));
+                        file, file.resolveSibling(tombstone.getFileName()), reason(e));
             }
             throw StorageException.failed(
                     "'%s' is no longer the file this command found (replaced meanwhile by another node or process?): "
@@ -399,19 +490,41 @@ final class LocalHostFiles implements HostFiles {
             return;
         }
         beforeChange.run();
-        try {
-            Files.setPosixFilePermissions(file, READ_ONLY_MODE);
+        if (HeldFile.isHeld(file)) { // a file this process holds open: its descriptor's path reaches it
+            try {
+                Files.setPosixFilePermissions(file, READ_ONLY_MODE);
+            } catch (IOException e) {
+                throw StorageException.failed(e, "chmod '%s' failed - %s", file, reason(e));
+            }
+            return;
+        }
+        try (Entry entry = entry(file);
+                HeldFile opened = entry.dir.openRegular(entry.name)) {
+            opened.setPermissions(READ_ONLY_MODE); // the file opened without following a link, never a name
         } catch (IOException e) {
             throw StorageException.failed(e, "chmod '%s' failed - %s", file, reason(e));
         }
     }
 
+    /** The error as pve prints {@code $!}: without the path, which may be a descriptor's. */
     private static String reason(IOException e) {
         if (e instanceof NoSuchFileException) {
             return "No such file or directory";
         }
         if (e instanceof java.nio.file.AccessDeniedException) {
             return "Permission denied";
+        }
+        if (e instanceof DirectoryNotEmptyException) {
+            return "Directory not empty";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return "File exists";
+        }
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "Not a directory";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }

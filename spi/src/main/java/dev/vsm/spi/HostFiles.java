@@ -87,6 +87,20 @@ public interface HostFiles {
     }
 
     /**
+     * The same changes, for the files of the storage whose directory is {@code base}: each path
+     * strictly below {@code base} is reached from {@code base}'s descriptor one component at a
+     * time without following links ({@code openat} with {@code O_NOFOLLOW}), and its last name is
+     * created, linked, renamed, chmodded or removed relative to the directory so held. A link on
+     * the way that stays inside the storage is walked again from {@code base}; one that leads out
+     * is refused (bad input, naming it), never followed, whenever a writer of the storage swaps it
+     * in. {@code base} itself (and a path outside it) is the configuration's and is used by path.
+     * The default returns this, unchanged: for an implementation that cannot hold directories.
+     */
+    default HostFiles within(Path base) {
+        return this;
+    }
+
+    /**
      * {@code fsync}: flushes a file's data or a directory's entries to the disk, so that they
      * survive a power cut. Not a change: under dry-run nothing happens and nothing is printed.
      */

@@ -72,16 +72,16 @@ public abstract class FileStorage implements Storage {
      */
     protected FileStorage(StorageConfig config, StorageContext context, DirLayout layout, Supplier<ZoneId> zone) {
         this.config = requireNonNull(config, "config");
-        this.context = requireNonNull(context, "context");
         this.layout = requireNonNull(layout, "layout");
+        this.context = WithinStorage.of(requireNonNull(context, "context"), layout.basePath());
         this.zone = requireNonNull(zone, "zone");
-        this.volumes = new FileVolumes(config.id(), layout, context, this::imageOptions);
-        this.snapshots = new Qcow2Snapshots(config.id(), layout, context.qemuImg());
+        this.volumes = new FileVolumes(config.id(), layout, this.context, this::imageOptions);
+        this.snapshots = new Qcow2Snapshots(config.id(), layout, this.context.qemuImg());
         this.chains = config.bool(ChainSnapshots.PROPERTY, false)
-                ? new ChainSnapshots(layout, context, this::imageOptions)
+                ? new ChainSnapshots(layout, this.context, this::imageOptions)
                 : null;
-        this.attributes = new BackupAttributes(layout, context.files());
-        this.streams = new ContentStreams(config.id(), layout, context);
+        this.attributes = new BackupAttributes(layout, this.context.files());
+        this.streams = new ContentStreams(config.id(), layout, this.context);
     }
 
     @Override

@@ -56,7 +56,7 @@ public final class FileVolumes {
     public FileVolumes(String storageId, DirLayout layout, StorageContext context, Supplier<ImageOptions> options) {
         this.storageId = requireNonNull(storageId, "storageId");
         this.layout = requireNonNull(layout, "layout");
-        this.context = requireNonNull(context, "context");
+        this.context = WithinStorage.of(requireNonNull(context, "context"), layout.basePath());
         this.options = requireNonNull(options, "options");
     }
 

@@ -47,8 +47,20 @@ public final class StorageTree {
 
     private final Path base;
 
+    /** @param base the storage's directory, opened by name (it is the configuration's) */
     public StorageTree(Path base) {
         this.base = requireNonNull(base, "base").toAbsolutePath().normalize();
+    }
+
+    /** The storage's directory, absolute and normalized. */
+    public Path base() {
+        return base;
+    }
+
+    /** Whether {@code path} is strictly below the base (what {@link #open} reaches by descriptor). */
+    public boolean contains(Path path) {
+        Path p = path.toAbsolutePath().normalize();
+        return p.startsWith(base) && !p.equals(base);
     }
 
     /**
@@ -280,6 +292,11 @@ public final class StorageTree {
                 self = HeldFile.of(stream.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ)));
             }
             return self;
+        }
+
+        /** The directory's descriptor, for what {@link Dir} does not offer itself ({@code renameat}, {@code unlinkat}). */
+        public SecureDirectoryStream<Path> stream() {
+            return stream;
         }
 
         /** The path it was opened as, for messages. */

@@ -3,17 +3,19 @@ package dev.vsm.t.support;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
  * Whoever may write into a storage directory, racing vsm: a thread that keeps changing names in
  * it (each change one {@code rename(2)}, which replaces the name atomically, as a local user's
  * program would) until closed. {@link #swapping} flips a name between a file and a link to a
- * target; {@link #hijacking} replaces every new entry whose name matches with a link to a target.
+ * target; {@link #flipping} flips a directory's name between two links, {@link #replacingDirectory} between a directory and a link; {@link #hijacking} replaces every new entry whose name matches with a link to a target.
  */
 public final class NameRace implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -61,6 +63,55 @@ public final class NameRace implements AutoCloseable {
             Files.deleteIfExists(hard);
             Files.createLink(hard, keep);
             Files.move(hard, name, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return true;
+        });
+    }
+
+    /**
+     * Flips {@code name}, a symbolic link, between {@code inside} (a directory of the storage) and
+     * {@code outside}: a directory above a volume's name swapped for a link out of the storage,
+     * back and forth; the name always exists (each change one {@code rename(2)} of a new link over it).
+     */
+    public static NameRace flipping(Path name, Path inside, Path outside) {
+        Path link = name.resolveSibling(".race-flip-" + name.getFileName());
+        return new NameRace("flipping " + name, () -> {
+            for (Path target : new Path[] {outside, inside}) {
+                if (Files.isDirectory(name, LinkOption.NOFOLLOW_LINKS)) {
+                    // vsm made the directory while the name was missing (an old build removed the link): set it aside
+                    Files.move(
+                            name,
+                            name.resolveSibling(".race-made-" + System.nanoTime()),
+                            StandardCopyOption.ATOMIC_MOVE);
+                }
+                Files.deleteIfExists(link);
+                Files.createSymbolicLink(link, target);
+                Files.move(link, name, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Thread.yield();
+            }
+            return true;
+        });
+    }
+
+    /**
+     * Swaps the directory {@code name} for a symbolic link to {@code outside} and back: the
+     * directory is renamed aside and the link renamed in, then the link aside and the directory
+     * back (Linux exchanges a directory and a link in one step only with {@code renameat2}, which
+     * Java lacks; the name is missing for a moment in between). While aside, {@code refill} may
+     * put back in the directory what vsm removed.
+     */
+    public static NameRace replacingDirectory(Path name, Path outside, Consumer<Path> refill) {
+        Path aside = name.resolveSibling(".race-aside-" + name.getFileName());
+        Path link = name.resolveSibling(".race-dirlink-" + name.getFileName());
+        return new NameRace("replacing " + name, () -> {
+            Files.move(name, aside, StandardCopyOption.ATOMIC_MOVE);
+            Files.deleteIfExists(link);
+            Files.createSymbolicLink(link, outside);
+            Files.move(link, name, StandardCopyOption.ATOMIC_MOVE);
+            Thread.yield();
+            Files.move(name, link, StandardCopyOption.ATOMIC_MOVE);
+            refill.accept(aside);
+            Files.move(aside, name, StandardCopyOption.ATOMIC_MOVE);
+            Thread.yield();
             return true;
         });
     }
