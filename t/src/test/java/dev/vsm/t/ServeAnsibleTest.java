@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.SlowTest;
@@ -49,7 +50,7 @@ class ServeAnsibleTest {
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static int port;
     static Path certificate;
     /** deploy@pve!ansible: Audit, Allocate and AllocateTemplate on /storage, as its user. */
@@ -88,17 +89,15 @@ class ServeAnsibleTest {
                             "Datastore.Audit,Datastore.Allocate,Datastore.AllocateTemplate")
                     .ok();
         }
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        port = ServeTest.awaitListening(server);
-        certificate = vsm.config().getParent().resolve("ssl/vsm-ssl.pem");
+        server = ServeProcess.start(vsm);
+        port = server.port();
+        certificate = server.certificate();
     }
 
     @AfterAll
     static void stop() {
         if (server != null) {
-            server.process().destroy();
-            Vsm.Result result = server.finish(60);
-            assertThat(result.exit()).as("stderr: %s", result.err()).isEqualTo(143);
+            server.stop();
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Vsm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ class ServeBusyTest {
     @TempDir
     Path sandbox;
 
-    private Vsm.Started server;
+    private ServeProcess server;
     private Vsm.Started holder;
     private ExecutorService clients;
 
@@ -48,8 +49,7 @@ class ServeBusyTest {
             holder.finish();
         }
         if (server != null) {
-            server.process().destroy();
-            server.finish(60);
+            server.stop();
         }
     }
 
@@ -66,9 +66,9 @@ class ServeBusyTest {
                 .path("value")
                 .asText();
         String root = "root@pam!busy=" + made;
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        int port = ServeTest.awaitListening(server);
-        Path certificate = vsm.config().getParent().resolve("ssl/vsm-ssl.pem");
+        server = ServeProcess.start(vsm);
+        int port = server.port();
+        Path certificate = server.certificate();
         ApiClient api = new ApiClient(certificate, port);
         assertThat(api.get(root, "/version").status()).isEqualTo(200);
 

@@ -6,13 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,7 +33,7 @@ class ServeConfigTest {
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static ApiClient api;
     static int port;
     /** root@pam: every privilege. */
@@ -53,10 +52,10 @@ class ServeConfigTest {
         vsm.writeConfig("storages:\n"
                 + "  store:\n    type: dir\n    path: " + sandbox.resolve("store")
                 + "\n    content: [images, iso]\n");
-        root = token("root@pam", "full", "--privsep", "0");
-        admin = token("admin@pve", "cfg", "--privsep", "0");
-        one = token("ops@pve", "one");
-        audit = token("aud@pve", "audit", "--privsep", "0");
+        root = ServeProcess.token(vsm, "root@pam", "full", "--privsep", "0");
+        admin = ServeProcess.token(vsm, "admin@pve", "cfg", "--privsep", "0");
+        one = ServeProcess.token(vsm, "ops@pve", "one");
+        audit = ServeProcess.token(vsm, "aud@pve", "audit", "--privsep", "0");
         vsm.run("acl", "modify", "/storage", "--users", "admin@pve", "--privs", "Datastore.Allocate")
                 .ok();
         vsm.run("acl", "modify", "/storage/store", "--users", "ops@pve", "--privs", "Datastore.Allocate")
@@ -65,24 +64,15 @@ class ServeConfigTest {
                 .ok();
         vsm.run("acl", "modify", "/storage", "--users", "aud@pve", "--privs", "Datastore.Audit")
                 .ok();
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        port = ServeTest.awaitListening(server);
-        api = new ApiClient(vsm.config().getParent().resolve("ssl/vsm-ssl.pem"), port);
-    }
-
-    private static String token(String user, String name, String... options) {
-        List<String> args = new ArrayList<>(List.of("token", "add", user, name, "--output-format", "json"));
-        args.addAll(List.of(options));
-        JsonNode made = vsm.run(args.toArray(String[]::new)).ok().json();
-        return made.get("full-tokenid").asText() + "=" + made.get("value").asText();
+        server = ServeProcess.start(vsm);
+        port = server.port();
+        api = server.client();
     }
 
     @AfterAll
     static void stop() {
         if (server != null) {
-            server.process().destroy();
-            Vsm.Result result = server.finish(60);
-            assertThat(result.exit()).as("stderr: %s", result.err()).isEqualTo(143);
+            server.stop();
         }
     }
 
@@ -224,25 +214,8 @@ class ServeConfigTest {
     /** python3-proxmoxer 1.2, unchanged: create, read, update with the digest read, list by type, remove. */
     @Test
     void proxmoxerCreatesUpdatesAndRemovesAStorage() throws Exception {
-        Path python = Path.of("/usr/bin/python3");
-        if (!Files.isExecutable(python)
-                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
-                                .exit()
-                        != 0) {
-            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
-        }
         Path path = sandbox.resolve("prox");
-        HostTools.Result run = HostTools.run(
-                Map.of(),
-                python.toString(),
-                Vsm.HOME.resolve("t/clients/proxmoxer-config.py").toString(),
-                Integer.toString(port),
-                vsm.config().getParent().resolve("ssl/vsm-ssl.pem").toString(),
-                root.substring(0, root.indexOf('!')),
-                root.substring(root.indexOf('!') + 1, root.indexOf('=')),
-                root.substring(root.indexOf('=') + 1),
-                "prox",
-                path.toString());
+        HostTools.Result run = server.proxmoxerWithToken("proxmoxer-config.py", root, "prox", path.toString());
         assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
         JsonNode got = new ObjectMapper().readTree(run.out());
         assertThat(got.get("created").toString()).isEqualTo("{\"storage\":\"prox\",\"type\":\"dir\"}");

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
@@ -36,7 +37,7 @@ class ServeCopyTest {
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static ApiClient api;
     static int port;
     /** root@pam!full: root, no privilege separation. */
@@ -54,8 +55,8 @@ class ServeCopyTest {
                 + "\n    content: [images]\n"
                 + "  other:\n    type: dir\n    path: " + sandbox.resolve("other")
                 + "\n    content: [images]\n");
-        root = token("root@pam", "full", "--privsep", "0");
-        ops = token("ops@pve", "all", "--privsep", "0");
+        root = ServeProcess.token(vsm, "root@pam", "full", "--privsep", "0");
+        ops = ServeProcess.token(vsm, "ops@pve", "all", "--privsep", "0");
         vsm.run(
                         "acl",
                         "modify",
@@ -71,24 +72,15 @@ class ServeCopyTest {
             data[i] = (byte) (i * 7 + i / 4096);
         }
         Files.write(sandbox.resolve("store/images/100/vm-100-disk-0.raw"), data);
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        port = ServeTest.awaitListening(server);
-        api = new ApiClient(vsm.config().getParent().resolve("ssl/vsm-ssl.pem"), port);
-    }
-
-    private static String token(String user, String name, String... options) {
-        List<String> args = new ArrayList<>(List.of("token", "add", user, name, "--output-format", "json"));
-        args.addAll(List.of(options));
-        JsonNode made = vsm.run(args.toArray(String[]::new)).ok().json();
-        return made.get("full-tokenid").asText() + "=" + made.get("value").asText();
+        server = ServeProcess.start(vsm);
+        port = server.port();
+        api = server.client();
     }
 
     @AfterAll
     static void stop() {
         if (server != null) {
-            server.process().destroy();
-            Vsm.Result result = server.finish(60);
-            assertThat(result.exit()).as("stderr: %s", result.err()).isEqualTo(143);
+            server.stop();
         }
     }
 
@@ -225,25 +217,8 @@ class ServeCopyTest {
     /** python3-proxmoxer 1.2, unchanged: copies a volume, reads its task's status and log, and finds it in the list. */
     @Test
     void proxmoxerCopiesAVolume() throws Exception {
-        Path python = Path.of("/usr/bin/python3");
-        if (!Files.isExecutable(python)
-                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
-                                .exit()
-                        != 0) {
-            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
-        }
-        HostTools.Result run = HostTools.run(
-                Map.of(),
-                python.toString(),
-                Vsm.HOME.resolve("t/clients/proxmoxer-copy.py").toString(),
-                Integer.toString(port),
-                vsm.config().getParent().resolve("ssl/vsm-ssl.pem").toString(),
-                root.substring(0, root.indexOf('!')),
-                root.substring(root.indexOf('!') + 1, root.indexOf('=')),
-                root.substring(root.indexOf('=') + 1),
-                "store",
-                "store:100/vm-100-disk-0.raw",
-                "store:104/vm-104-disk-0.raw");
+        HostTools.Result run = server.proxmoxerWithToken(
+                "proxmoxer-copy.py", root, "store", "store:100/vm-100-disk-0.raw", "store:104/vm-104-disk-0.raw");
         assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
         JsonNode got = new ObjectMapper().readTree(run.out());
         assertThat(got.get("task").get("exitstatus").asText()).isEqualTo("OK");

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -21,9 +21,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,13 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServeTest {
     private static final String NODE = "testnode";
-    private static final Pattern LISTENING = Pattern.compile("listening on https://127\\.0\\.0\\.1:([0-9]+)/");
 
     @TempDir
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static ApiClient api;
     static int port;
     /** root@pam without privilege separation: every privilege. */
@@ -68,41 +64,16 @@ class ServeTest {
                 .ok()
                 .out()
                 .replaceAll("(?s).*'(store:[^']+)'.*", "$1");
-        root = token("root@pam", "full", "--privsep", "0");
-        audit = token("ops@pve", "audit");
+        root = ServeProcess.token(vsm, "root@pam", "full", "--privsep", "0");
+        audit = ServeProcess.token(vsm, "ops@pve", "audit");
         vsm.run("acl", "modify", "/storage/store", "--tokens", "ops@pve!audit", "--privs", "Datastore.Audit")
                 .ok();
         vsm.run("acl", "modify", "/storage", "--users", "ops@pve", "--privs", "Datastore.Audit,Datastore.AllocateSpace")
                 .ok();
 
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        port = awaitListening(server);
-        api = new ApiClient(vsm.config().getParent().resolve("ssl/vsm-ssl.pem"), port);
-    }
-
-    /** Makes a token and returns {@code USER@REALM!NAME=SECRET}. */
-    private static String token(String user, String name, String... options) {
-        List<String> args = new ArrayList<>(List.of("token", "add", user, name, "--output-format", "json"));
-        args.addAll(List.of(options));
-        JsonNode made = vsm.run(args.toArray(String[]::new)).ok().json();
-        assertThat(made.get("value").asText()).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}");
-        return made.get("full-tokenid").asText() + "=" + made.get("value").asText();
-    }
-
-    static int awaitListening(Vsm.Started started) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(Files.readString(started.errFile(), StandardCharsets.UTF_8));
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            if (!started.process().isAlive()) {
-                throw new AssertionError("vsm serve ended: " + started.finish().err());
-            }
-            Thread.sleep(100);
-        }
-        started.process().destroyForcibly();
-        throw new AssertionError("vsm serve did not listen within 90 s");
+        server = ServeProcess.start(vsm);
+        port = server.port();
+        api = server.client();
     }
 
     /** SIGTERM: the server stops (the JVM's status for it, 143) and the port is closed. */
@@ -111,11 +82,7 @@ class ServeTest {
         if (server == null) {
             return;
         }
-        server.process().destroy();
-        Vsm.Result result = server.finish(60);
-        assertThat(result.exit())
-                .as("exit status after SIGTERM; stderr: %s", result.err())
-                .isEqualTo(143);
+        Vsm.Result result = server.stop();
         assertThat(result.err()).doesNotContain("Exception");
         assertThat(portOpen(port)).as("the port is open after SIGTERM").isFalse();
     }
@@ -420,25 +387,7 @@ class ServeTest {
      */
     @Test
     void proxmoxerListsWhatVsmSays() throws IOException {
-        Path python = Path.of("/usr/bin/python3");
-        if (!Files.isExecutable(python)
-                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
-                                .exit()
-                        != 0) {
-            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
-        }
-        String user = root.substring(0, root.indexOf('!'));
-        String name = root.substring(root.indexOf('!') + 1, root.indexOf('='));
-        HostTools.Result run = HostTools.run(
-                Map.of(),
-                python.toString(),
-                Vsm.HOME.resolve("t/clients/proxmoxer-list.py").toString(),
-                Integer.toString(port),
-                vsm.config().getParent().resolve("ssl/vsm-ssl.pem").toString(),
-                user,
-                name,
-                root.substring(root.indexOf('=') + 1),
-                "store");
+        HostTools.Result run = server.proxmoxerWithToken("proxmoxer-list.py", root, "store");
         assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
         JsonNode got = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
         assertThat(got.get("nodes").get(0).get("node").asText()).isEqualTo(NODE);

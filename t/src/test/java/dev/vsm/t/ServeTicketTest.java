@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
@@ -39,7 +40,7 @@ class ServeTicketTest {
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static ApiClient api;
     static Path sslDir;
     static int port;
@@ -56,8 +57,8 @@ class ServeTicketTest {
                 .ok();
         vsm.run("acl", "modify", "/storage", "--users", "viewer@pve", "--privs", "Datastore.Audit")
                 .ok();
-        server = vsm.start("serve", "--listen", "127.0.0.1:0");
-        port = ServeTest.awaitListening(server);
+        server = ServeProcess.start(vsm);
+        port = server.port();
         sslDir = vsm.config().getParent().resolve("ssl");
         api = new ApiClient(sslDir.resolve("vsm-ssl.pem"), port);
     }
@@ -65,8 +66,7 @@ class ServeTicketTest {
     @AfterAll
     static void stop() {
         if (server != null) {
-            server.process().destroy();
-            assertThat(server.finish(60).exit()).isEqualTo(143);
+            server.stop();
         }
     }
 
@@ -244,7 +244,8 @@ class ServeTicketTest {
      */
     @Test
     void theServerIsNotHeldToC1() throws Exception {
-        String command = Files.readString(Path.of("/proc/" + server.process().pid() + "/cmdline"))
+        String command = Files.readString(
+                        Path.of("/proc/" + server.started().process().pid() + "/cmdline"))
                 .replace('\0', ' ');
         assertThat(command).contains(" serve ").doesNotContain("TieredStopAtLevel");
         assertThat(login("ops@pve", PASSWORD).status()).isEqualTo(200);
@@ -256,13 +257,6 @@ class ServeTicketTest {
      */
     @Test
     void proxmoxerLogsInWithAPasswordAndChanges() throws Exception {
-        Path python = Path.of("/usr/bin/python3");
-        if (!Files.isExecutable(python)
-                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
-                                .exit()
-                        != 0) {
-            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
-        }
         passwd("script@pve", PASSWORD).ok();
         vsm.run(
                         "acl",
@@ -273,16 +267,7 @@ class ServeTicketTest {
                         "--privs",
                         "Datastore.Audit,Datastore.AllocateSpace,Datastore.Allocate")
                 .ok();
-        HostTools.Result run = HostTools.run(
-                Map.of(),
-                python.toString(),
-                Vsm.HOME.resolve("t/clients/proxmoxer-password.py").toString(),
-                Integer.toString(port),
-                sslDir.resolve("vsm-ssl.pem").toString(),
-                "script@pve",
-                PASSWORD,
-                "store",
-                "300");
+        HostTools.Result run = server.proxmoxer("proxmoxer-password.py", "script@pve", PASSWORD, "store", "300");
         assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
         JsonNode got = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.out());
         assertThat(got.get("volid").asText()).isEqualTo("store:300/vm-300-disk-0.raw");

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.t.support.ApiClient;
 import dev.vsm.t.support.ApiClient.Reply;
+import dev.vsm.t.support.ServeProcess;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
@@ -14,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +43,7 @@ class ServeUploadTest {
     static Path sandbox;
 
     static Vsm vsm;
-    static Vsm.Started server;
+    static ServeProcess server;
     static ApiClient api;
     static int port;
     /** root@pam: every privilege. */
@@ -69,10 +69,10 @@ class ServeUploadTest {
                 + "\n    content: [images, iso, vztmpl, backup]\n"
                 + "  dumps:\n    type: dir\n    path: " + sandbox.resolve("dumps")
                 + "\n    content: [backup]\n");
-        root = token("root@pam", "full", "--privsep", "0");
-        uploader = token("up@pve", "up", "--privsep", "0");
-        audit = token("ops@pve", "audit", "--privsep", "0");
-        rootSeparated = token("root@pam", "sep");
+        root = ServeProcess.token(vsm, "root@pam", "full", "--privsep", "0");
+        uploader = ServeProcess.token(vsm, "up@pve", "up", "--privsep", "0");
+        audit = ServeProcess.token(vsm, "ops@pve", "audit", "--privsep", "0");
+        rootSeparated = ServeProcess.token(vsm, "root@pam", "sep");
         vsm.run(
                         "acl",
                         "modify",
@@ -84,24 +84,15 @@ class ServeUploadTest {
                 .ok();
         vsm.run("acl", "modify", "/storage", "--users", "ops@pve", "--privs", "Datastore.Audit")
                 .ok();
-        server = vsm.start("serve", "--listen", "127.0.0.1:0", "--max-upload", "1");
-        port = ServeTest.awaitListening(server);
-        api = new ApiClient(vsm.config().getParent().resolve("ssl/vsm-ssl.pem"), port);
-    }
-
-    private static String token(String user, String name, String... options) {
-        List<String> args = new ArrayList<>(List.of("token", "add", user, name, "--output-format", "json"));
-        args.addAll(List.of(options));
-        JsonNode made = vsm.run(args.toArray(String[]::new)).ok().json();
-        return made.get("full-tokenid").asText() + "=" + made.get("value").asText();
+        server = ServeProcess.start(vsm, "--max-upload", "1");
+        port = server.port();
+        api = server.client();
     }
 
     @AfterAll
     static void stop() {
         if (server != null) {
-            server.process().destroy();
-            Vsm.Result result = server.finish(60);
-            assertThat(result.exit()).as("stderr: %s", result.err()).isEqualTo(143);
+            server.stop();
         }
     }
 
@@ -430,28 +421,11 @@ class ServeUploadTest {
      */
     @Test
     void proxmoxerUploadsSetsNotesAndReadsTheTask() throws Exception {
-        Path python = Path.of("/usr/bin/python3");
-        if (!Files.isExecutable(python)
-                || HostTools.run(Map.of(), python.toString(), "-c", "import proxmoxer")
-                                .exit()
-                        != 0) {
-            throw HostTools.unavailable("python3-proxmoxer (apt-get install python3-proxmoxer; t/run-tests does)");
-        }
         byte[] iso = bytes(64 * 1024, 8);
         Path file = sandbox.resolve("proxmoxer.iso");
         Files.write(file, iso);
-        HostTools.Result run = HostTools.run(
-                Map.of(),
-                python.toString(),
-                Vsm.HOME.resolve("t/clients/proxmoxer-upload.py").toString(),
-                Integer.toString(port),
-                vsm.config().getParent().resolve("ssl/vsm-ssl.pem").toString(),
-                root.substring(0, root.indexOf('!')),
-                root.substring(root.indexOf('!') + 1, root.indexOf('=')),
-                root.substring(root.indexOf('=') + 1),
-                "store",
-                "store:backup/" + BACKUP,
-                file.toString());
+        HostTools.Result run = server.proxmoxerWithToken(
+                "proxmoxer-upload.py", root, "store", "store:backup/" + BACKUP, file.toString());
         assertThat(run.exit()).as("proxmoxer: %s", run.err()).isZero();
         JsonNode got = new ObjectMapper().readTree(run.out());
         assertThat(got.get("node").asText()).isEqualTo(NODE);
