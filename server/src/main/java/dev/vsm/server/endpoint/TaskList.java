@@ -85,30 +85,17 @@ public final class TaskList {
         if (statuses != null) {
             shown = shown.and(task -> !task.running() && statuses.contains(statusType(task.exitstatus())));
         }
-        long since = seconds(call, "since", 0);
-        long until = seconds(call, "until", Long.MAX_VALUE);
+        long since = call.integer("since", 0);
+        long until = call.integer("until", Long.MAX_VALUE);
         shown = shown.and(task -> task.starttime() >= since && task.starttime() <= until);
-        int start = TaskStatus.number(call, "start", 0);
-        int limit = TaskStatus.number(call, "limit", 50);
+        int start = TaskStatus.count(call, "start", 0);
+        int limit = TaskStatus.count(call, "limit", 50);
         return tasks.newestFirst().stream()
                 .filter(shown)
                 .skip(start)
                 .limit(limit)
                 .map(Task::listed)
                 .toList();
-    }
-
-    /** A Unix time in seconds. */
-    private static long seconds(Call call, String name, long absent) {
-        String value = call.param(name);
-        if (value == null) {
-            return absent;
-        }
-        if (!value.matches("[0-9]{1,18}")) {
-            throw ApiException.badParameter(
-                    name, "type check ('integer') failed - got '" + VolumeId.printable(value) + "'");
-        }
-        return Long.parseLong(value);
     }
 
     /** pve's {@code pve-task-status-type-list}; null when absent. */

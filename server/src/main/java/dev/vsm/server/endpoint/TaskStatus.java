@@ -41,7 +41,7 @@ public final class TaskStatus {
 
     private Object log(Call call) {
         Task task = task(call);
-        return task.log(number(call, "start", 0), number(call, "limit", 50));
+        return task.log(count(call, "start", 0), count(call, "limit", 50));
     }
 
     private Task task(Call call) {
@@ -68,15 +68,8 @@ public final class TaskStatus {
         return task.user().equals(call.subject()) || call.isRoot();
     }
 
-    static int number(Call call, String name, int absent) {
-        String value = call.param(name);
-        if (value == null) {
-            return absent;
-        }
-        if (!value.matches("[0-9]{1,9}")) {
-            throw ApiException.badParameter(
-                    name, "type check ('integer') failed - got '" + VolumeId.printable(value) + "'");
-        }
-        return Integer.parseInt(value);
+    /** A count or a position ({@code start}, {@code limit}): {@link Call#integer}, at most {@link Integer#MAX_VALUE}. */
+    static int count(Call call, String name, int absent) {
+        return (int) Math.min(call.integer(name, absent), Integer.MAX_VALUE);
     }
 }

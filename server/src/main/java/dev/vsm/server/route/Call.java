@@ -103,6 +103,19 @@ public final class Call {
         }
     }
 
+    /** A whole number of at most 18 digits, not negative (pve's {@code integer} with a minimum of 0); {@code absent} when not given. */
+    public long integer(String name, long absent) {
+        String value = params.get(name);
+        if (value == null) {
+            return absent;
+        }
+        if (!value.matches("[0-9]{1,18}")) {
+            throw ApiException.badParameter(
+                    name, "type check ('integer') failed - got '" + VolumeId.printable(value) + "'");
+        }
+        return Long.parseLong(value);
+    }
+
     /** pve's {@code pve-vmid}: 100 to 999999999; null when absent. */
     public Integer vmid(String name) {
         String value = params.get(name);
