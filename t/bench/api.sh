@@ -41,7 +41,7 @@ for ((i = 0; i < 600; i++)); do
 done
 [[ -n $port ]] || { echo "api.sh: vsm serve did not listen within 60 s" >&2; exit 1; }
 cert="$(dirname "$VSM_CONFIG")/ssl/vsm-ssl.pem"
-node=$("$vsm" status --output-format json >/dev/null && curl -sf --cacert "$cert" -H "Authorization: PVEAPIToken=$token" \
+node=$(curl -sf --cacert "$cert" -H "Authorization: PVEAPIToken=$token" \
   "https://127.0.0.1:$port/api2/json/nodes" | jq -r '.data[0].node')
 url="https://127.0.0.1:$port/api2/json/nodes/$node/storage/many/content"
 api_list() { curl -sf --cacert "$cert" -H "Authorization: PVEAPIToken=$token" "$url"; }
