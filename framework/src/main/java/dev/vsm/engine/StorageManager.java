@@ -214,6 +214,19 @@ public final class StorageManager {
         return s.path(s.parseVolname(volid.volname()));
     }
 
+    /**
+     * Where a volume's snapshot's own layer lives (pve's {@code path} with a snapshot name), found
+     * without activating anything ({@link Storage#snapshotPath}); the volume's path when
+     * {@code snapshot} is null; null when the snapshot has no file or device of its own.
+     */
+    public Path path(VolumeId volid, String snapshot) {
+        if (snapshot == null) {
+            return path(volid);
+        }
+        Storage s = storage(volid.storage());
+        return s.snapshotPath(s.parseVolname(volid.volname()), snapshot).orElse(null);
+    }
+
     /** Allocates a volume after {@link Allocation}'s checks and returns its volume id. */
     public VolumeId alloc(Allocation request) {
         String format = request.checkedFormat();

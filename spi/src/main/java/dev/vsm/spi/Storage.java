@@ -177,6 +177,19 @@ public interface Storage {
     }
 
     /**
+     * The file or block device of a snapshot's own layer (pve's {@code path} with a snapshot name),
+     * found without activating anything; empty when the snapshot has none of its own or does not
+     * exist. The default looks it up in {@link #volumeSnapshotInfo}; a storage whose info reads the
+     * layers through an activation (LVM volume chains) names it directly.
+     */
+    default Optional<Path> snapshotPath(VolumeName volume, String snapshot) {
+        return volumeSnapshotInfo(volume).stream()
+                .filter(l -> l.name().equals(snapshot))
+                .findFirst()
+                .map(SnapshotLayer::path);
+    }
+
+    /**
      * Grows the layer of one of a volume's snapshots to {@code sizeBytes} (pve's
      * {@code volume_resize} with a snapshot name), or the volume itself when {@code snapshot} is
      * null. A manager grows the oldest snapshot's layer before it commits a larger child into it.

@@ -28,8 +28,7 @@ public final class ActivateCommand extends ChangingCommand {
         session().manager().activateVolume(volid, snapshot);
         output.print(
                 out(),
-                DeactivateCommand.json(
-                        volid, snapshot, DeactivateCommand.path(session().manager(), volid, snapshot), dryRun()),
+                DeactivateCommand.json(volid, snapshot, session().manager().path(volid, snapshot), dryRun()),
                 o -> o.println((dryRun() ? "would activate '" : "activated '") + DeactivateCommand.what(volid, snapshot)
                         + "'"));
     }

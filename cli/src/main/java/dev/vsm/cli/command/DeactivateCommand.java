@@ -1,7 +1,5 @@
 package dev.vsm.cli.command;
 
-import dev.vsm.engine.StorageManager;
-import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.VolumeId;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -32,24 +30,12 @@ public final class DeactivateCommand extends ChangingCommand {
         session().manager().deactivateVolume(volid, snapshot);
         output.print(
                 out(),
-                json(volid, snapshot, path(session().manager(), volid, snapshot), dryRun()),
+                json(volid, snapshot, session().manager().path(volid, snapshot), dryRun()),
                 o -> o.println((dryRun() ? "would deactivate '" : "deactivated '") + what(volid, snapshot) + "'"));
     }
 
     static String what(VolumeId volid, String snapshot) {
         return snapshot == null ? volid.toString() : volid + "' snapshot '" + snapshot;
-    }
-
-    /** The volume's path, or its snapshot's layer's (null for a snapshot with no file or device of its own). */
-    static Path path(StorageManager manager, VolumeId volid, String snapshot) {
-        if (snapshot == null) {
-            return manager.path(volid);
-        }
-        return manager.snapshotInfo(volid).stream()
-                .filter(l -> l.name().equals(snapshot))
-                .findFirst()
-                .map(SnapshotLayer::path)
-                .orElse(null);
     }
 
     static Map<String, Object> json(VolumeId volid, String snapshot, Path path, boolean dryRun) {
