@@ -140,6 +140,53 @@ class LvmChainHostTest {
         assertThat(vsm.run("list", "san").ok().out()).contains(" ~8388608 100\n");
     }
 
+    /**
+     * A VM manager's activation of a snapshot, as pve's {@code activate_volume} with a snapshot
+     * name: the whole chain, exclusively, by {@code --select}; its deactivation does nothing while
+     * the snapshot's LV has no device node. Bad input to the contract's commands is refused with
+     * pve's words before any LV is touched.
+     */
+    @Test
+    void aSnapshotsActivationDryRunAndTheContractsBadInputChangeNothing() {
+        vg.createLv("vm-100-disk-0.qcow2", 4);
+        vg.createLv("snap_vm-100-disk-0_s1.qcow2", 4);
+        vg.createLv("vm-100-disk-1", 4);
+        String volid = "san:vm-100-disk-0.qcow2";
+        String select = " --select 'vg_name = \"" + vg.name()
+                + "\" && lv_name =~ '\\''^(vm-100-disk-0|snap_vm-100-disk-0_.+)\\.qcow2$'\\'''\n";
+        String before = lvmState();
+        assertThat(vsm.run("activate", volid, "--snapshot", "s1", "--dry-run")
+                        .ok()
+                        .out())
+                .isEqualTo("+ /sbin/lvchange -aey" + select + "+ /sbin/lvchange --refresh" + select + "would activate '"
+                        + volid + "' snapshot 's1'\n");
+        assertThat(vsm.run("deactivate", volid, "--snapshot", "s1", "--dry-run")
+                        .ok()
+                        .out())
+                .as("nothing to deactivate: the snapshot's LV has no device node")
+                .isEqualTo("would deactivate '" + volid + "' snapshot 's1'\n");
+        assertThat(lvmState()).isEqualTo(before);
+
+        String missing = "snapshot 'nope' does not exist on 'vm-100-disk-0.qcow2'";
+        refused(missing, "activate", volid, "--snapshot", "nope");
+        refused(missing, "deactivate", volid, "--snapshot", "nope");
+        refused("snapshot is working with qcow2 format only", "activate", "san:vm-100-disk-1", "--snapshot", "s1");
+        refused("snapshot is working with qcow2 format only", "deactivate", "san:vm-100-disk-1", "--snapshot", "s1");
+        refused("can't rename snapshot of 'raw' volume", "rename-snapshot", "san:vm-100-disk-1", "s1", "s2");
+        refused("can't rollback snapshot for 'raw' volume", "rollback-check", "san:vm-100-disk-1", "s1");
+        refused(
+                "snapshot 's1' does not exist on 'vm-100-disk-1'",
+                "resize",
+                "san:vm-100-disk-1",
+                "8M",
+                "--snapshot",
+                "s1");
+        refused("no such volume 'vm-100-disk-2.qcow2'", "rename-snapshot", "san:vm-100-disk-2.qcow2", "s1", "s2");
+        refused("no such volume 'vm-100-disk-2.qcow2'", "rollback-check", "san:vm-100-disk-2.qcow2", "s1");
+        refused("snapshot name 'current' is reserved", "rename-snapshot", volid, "s1", "current");
+        refused("invalid snapshot name", "resize", volid, "8M", "--snapshot", "-x");
+    }
+
     @Test
     void badInputChangesNothing() {
         vg.createLv("vm-100-disk-0", 4);

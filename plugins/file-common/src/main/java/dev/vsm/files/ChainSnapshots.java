@@ -82,28 +82,11 @@ public final class ChainSnapshots {
         if (!isChainImage(volume)) {
             return List.of();
         }
-        List<VolumeChain.Layer> chain = chainOf(volume).layers();
-        List<SnapshotLayer> result = new ArrayList<>();
-        for (int i = 0; i < chain.size(); i++) {
-            VolumeChain.Layer layer = chain.get(i);
-            String name = layer.isCurrent() ? SnapshotLayer.CURRENT : layer.snapshot();
-            String child = i == 0
-                    ? null
-                    : chain.get(i - 1).isCurrent()
-                            ? SnapshotLayer.CURRENT
-                            : chain.get(i - 1).snapshot();
-            String volname = layer.isCurrent() ? volume.volname() : volume.vmid() + "/" + layer.name();
-            result.add(SnapshotLayer.builder(name)
-                    .order(i)
-                    .parent(layer.parent())
-                    .child(child)
-                    .path(layer.path())
-                    .volid(storageId + ":" + volname)
-                    .virtualSize(layer.virtualSize())
-                    .ctime(changeTime(layer.path()))
-                    .build());
-        }
-        return result;
+        return chainOf(volume)
+                .snapshotInfo(
+                        layer -> storageId + ":"
+                                + (layer.isCurrent() ? volume.volname() : volume.vmid() + "/" + layer.name()),
+                        layer -> changeTime(layer.path()));
     }
 
     /**

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.vsm.spi.Console;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.QemuImg;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * pve 9's external snapshots ({@code snapshot-as-volume-chain}): a volume is a chain of qcow2
@@ -103,6 +105,33 @@ public final class VolumeChain {
             }
         }
         return chain;
+    }
+
+    /**
+     * The chain as pve's {@code volume_snapshot_info} (plugin API 15) reports it: {@code current} at
+     * order 0, then each snapshot down to the oldest, each with its parent, child, path, virtual
+     * size, and the volume id and creation time the storage gives it.
+     *
+     * @param volid a layer's volume id ({@code <storage>:<layer's volume name>})
+     * @param ctime a layer's creation time in seconds, or null when unknown
+     */
+    public List<SnapshotLayer> snapshotInfo(Function<Layer, String> volid, Function<Layer, Long> ctime) {
+        List<Layer> chain = layers();
+        List<SnapshotLayer> result = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            Layer layer = chain.get(i);
+            Layer child = i == 0 ? null : chain.get(i - 1);
+            result.add(SnapshotLayer.builder(layer.isCurrent() ? SnapshotLayer.CURRENT : layer.snapshot())
+                    .order(i)
+                    .parent(layer.parent())
+                    .child(child == null ? null : child.isCurrent() ? SnapshotLayer.CURRENT : child.snapshot())
+                    .path(layer.path())
+                    .volid(volid.apply(layer))
+                    .virtualSize(layer.virtualSize())
+                    .ctime(ctime.apply(layer))
+                    .build());
+        }
+        return result;
     }
 
     /**

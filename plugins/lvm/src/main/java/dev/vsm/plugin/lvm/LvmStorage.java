@@ -21,6 +21,7 @@ import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.NoSuchVolumeException;
 import dev.vsm.spi.Operation;
 import dev.vsm.spi.PendingCleanup;
+import dev.vsm.spi.SnapshotLayer;
 import dev.vsm.spi.Storage;
 import dev.vsm.spi.StorageConfig;
 import dev.vsm.spi.StorageContext;
@@ -132,6 +133,56 @@ final class LvmStorage implements Storage {
             return;
         }
         lvm.deactivate(activationTarget(volume));
+    }
+
+    /**
+     * A snapshot's LV with the whole chain (pve's {@code activate_volume} with a snapshot name:
+     * {@code lvchange -aey --select} over the volume's and its snapshots' LVs, exclusively), after
+     * checking that the snapshot's LV exists.
+     */
+    @Override
+    public void activateVolume(VolumeName volume, String snapshot) {
+        if (snapshot != null) {
+            snapshotLv(volume, snapshot);
+        }
+        activateVolume(volume);
+    }
+
+    /**
+     * The whole chain, as pve does for a snapshot too ({@code lvchange -aln --select}); nothing
+     * when the snapshot's LV has no block device node (it is not active).
+     */
+    @Override
+    public void deactivateVolume(VolumeName volume, String snapshot) {
+        if (snapshot == null) {
+            deactivateVolume(volume);
+            return;
+        }
+        if (BlockDevices.isBlockDevice(snapshotLv(volume, snapshot))) {
+            lvm.deactivate(qcow2Lvs.chainTarget(volume.name()));
+        }
+    }
+
+    /** The path of a snapshot's LV, named as pve's {@code path} with a snapshot name does; nothing activated. */
+    @Override
+    public Optional<Path> snapshotPath(VolumeName volume, String snapshot) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2)) {
+            return Optional.empty();
+        }
+        return Optional.of(lvPath(layersOf(volume).layerName(snapshot)));
+    }
+
+    /** The path of an existing snapshot's LV; bad input for a raw volume (pve's words) or a snapshot without one. */
+    private Path snapshotLv(VolumeName volume, String snapshot) {
+        if (!volume.hasFormat(VolumeFormat.QCOW2)) {
+            throw StorageException.badInput("snapshot is working with qcow2 format only");
+        }
+        String lv = layersOf(volume).layerName(snapshot);
+        String vg = options.vgname();
+        if (lvm.lvs(vg).find(vg, lv).isEmpty()) {
+            throw StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
+        }
+        return lvPath(lv);
     }
 
     private ActivationTarget activationTarget(VolumeName volume) {
@@ -350,6 +401,69 @@ final class LvmStorage implements Storage {
             return List.of();
         }
         return onChain(volume, "%s", VolumeChain::snapshots);
+    }
+
+    /**
+     * Every layer of a qcow2 volume's chain (pve's {@code volume_snapshot_info}, the chain
+     * activated to read it): {@code current} first, each with its LV's device, volume id
+     * ({@code <storage>:<LV name>}), virtual size and creation time, the LV's {@code lv_time}
+     * ({@code lvrename} keeps it, so a snapshot's is when its LV was made as {@code current}:
+     * the previous snapshot's, a rollback's or the alloc's time). None for a raw volume, without
+     * the option (pve) or for a volume that does not exist.
+     */
+    @Override
+    public List<SnapshotLayer> volumeSnapshotInfo(VolumeName volume) {
+        String vg = options.vgname();
+        if (!chains
+                || !volume.hasFormat(VolumeFormat.QCOW2)
+                || lvm.lvs(vg).find(vg, volume.name()).isEmpty()) {
+            return List.of();
+        }
+        return onChain(volume, "%s", chain -> {
+            LvsReport lvs = lvm.lvs(vg);
+            return chain.snapshotInfo(
+                    layer -> config.id() + ":" + layer.name(),
+                    layer ->
+                            lvs.find(vg, layer.name()).map(LogicalVolume::ctime).orElse(null));
+        });
+    }
+
+    /**
+     * Grows a snapshot's LV and image (pve's {@code volume_resize} with a snapshot name): as the
+     * volume's own ({@link Qcow2Lvs#grow}), the chain activated first.
+     */
+    @Override
+    public void volumeResize(VolumeName volume, long sizeBytes, String snapshot) {
+        if (snapshot == null) {
+            volumeResize(volume, sizeBytes);
+            return;
+        }
+        onChain(volume, "can't resize snapshot of '%s' volume", chain -> {
+            if (!chain.snapshots().contains(snapshot)) {
+                throw StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
+            }
+            qcow2Lvs.grow(layersOf(volume).layerName(snapshot), sizeBytes);
+            return null;
+        });
+    }
+
+    /**
+     * pve's {@code rename_snapshot}: {@code lvrename} of the snapshot's LV (never over an existing
+     * LV), then {@code qemu-img rebase -u} of the layer above it onto the new name, which pve leaves
+     * naming the old one ({@link VolumeChain#renameSnapshot}); the LV renamed back if that fails.
+     */
+    @Override
+    public void renameSnapshot(VolumeName volume, String from, String to) {
+        onChain(volume, "can't rename snapshot of '%s' volume", chain -> {
+            chain.renameSnapshot(from, to);
+            return null;
+        });
+    }
+
+    /** Only the newest snapshot can be rolled back to: the newer ones, newest first (pve's {@code volume_rollback_is_possible}). */
+    @Override
+    public List<String> rollbackBlockers(VolumeName volume, String snapshot) {
+        return onChain(volume, "can't rollback snapshot for '%s' volume", chain -> chain.rollbackBlockers(snapshot));
     }
 
     /**
