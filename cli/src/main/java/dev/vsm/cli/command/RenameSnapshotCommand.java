@@ -8,11 +8,11 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code vsm rename-snapshot <volume> <snapshot> <new name>}: pve's {@code rename_snapshot}, on
- * storages whose snapshots are layers of their own (dir with {@code snapshot-as-volume-chain}).
+ * storages whose snapshots are layers of their own (dir and lvm with {@code snapshot-as-volume-chain}).
  */
 @Command(
         name = "rename-snapshot",
-        description = "Rename a volume's snapshot (dir with snapshot-as-volume-chain; other storages refuse).")
+        description = "Rename a volume's snapshot (dir and lvm with snapshot-as-volume-chain; other storages refuse).")
 public final class RenameSnapshotCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;

@@ -23,7 +23,7 @@ public final class ResizeCommand extends ChangingCommand {
     @Option(
             names = "--snapshot",
             paramLabel = "SNAPSHOT",
-            description = "grow this snapshot's layer instead (dir with snapshot-as-volume-chain), as a manager"
+            description = "grow this snapshot's layer instead (dir and lvm with snapshot-as-volume-chain), as a manager"
                     + " does before committing a larger child into it")
     String snapshot;
 
