@@ -439,9 +439,7 @@ final class LvmStorage implements Storage {
             return;
         }
         onChain(volume, "can't resize snapshot of '%s' volume", chain -> {
-            if (!chain.snapshots().contains(snapshot)) {
-                throw StorageException.badInput("snapshot '%s' does not exist on '%s'", snapshot, volume.volname());
-            }
+            snapshotLv(volume, snapshot);
             qcow2Lvs.grow(layersOf(volume).layerName(snapshot), sizeBytes);
             return null;
         });
