@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot; after the rollback and every delete (oldest, middle, newest) each remaining snapshot
  * and the volume read back byte for byte. Also: dry runs and bad input change nothing, activation
  * stays in the storage's VG (#7143), rename activates first (#7280), listing does not activate
- * (#6819), saferemove zeroes every LV of a chain, and the oldest snapshot grows before a larger
- * child is committed into it (#7094).
+ * (#6819), saferemove zeroes every LV of a chain, the oldest snapshot grows before a larger
+ * child is committed into it (#7094), and what a VM manager takes from pve's plugin API 15 (the
+ * layers, a snapshot's resize, rename, rollback check and activation).
  */
 @GuestTest
 class LvmChainTest {
@@ -362,6 +363,102 @@ class LvmChainTest {
         verify();
     }
 
+    /**
+     * What a VM manager takes from pve's plugin API 15, on a chain of LVs: every layer in
+     * {@code vsm info} (the LV's device, volume id, virtual size, {@code lv_time}), whether a
+     * rollback is possible and what blocks it, a snapshot's LV and image grown before the manager
+     * commits a larger child into it (#7094), a snapshot renamed with the layer above rebased onto
+     * the new LV name, and a snapshot's deactivation and activation (the whole chain). Each changed
+     * layer is read back byte for byte; dry runs and refusals change nothing.
+     */
+    @Test
+    void aVmManagersContractOnAChainOfLvs() {
+        vsm();
+        long before = System.currentTimeMillis() / 1000 - 2;
+        allocate(1);
+        write(0x11, 0, 64 * 1024);
+        snapshot("s1");
+        write(0x22, 4096, 4096);
+        snapshot("s2");
+        write(0x33, 65536, 4096);
+        long after = System.currentTimeMillis() / 1000 + 2;
+
+        JsonNode layers =
+                vsm.run("info", VOLID, "--output-format", "json").ok().json().get("layers");
+        assertThat(layers).hasSize(3);
+        assertLayer(layers.get(0), "current", 0, "s2", null, VOLNAME);
+        assertLayer(layers.get(1), "s2", 1, "s1", "current", snapLv("s2"));
+        assertLayer(layers.get(2), "s1", 2, null, "s2", snapLv("s1"));
+        for (JsonNode layer : layers) {
+            assertThat(layer.get("virtual-size").asLong()).isEqualTo(MIB);
+            assertThat(layer.get("timestamp").asLong()).as("lv_time").isBetween(before, after);
+        }
+
+        // only the newest snapshot can be rolled back to
+        assertThat(vsm.run("rollback-check", VOLID, "s2").ok().out())
+                .isEqualTo("rollback of '" + VOLID + "' to snapshot 's2' is possible\n");
+        Vsm.Result blocked = vsm.run("rollback-check", VOLID, "s1");
+        assertThat(blocked.exit()).isEqualTo(1);
+        assertThat(blocked.out()).isEqualTo("blocked by: s2\n");
+        assertThat(blocked.err().strip())
+                .isEqualTo("can't rollback, 's1' is not most recent snapshot on '" + VOLNAME + "'");
+
+        // the disk grows; the manager grows s2's LV and image, then commits current into it
+        vsm.run("resize", VOLID, "8M").ok();
+        current = Arrays.copyOf(current, 8 * MIB);
+        write(0x44, 7 * MIB, 64 * 1024);
+        String lvsBefore = lvmState();
+        assertThat(vsm.run("resize", VOLID, "8M", "--snapshot", "s2", "--dry-run")
+                        .ok()
+                        .out())
+                .containsPattern("\\+ /sbin/lvextend -L [0-9]+k "
+                        + Pattern.quote(dev(snapLv("s2")).toString()) + "\n")
+                .contains(" resize --preallocation=metadata -f qcow2 " + dev(snapLv("s2")) + " " + 8 * MIB + "\n")
+                .endsWith("would resize '" + VOLID + "' snapshot 's2' to " + 8 * MIB + " bytes\n");
+        assertThat(lvmState()).as("after the dry run").isEqualTo(lvsBefore);
+        long lvSize = Long.parseLong(vg.field(snapLv("s2"), "lv_size"));
+        assertThat(vsm.run("resize", VOLID, "8M", "--snapshot", "s2").ok().out())
+                .isEqualTo("resized '" + VOLID + "' snapshot 's2' to " + 8 * MIB + " bytes\n");
+        assertThat(Long.parseLong(vg.field(snapLv("s2"), "lv_size"))).isGreaterThan(lvSize);
+        assertThat(qemuImgInfo(dev(snapLv("s2"))).get("virtual-size").asLong()).isEqualTo(8L * MIB);
+        QemuIo.run("qemu-img", "commit", "-f", "qcow2", dev(VOLNAME).toString());
+        snapshots.put("s2", current.clone());
+        verify();
+
+        // renames: the oldest (s2 above it), then the newest (current above it)
+        lvsBefore = lvmState();
+        assertThat(vsm.run("rename-snapshot", VOLID, "s1", "first", "--dry-run")
+                        .ok()
+                        .out())
+                .contains("+ /sbin/lvrename " + vg.name() + " " + snapLv("s1") + " " + snapLv("first") + "\n")
+                .contains(" rebase -u -b " + snapLv("first") + " -F qcow2 -f qcow2 " + dev(snapLv("s2")) + "\n")
+                .endsWith("would rename snapshot 's1' of '" + VOLID + "' to 'first'\n");
+        assertThat(lvmState()).as("after the dry run").isEqualTo(lvsBefore);
+        renameSnapshot("s1", "first");
+        assertThat(qemuImgInfo(dev(snapLv("s2"))).get("backing-filename").asText())
+                .isEqualTo(snapLv("first"));
+        renameSnapshot("s2", "top");
+        assertThat(qemuImgInfo(dev(VOLNAME)).get("backing-filename").asText()).isEqualTo(snapLv("top"));
+        assertThat(vg.field(snapLv("top"), "lv_tags")).isEqualTo("pve-vm-100,pve-vm-100-disk-0.qcow2");
+        refused("target snapshot 'first' already exists", "rename-snapshot", VOLID, "top", "first");
+
+        // a snapshot's deactivation and activation take the whole chain, as pve's
+        assertThat(vsm.run("deactivate", VOLID, "--snapshot", "first").ok().out())
+                .isEqualTo("deactivated '" + VOLID + "' snapshot 'first'\n");
+        assertThat(activity())
+                .containsOnlyKeys(VOLNAME, snapLv("first"), snapLv("top"))
+                .doesNotContainValue('a');
+        JsonNode activated = vsm.run("activate", VOLID, "--snapshot", "first", "--output-format", "json")
+                .ok()
+                .json();
+        assertThat(activated.get("path").asText())
+                .isEqualTo(dev(snapLv("first")).toString());
+        assertThat(activity())
+                .containsOnlyKeys(VOLNAME, snapLv("first"), snapLv("top"))
+                .doesNotContainValue('-');
+        verify(); // every layer after the renames and the new activation
+    }
+
     // --- helpers
 
     private void allocate(int mib) {
@@ -381,6 +478,22 @@ class LvmChainTest {
         verify();
     }
 
+    private void renameSnapshot(String from, String to) {
+        assertThat(vsm.run("rename-snapshot", VOLID, from, to).ok().out())
+                .isEqualTo("renamed snapshot '" + from + "' of '" + VOLID + "' to '" + to + "'\n");
+        snapshots.put(to, snapshots.remove(from));
+        assertThat(vg.lvNames()).contains(snapLv(to)).doesNotContain(snapLv(from));
+    }
+
+    private void assertLayer(JsonNode layer, String name, int order, String parent, String child, String lv) {
+        assertThat(layer.get("name").asText()).isEqualTo(name);
+        assertThat(layer.get("order").asInt()).isEqualTo(order);
+        assertThat(layer.has("parent") ? layer.get("parent").asText() : null).isEqualTo(parent);
+        assertThat(layer.has("child") ? layer.get("child").asText() : null).isEqualTo(child);
+        assertThat(layer.get("file").asText()).isEqualTo(dev(lv).toString());
+        assertThat(layer.get("volid").asText()).isEqualTo("san:" + lv);
+    }
+
     private void refused(String message, String... args) {
         String before = lvmState();
         vsm.run(args).badInput(message);
@@ -391,6 +504,13 @@ class LvmChainTest {
 
     private String lvmState() {
         return vg.lvm("lvs", "--noheadings", "--units", "b", "-o", "lv_name,lv_size,lv_tags", vg.name());
+    }
+
+    /** Each LV's state of activation ({@code lv_attr}'s fifth character: {@code a} active, {@code -} not), in one lvs run. */
+    private Map<String, Character> activity() {
+        Map<String, Character> states = new LinkedHashMap<>();
+        vg.rows("lv_attr").forEach((lv, attr) -> states.put(lv, attr.get(0).charAt(4)));
+        return states;
     }
 
     private static boolean active(DiskVolumeGroup group, String lv) {
