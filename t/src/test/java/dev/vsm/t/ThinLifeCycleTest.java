@@ -136,9 +136,34 @@ class ThinLifeCycleTest {
                 .as("the data after the rename")
                 .isEqualTo(before);
 
+        long taken = System.currentTimeMillis() / 1000;
         vsm.run("snapshot", "thin:vm-103-disk-0", "s1").ok();
         assertThat(attr("snap_vm-103-disk-0_s1")).startsWith("Vri").endsWith("k");
         write(dev("vm-103-disk-0"), pattern((byte) 2, 4 * MIB));
+
+        // a VM manager's view of the snapshot: its LV as a layer, activated and deactivated on its own
+        JsonNode layer = vsm.run("info", "thin:vm-103-disk-0", "--output-format", "json")
+                .ok()
+                .json()
+                .get("layers")
+                .get(0);
+        assertThat(layer.get("name").asText()).isEqualTo("s1");
+        assertThat(layer.get("file").asText())
+                .isEqualTo(dev("snap_vm-103-disk-0_s1").toString());
+        assertThat(layer.get("virtual-size").asLong()).isEqualTo(32L * MIB);
+        assertThat(layer.get("timestamp").asLong())
+                .as("lv_time")
+                .isBetween(taken - 2, System.currentTimeMillis() / 1000 + 2);
+        assertThat(vsm.run("activate", "thin:vm-103-disk-0", "--snapshot", "s1")
+                        .ok()
+                        .out())
+                .isEqualTo("activated 'thin:vm-103-disk-0' snapshot 's1'\n");
+        assertThat(attr("snap_vm-103-disk-0_s1")).startsWith("Vri-a");
+        assertThat(read(dev("snap_vm-103-disk-0_s1"), before.length))
+                .as("the snapshot's data")
+                .isEqualTo(before);
+        vsm.run("deactivate", "thin:vm-103-disk-0", "--snapshot", "s1").ok();
+        assertThat(attr("snap_vm-103-disk-0_s1")).startsWith("Vri--");
         assertThat(vsm.run("rollback", "thin:vm-103-disk-0", "s1").ok().out())
                 .isEqualTo("rolled back 'thin:vm-103-disk-0' to snapshot 's1'\n");
         vsm.run("snapshot-delete", "thin:vm-103-disk-0", "s1").ok();
