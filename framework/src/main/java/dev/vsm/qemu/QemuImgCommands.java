@@ -282,6 +282,11 @@ public final class QemuImgCommands {
         return List.of(program, "check", "-f", format, path.toString());
     }
 
+    /** {@code qemu-img check --output=json -f <fmt> <path>}: the image's consistency and its {@code image-end-offset}. */
+    public List<String> checkJson(Path path, String format) {
+        return List.of(program, "check", "--output=json", "-f", format, path.toString());
+    }
+
     /** The {@code -o} options a new image of {@code format} gets, as {@link #create} gives them. */
     private List<String> targetOptions(VolumeFormat format, ImageOptions options) {
         List<String> opts = new ArrayList<>();

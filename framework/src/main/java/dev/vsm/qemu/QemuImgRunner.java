@@ -491,6 +491,25 @@ public final class QemuImgRunner implements QemuImg {
         return r.exitCode() == 0 || r.exitCode() == 3 ? Optional.empty() : Optional.of(lastLine(r));
     }
 
+    /** Exit 0, or 3 (leaked clusters only: they count as used, so the end is on the safe side). */
+    @Override
+    public long imageEnd(Path path, String format) {
+        CommandRunner.Result r =
+                statusOf(Command.of(commands().checkJson(path, format)).withTimeout(INFO_TIMEOUT));
+        if (r.exitCode() != 0 && r.exitCode() != 3) {
+            throw StorageException.failed("qemu-img check '%s' failed: %s", path, lastLine(r));
+        }
+        try {
+            long end = JsonTree.parse(r.stdout()).path("image-end-offset").asLong(0);
+            if (end <= 0) {
+                throw StorageException.failed("qemu-img check '%s' gave no image-end-offset", path);
+            }
+            return end;
+        } catch (IOException e) {
+            throw StorageException.failed(e, "qemu-img check '%s': unreadable output - %s", path, e.getMessage());
+        }
+    }
+
     private CommandRunner.Result statusOf(Command command) {
         return streaming.queryStatus(command);
     }

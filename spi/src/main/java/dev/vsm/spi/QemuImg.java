@@ -94,6 +94,16 @@ public interface QemuImg {
     }
 
     /**
+     * The offset just past the last cluster a qcow2 image uses (qemu-img check's
+     * {@code image-end-offset}): what of a block device the image needs, read from its refcounts.
+     * Fails when qemu-img finds the image corrupt, and where the implementation has no qemu-img
+     * behind it.
+     */
+    default long imageEnd(Path path, String format) {
+        throw StorageException.failed("qemu-img check is not available here ('%s')", path);
+    }
+
+    /**
      * The internal snapshots of an image with their creation times in seconds since the epoch
      * (qemu-img's {@code date-sec}), oldest first. The default has the names of {@link #snapshots}
      * and no times (null).

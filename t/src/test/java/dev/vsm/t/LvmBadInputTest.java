@@ -161,6 +161,30 @@ class LvmBadInputTest {
                 .isEqualTo("[\"qcow2\",\"raw\"]");
         assertThat(formats.get("default").asText()).isEqualTo("qcow2");
         vsm.run("set", "san", "--delete", "snapshot-as-volume-chain").ok();
+        refused(
+                "'shrink-snapshot-lvs' needs 'snapshot-as-volume-chain'; set both or neither",
+                "set",
+                "san",
+                "--shrink-snapshot-lvs",
+                "1");
+        refused("shrink-snapshot-lvs", "set", "san", "--shrink-snapshot-lvs", "maybe");
+        refused(
+                "'shrink-snapshot-lvs' needs 'snapshot-as-volume-chain'",
+                "add",
+                "lvm",
+                "other",
+                "--vgname",
+                "vg1",
+                "--shrink-snapshot-lvs",
+                "1");
+        vsm.run("set", "san", "--snapshot-as-volume-chain", "1", "--shrink-snapshot-lvs", "1")
+                .ok();
+        refused(
+                "'shrink-snapshot-lvs' needs 'snapshot-as-volume-chain'",
+                "set",
+                "san",
+                "--delete",
+                "snapshot-as-volume-chain");
     }
 
     @Test

@@ -121,6 +121,29 @@ class LvmChainHostTest {
                 .contains("--name vm-100-disk-0.qcow2 ");
     }
 
+    /**
+     * vsm's {@code shrink-snapshot-lvs}: set with {@code vsm set}, kept in the configuration;
+     * under it a qcow2 image is made without preallocation (so its end is what was written), the LV
+     * measured as before. What shrinks and grows is {@link LvmChainTest}'s, in the guest.
+     */
+    @Test
+    void shrinkingSnapshotLvsMakesImagesWithoutPreallocation() {
+        vsm.run("set", "san", "--shrink-snapshot-lvs", "1").ok();
+        assertThat(vsm.config()).content().contains("shrink-snapshot-lvs");
+        String before = lvmState();
+        assertThat(vsm.run("alloc", "san", "100", "", "1M", "--format", "qcow2", "--dry-run")
+                        .ok()
+                        .out())
+                .contains("+ /sbin/lvcreate -aly -Wy --yes --size 1344k --name vm-100-disk-0.qcow2 ")
+                .contains(" create -o preallocation=off -f qcow2 /dev/" + vg.name() + "/vm-100-disk-0.qcow2 1024K\n");
+        assertThat(lvmState()).isEqualTo(before);
+        vsm.run("set", "san", "--delete", "shrink-snapshot-lvs").ok();
+        assertThat(vsm.run("alloc", "san", "100", "", "1M", "--format", "qcow2", "--dry-run")
+                        .ok()
+                        .out())
+                .contains(" create -o preallocation=metadata -f qcow2 ");
+    }
+
     /** #6819: an inactive qcow2 LV is listed with pve's approximate-size, its LV's size, and is not activated. */
     @Test
     void listingGivesInactiveQcow2LvsAnApproximateSizeAndSkipsSnapshotLvs() {

@@ -3,6 +3,7 @@ package dev.vsm.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vsm.t.guest.DiskVolumeGroup;
 import dev.vsm.t.guest.InGuest;
 import dev.vsm.t.support.QemuImg;
@@ -23,6 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and the volume read back byte for byte. Also: dry runs and bad input change nothing, activation
  * stays in the storage's VG (#7143), rename activates first (#7280), listing does not activate
  * (#6819), saferemove zeroes every LV of a chain, the oldest snapshot grows before a larger
- * child is committed into it (#7094), and what a VM manager takes from pve's plugin API 15 (the
- * layers, a snapshot's resize, rename, rollback check and activation).
+ * child is committed into it (#7094), what a VM manager takes from pve's plugin API 15 (the
+ * layers, a snapshot's resize, rename, rollback check and activation), and with vsm's
+ * {@code shrink-snapshot-lvs} snapshots' LVs shrink to their images and grow back before a merge.
  */
 @GuestTest
 class LvmChainTest {
@@ -44,7 +47,7 @@ class LvmChainTest {
     private static final String VOLNAME = "vm-100-disk-0.qcow2";
 
     @RegisterExtension
-    static final InGuest GUEST = InGuest.withDisksMiB(96, 64);
+    static final InGuest GUEST = InGuest.withDisksMiB(96, 64, 72 * 1024);
 
     @TempDir
     Path sandbox;
@@ -457,6 +460,165 @@ class LvmChainTest {
                 .containsOnlyKeys(VOLNAME, snapLv("first"), snapLv("top"))
                 .doesNotContainValue('-');
         verify(); // every layer after the renames and the new activation
+    }
+
+    /**
+     * vsm's {@code shrink-snapshot-lvs}: each snapshot's LV shrinks to its image's end (here one
+     * extent), {@code current} keeps its full measure; a dry run prints the lvextend and lvreduce
+     * lines and changes nothing. A rollback, the delete of a middle snapshot (whose child, a frozen
+     * layer, grows for the rebase and shrinks after) and of the oldest (grown before the commit into
+     * it; without that the commit fails, out of the LV) keep every layer's data byte for byte.
+     */
+    @Test
+    void shrunkSnapshotLvsKeepEveryLayersDataThroughRollbackAndDeletes() {
+        vsm("shrink-snapshot-lvs: 1");
+        allocate(8);
+        long full = 12L * MIB; // 8 MiB measured, in 4 MiB extents
+        long extent = 4L * MIB;
+        write(0x11, 0, MIB);
+        quickSnapshot("s1");
+        write(0x22, MIB, 256 * 1024);
+        write(0x23, 128 * 1024, 64 * 1024);
+        quickSnapshot("s2");
+        // s3's data and s1's together need more than s1's one extent: the commit fits only grown
+        write(0x33, 2 * MIB, 2560 * 1024);
+        quickSnapshot("s3");
+        write(0x44, 3 * MIB, 4096);
+        assertThat(lvSizes())
+                .as("pve: four LVs of %d bytes", full)
+                .isEqualTo(Map.of(VOLNAME, full, snapLv("s1"), extent, snapLv("s2"), extent, snapLv("s3"), extent));
+
+        String lvsBefore = lvmState();
+        assertThat(vsm.run("snapshot-delete", VOLID, "s1", "--dry-run").ok().out())
+                .containsPattern("\\+ /sbin/lvextend -L [0-9]+k "
+                        + Pattern.quote(dev(snapLv("s1")).toString()) + "\n")
+                .contains("+ /sbin/lvreduce -f -L 4096k " + dev(snapLv("s2")) + "\n");
+        assertThat(lvmState()).as("after the dry run").isEqualTo(lvsBefore);
+
+        vsm.run("rollback", VOLID, "s3").ok();
+        current = snapshots.get("s3").clone();
+        write(0x55, 4 * MIB, 64 * 1024);
+        assertThat(vsm.run("snapshot-delete", VOLID, "s2").ok().out())
+                .startsWith(VOLNAME + ": deleting snapshot 's2' by rebasing 's3' on top of 's1'\n");
+        snapshots.remove("s2");
+        assertThat(vsm.run("snapshot-delete", VOLID, "s1").ok().out())
+                .startsWith(VOLNAME + ": deleting snapshot 's1' by commiting snapshot 's3'\n");
+        snapshots.remove("s1");
+        long end = imageEnd(dev(snapLv("s3")));
+        assertThat(end).as("s1's data and s3's").isGreaterThan(extent);
+        assertThat(lvSizes())
+                .as("s3 grown for the rebase, s1 for the commit, the merged layer shrunk again")
+                .isEqualTo(Map.of(VOLNAME, full, snapLv("s3"), (end + extent - 1) / extent * extent));
+        verify();
+    }
+
+    /** A snapshot without the checks of {@link #snapshot}: {@link #verify} reads every layer once, later. */
+    private void quickSnapshot(String name) {
+        vsm.run("snapshot", VOLID, name).ok();
+        snapshots.put(name, current.clone());
+    }
+
+    /** qemu-img check's {@code image-end-offset}: where the image's last cluster ends. */
+    private static long imageEnd(Path image) {
+        String json = QemuIo.run("qemu-img", "check", "-U", "--output=json", "-f", "qcow2", image.toString());
+        try {
+            return new ObjectMapper().readTree(json).get("image-end-offset").asLong();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Every LV's size, by name, from one {@code lvs}. */
+    private Map<String, Long> lvSizes() {
+        Map<String, Long> sizes = new LinkedHashMap<>();
+        for (String line : vg.lvm(
+                        "lvs", "--noheadings", "--units", "b", "--nosuffix", "-o", "lv_name,lv_size", vg.name())
+                .strip()
+                .split("\n")) {
+            String[] f = line.strip().split("\\s+");
+            sizes.put(f[0], Long.parseLong(f[1]));
+        }
+        return sizes;
+    }
+
+    /**
+     * A benchmark, not part of the suite (it writes six times the data on each side): what the VG
+     * reserves for five snapshots of a disk with data written before each, pve's rule against
+     * {@code shrink-snapshot-lvs}, printed ({@code snapshot-lvs:} lines) and held to the issue's
+     * target, at most 16/60 of pve's. {@code t/bench/snapshot-lvs.sh} runs it, at 10 GiB with 1 GiB
+     * written by default ({@code -Dvsm.snapshot-lvs.disk-mib}, {@code -Dvsm.snapshot-lvs.written-mib}),
+     * in 1 MiB extents on the guest's sparse 72 GiB disk.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "vsm.snapshot-lvs.disk-mib", matches = "[0-9]+")
+    void fiveSnapshotsReserveWhatWasWrittenWithTheOption() {
+        int diskMib = Integer.getInteger("vsm.snapshot-lvs.disk-mib");
+        int writtenMib = Integer.getInteger("vsm.snapshot-lvs.written-mib", diskMib / 10);
+        vg = DiskVolumeGroup.create("/dev/vdc", "-s", "1M");
+        groups.add(vg);
+        vsm = new Vsm(sandbox).writeConfig("""
+                storages:
+                  pve:
+                    type: lvm
+                    vgname: %1$s
+                    snapshot-as-volume-chain: 1
+                  vsm:
+                    type: lvm
+                    vgname: %1$s
+                    snapshot-as-volume-chain: 1
+                    shrink-snapshot-lvs: 1
+                """.formatted(vg.name()));
+        long[] pve = reservedPerSnapshot("pve", diskMib, writtenMib);
+        long[] shrunk = reservedPerSnapshot("vsm", diskMib, writtenMib);
+        System.out.printf(
+                "snapshot-lvs: a %d MiB disk, %d MiB written before each snapshot: VG bytes reserved%n",
+                diskMib, writtenMib);
+        System.out.println("snapshot-lvs: snapshots | pve | shrink-snapshot-lvs");
+        for (int i = 0; i < pve.length; i++) {
+            System.out.printf("snapshot-lvs: %d | %d | %d%n", i, pve[i], shrunk[i]);
+        }
+        assertThat(pve[5]).as("pve: six LVs of the disk's measure").isEqualTo(6 * pve[0]);
+        assertThat(shrunk[5] * 60).as("the issue's target: 16 of pve's 60").isLessThanOrEqualTo(pve[5] * 16);
+    }
+
+    /** The VG's bytes in use with the volume only, then after each of five snapshots; the volume freed after. */
+    private long[] reservedPerSnapshot(String storage, int diskMib, int writtenMib) {
+        String volid = storage + ":" + VOLNAME;
+        vsm.run("alloc", storage, "100", VOLNAME, diskMib + "M", "--format", "qcow2")
+                .ok();
+        long[] reserved = new long[6];
+        reserved[0] = vgUsed();
+        for (int i = 1; i <= 5; i++) {
+            QemuIo.run(
+                    "qemu-img",
+                    "bench",
+                    "-w",
+                    "-f",
+                    "qcow2",
+                    "-t",
+                    "none",
+                    "-c",
+                    Integer.toString(writtenMib),
+                    "-s",
+                    "1M",
+                    "-S",
+                    "1M",
+                    "-o",
+                    Long.toString((long) (i - 1) * writtenMib * MIB),
+                    "--pattern=" + i,
+                    dev(VOLNAME).toString());
+            vsm.run("snapshot", volid, "s" + i).ok();
+            reserved[i] = vgUsed();
+        }
+        vsm.run("free", volid).ok();
+        return reserved;
+    }
+
+    private long vgUsed() {
+        String[] sizes = vg.lvm("vgs", "--noheadings", "--units", "b", "--nosuffix", "-o", "vg_size,vg_free", vg.name())
+                .strip()
+                .split("\\s+");
+        return Long.parseLong(sizes[0]) - Long.parseLong(sizes[1]);
     }
 
     // --- helpers

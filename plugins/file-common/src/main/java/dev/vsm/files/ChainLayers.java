@@ -70,6 +70,22 @@ public interface ChainLayers {
     }
 
     /**
+     * Called before qemu-img writes into a layer other than {@code current} (a commit into the
+     * oldest snapshot, the rebase of a snapshot's child), before the operation's intent record: what
+     * holds a layer sized for what it holds (an LV) grows so that the whole image of
+     * {@code virtualSize} bytes fits ({@code backed}: the layer has a backing image). Files grow as
+     * they are written: nothing by default.
+     */
+    default void beforeWrite(String layerName, long virtualSize, boolean backed) {}
+
+    /**
+     * Called under the storage lock once a layer other than {@code current} is written no more: a
+     * new {@code current} was made on it, or a merge into it is done. What holds it may shrink to
+     * what it holds now. Nothing by default.
+     */
+    default void frozen(String layerName) {}
+
+    /**
      * Whether two existing layer names are one image: a file that a rename killed half-way left
      * under both its old and its new name ({@code link(2)} done, the old name not yet removed). Never
      * for LVs, which {@code lvrename} renames at once.

@@ -191,6 +191,19 @@ public final class VolumeChain {
                     e.getMessage());
         }
         layers.clearIntent();
+        freeze(target);
+    }
+
+    /**
+     * {@link ChainLayers#frozen}: a failure only warns (the operation is done; what holds the layer
+     * keeps its size).
+     */
+    private void freeze(String layer) {
+        try {
+            layers.frozen(layer);
+        } catch (RuntimeException e) {
+            console.warn(String.format("%s: '%s' keeps its size: %s", layers.volname(), layer, e.getMessage()));
+        }
     }
 
     /**
@@ -210,6 +223,7 @@ public final class VolumeChain {
         layers.writeIntent(ROLLBACK + " " + snapshot);
         finishRollback(snapshot);
         layers.clearIntent();
+        freeze(layers.layerName(snapshot));
     }
 
     /** {@code current} removed if it is there, a new one made on {@code snapshot}'s layer. */
@@ -244,6 +258,7 @@ public final class VolumeChain {
         if (doomed.parent() == null) {
             console.info(String.format(
                     "%s: deleting snapshot '%s' by commiting snapshot '%s'", layers.volname(), snapshot, childLabel));
+            layers.beforeWrite(doomed.name(), doomed.virtualSize(), false);
             if (layers.growsBeforeCommit() && child.virtualSize() > doomed.virtualSize()) {
                 console.info(String.format(
                         "resize '%s' (%d bytes) to match '%s' (%d bytes)",
@@ -261,10 +276,16 @@ public final class VolumeChain {
             }
             finishCommit(doomed.name(), child.name());
             layers.clearIntent();
+            if (!child.isCurrent()) {
+                freeze(child.name()); // the merged layer, under the child's name
+            }
         } else {
             console.info(String.format(
                     "%s: deleting snapshot '%s' by rebasing '%s' on top of '%s'",
                     layers.volname(), snapshot, childLabel, doomed.parent()));
+            if (!child.isCurrent()) {
+                layers.beforeWrite(child.name(), child.virtualSize(), true);
+            }
             layers.writeIntent(REBASE + " " + snapshot + " " + childLabel + " " + doomed.parent());
             try {
                 qemuImg.rebase(child.path(), layers.layerName(doomed.parent()), VolumeFormat.QCOW2.id());
@@ -278,6 +299,9 @@ public final class VolumeChain {
             }
             layers.remove(doomed.name());
             layers.clearIntent();
+            if (!child.isCurrent()) {
+                freeze(child.name());
+            }
         }
     }
 

@@ -77,6 +77,11 @@ public record LogicalVolume(
         return attr.length() > 4 ? attr.charAt(4) : '?';
     }
 
+    /** Whether a process holds the LV's device open (the sixth attribute character, {@code o}): a running VM, say. */
+    public boolean open() {
+        return attr.length() > 5 && attr.charAt(5) == 'o';
+    }
+
     public boolean active() {
         return state() == 'a';
     }

@@ -57,12 +57,22 @@ public final class Lvm {
 
     /** The size in bytes of one LV. */
     public long lvSize(Path lvPath) {
-        String out = query(LvmCommands.lvSize(lvPath)).strip();
+        return number(query(LvmCommands.lvSize(lvPath)), "can't get size of '" + lvPath + "'");
+    }
+
+    /** The one number a one-column report printed (its last line). */
+    private static long number(String stdout, String what) {
+        String out = stdout.strip();
         try {
             return Long.parseLong(out.lines().reduce((a, b) -> b).orElse("").strip());
         } catch (NumberFormatException e) {
-            throw StorageException.failed("can't get size of '%s': lvs printed '%s'", lvPath, out);
+            throw StorageException.failed("%s: lvm2 printed '%s'", what, out);
         }
+    }
+
+    /** The extent size of a volume group in bytes. */
+    public long extentSize(String vg) {
+        return number(query(LvmCommands.extentSize(vg)), "can't get the extent size of volume group '" + vg + "'");
     }
 
     public void lvcreate(String vg, String name, long sizeKib, List<String> tags) {
@@ -190,6 +200,10 @@ public final class Lvm {
 
     public void lvextend(Path lvPath, long sizeKib) {
         run(LvmCommands.lvextend(lvPath, sizeKib));
+    }
+
+    public void lvreduce(Path lvPath, long sizeKib) {
+        run(LvmCommands.lvreduce(lvPath, sizeKib));
     }
 
     /** pve's {@code activate_volume}: {@code lvchange -aey}, then {@code --refresh}. */

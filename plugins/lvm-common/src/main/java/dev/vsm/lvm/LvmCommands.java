@@ -20,6 +20,7 @@ public final class LvmCommands {
     static final String LVREMOVE = "/sbin/lvremove";
     static final String LVRENAME = "/sbin/lvrename";
     static final String LVEXTEND = "/sbin/lvextend";
+    static final String LVREDUCE = "/sbin/lvreduce";
     static final String LVCHANGE = "/sbin/lvchange";
     static final String VGSCAN = "/sbin/vgscan";
     static final String VGCHANGE = "/sbin/vgchange";
@@ -152,6 +153,21 @@ public final class LvmCommands {
     public static Command lvextend(Path lvPath, long sizeKib) {
         return Command.of(LVEXTEND, "-L", sizeKib + "k", lvPath.toString())
                 .withErrorPrefix("error resizing volume '" + lvPath + "'");
+    }
+
+    /**
+     * {@code lvreduce -f -L <KiB>k <path>}: shrink an LV to {@code sizeKib} KiB (vsm's, not pve's:
+     * a chain's frozen layer to its image's end). {@code -f}: lvreduce asks before it shrinks.
+     */
+    public static Command lvreduce(Path lvPath, long sizeKib) {
+        return Command.of(LVREDUCE, "-f", "-L", sizeKib + "k", lvPath.toString())
+                .withErrorPrefix("error shrinking volume '" + lvPath + "'");
+    }
+
+    /** The extent size in bytes of one volume group: what an LV's size is a multiple of. */
+    public static Command extentSize(String vg) {
+        return report(VGS, List.of(), List.of("vg_extent_size"), vg)
+                .withErrorPrefix("can't get the extent size of volume group '" + vg + "'");
     }
 
     /** {@code lvchange --addtag <add> --deltag <delete> <vg>/<lv>}: move a volume's owner tag after a rename. */

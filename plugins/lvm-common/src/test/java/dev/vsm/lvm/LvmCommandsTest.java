@@ -135,6 +135,21 @@ class LvmCommandsTest {
                 .containsExactly("/sbin/lvextend", "-L", "8192k", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.lvextend(LV, 8192).errorPrefix())
                 .isEqualTo("error resizing volume '/dev/vg0/vm-100-disk-0'");
+        assertThat(LvmCommands.lvreduce(LV, 4096).argv())
+                .containsExactly("/sbin/lvreduce", "-f", "-L", "4096k", "/dev/vg0/vm-100-disk-0");
+        assertThat(LvmCommands.extentSize("vg0").argv())
+                .containsExactly(
+                        "/sbin/vgs",
+                        "--separator",
+                        ":",
+                        "--noheadings",
+                        "--units",
+                        "b",
+                        "--unbuffered",
+                        "--nosuffix",
+                        "--options",
+                        "vg_extent_size",
+                        "vg0");
         ActivationTarget lv = ActivationTarget.lv(LV);
         assertThat(LvmCommands.activate(lv).argv()).containsExactly("/sbin/lvchange", "-aey", "/dev/vg0/vm-100-disk-0");
         assertThat(LvmCommands.activate(lv).errorPrefix()).isEqualTo("can't activate LV '/dev/vg0/vm-100-disk-0'");

@@ -55,6 +55,10 @@ class LvsReportTest {
         assertThat(thin.poolLv()).isEqualTo("data");
         assertThat(thin.dataPercent()).isEqualTo(25.0);
         assertThat(r.find("pve", "root").orElseThrow().tags()).isEmpty();
+        assertThat(r.find("pve", "root").orElseThrow().open())
+                .as("-wi-ao: open")
+                .isTrue();
+        assertThat(thin.open()).isFalse();
     }
 
     /**

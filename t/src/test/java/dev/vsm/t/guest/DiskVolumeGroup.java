@@ -28,13 +28,21 @@ public final class DiskVolumeGroup implements AutoCloseable {
 
     /** pvcreate and vgcreate on {@code device} (e.g. {@code /dev/vda}), with a unique name. */
     public static DiskVolumeGroup create(String device) {
+        return create(device, new String[0]);
+    }
+
+    /** {@link #create(String)} with options of vgcreate's ({@code -s 1M}: 1 MiB extents). */
+    public static DiskVolumeGroup create(String device, String... vgcreateOptions) {
         if (!InGuest.inside()) {
             throw new IllegalStateException("a DiskVolumeGroup needs the guest's kernel (run the test InGuest)");
         }
         DiskVolumeGroup vg = new DiskVolumeGroup(
                 device, "vsmg" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36));
         vg.lvm("pvcreate", "-q", "-ff", "-y", device);
-        vg.lvm("vgcreate", "-q", vg.name, device);
+        List<String> argv = new ArrayList<>(List.of("vgcreate", "-q"));
+        argv.addAll(List.of(vgcreateOptions));
+        argv.addAll(List.of(vg.name, device));
+        vg.lvm(argv.toArray(String[]::new));
         return vg;
     }
 

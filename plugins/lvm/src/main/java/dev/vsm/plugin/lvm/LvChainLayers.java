@@ -39,6 +39,7 @@ final class LvChainLayers implements ChainLayers {
     private final boolean saferemove;
     private final Pattern snapshotLv;
     private final List<LogicalVolume> removed = new ArrayList<>();
+    private final SnapshotLvSizes sizes;
 
     /**
      * @param name the volume's LV name ({@code current}), ending in {@code .qcow2}
@@ -54,6 +55,7 @@ final class LvChainLayers implements ChainLayers {
         this.lvs = requireNonNull(lvs, "lvs");
         this.saferemove = saferemove;
         this.snapshotLv = Pattern.compile("snap_" + Pattern.quote(shortName) + "_(.*)\\.qcow2");
+        this.sizes = lvs.sizesOf(name);
     }
 
     /** The LVs renamed {@code del-<name>} by {@link #remove} under saferemove, as {@code lvs} listed them. */
@@ -106,6 +108,7 @@ final class LvChainLayers implements ChainLayers {
             throw StorageException.failed("target volume '%s' already exists", to);
         }
         lvm.lvrename(vg, from, to);
+        sizes.renamed(from, to);
     }
 
     @Override
@@ -145,5 +148,17 @@ final class LvChainLayers implements ChainLayers {
     @Override
     public void grow(String layerName, long virtualSize) {
         lvs.grow(layerName, virtualSize);
+    }
+
+    /** Its LV back to its measure ({@link SnapshotLvSizes#beforeWrite}). */
+    @Override
+    public void beforeWrite(String layerName, long virtualSize, boolean backed) {
+        sizes.beforeWrite(layerName, virtualSize, backed);
+    }
+
+    /** With {@code shrink-snapshot-lvs}, its LV shrinks to its image's end ({@link SnapshotLvSizes#frozen}). */
+    @Override
+    public void frozen(String layerName) {
+        sizes.frozen(layerName);
     }
 }

@@ -15,8 +15,15 @@ import dev.vsm.spi.ZeroOut;
  * @param throughput cstream's {@code -t} for devices that cannot write zeroes
  *                   ({@code saferemove_throughput}), or null for the engine's default
  * @param taggedOnly list only LVs tagged {@code pve-vm-<vmid>}
+ * @param shrinkSnapshotLvs {@code shrink-snapshot-lvs} (vsm's): a chain's frozen layers shrink to their images' end
  */
-record LvmOptions(String vgname, boolean saferemove, int stepMiB, String throughput, boolean taggedOnly) {
+record LvmOptions(
+        String vgname,
+        boolean saferemove,
+        int stepMiB,
+        String throughput,
+        boolean taggedOnly,
+        boolean shrinkSnapshotLvs) {
     LvmOptions {
         requireNonNull(vgname, "vgname");
     }
@@ -33,6 +40,7 @@ record LvmOptions(String vgname, boolean saferemove, int stepMiB, String through
                         .map(Long::intValue)
                         .orElse(ZeroOut.DEFAULT_STEP_MIB),
                 throughput,
-                config.bool(LvmPlugin.TAGGED_ONLY, false));
+                config.bool(LvmPlugin.TAGGED_ONLY, false),
+                config.bool(LvmPlugin.SHRINK_SNAPSHOT_LVS, false));
     }
 }

@@ -39,6 +39,8 @@ public final class LvmPlugin implements StoragePlugin {
     static final String SAFEREMOVE_THROUGHPUT = "saferemove_throughput";
     static final String TAGGED_ONLY = "tagged_only";
     static final String SNAPSHOT_AS_VOLUME_CHAIN = "snapshot-as-volume-chain";
+    /** vsm's, not pve's: a chain's frozen layers shrink to what their images hold ({@link SnapshotLvSizes}). */
+    static final String SHRINK_SNAPSHOT_LVS = "shrink-snapshot-lvs";
 
     private static final PluginSchema SCHEMA = PluginSchema.builder()
             .properties(LvmProperties.properties(
@@ -59,6 +61,12 @@ public final class LvmPlugin implements StoragePlugin {
                             .withDefault(false),
                     PropertySpec.bool(
                                     SNAPSHOT_AS_VOLUME_CHAIN, "qcow2 volumes whose snapshots are LVs of a volume chain")
+                            .withDefault(false),
+                    PropertySpec.bool(
+                                    SHRINK_SNAPSHOT_LVS,
+                                    "vsm's, not pve's: a snapshot's LV shrinks to what its qcow2 image holds, and"
+                                            + " qcow2 images on this storage are made without preallocation"
+                                            + " (needs snapshot-as-volume-chain)")
                             .withDefault(false)))
             .content(LvmProperties.CONTENT, EnumSet.of(ContentType.IMAGES))
             .formats(List.of(VolumeFormat.RAW, VolumeFormat.QCOW2), VolumeFormat.RAW)
@@ -143,6 +151,11 @@ public final class LvmPlugin implements StoragePlugin {
                             + "iSCSI LUN); create the volume group with vgcreate and add the storage without 'base'",
                     config.id());
         }
-        LvmOptions.of(config);
+        LvmOptions options = LvmOptions.of(config);
+        if (options.shrinkSnapshotLvs() && !chains(config)) {
+            throw StorageException.badInput(
+                    "storage '%s': '%s' needs '%s'; set both or neither",
+                    config.id(), SHRINK_SNAPSHOT_LVS, SNAPSHOT_AS_VOLUME_CHAIN);
+        }
     }
 }

@@ -63,7 +63,7 @@ final class LvmStorage implements Storage {
         this.options = LvmOptions.of(config);
         this.lvm = new Lvm(context.commands(), context.console());
         this.safeRemoval = new SafeRemoval(config.id(), options, context, lvm);
-        this.qcow2Lvs = new Qcow2Lvs(config.id(), options.vgname(), context, lvm);
+        this.qcow2Lvs = new Qcow2Lvs(config.id(), options.vgname(), context, lvm, options.shrinkSnapshotLvs());
         this.chains = config.bool(LvmPlugin.SNAPSHOT_AS_VOLUME_CHAIN, false);
     }
 

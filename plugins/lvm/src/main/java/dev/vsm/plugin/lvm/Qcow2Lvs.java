@@ -24,17 +24,33 @@ import java.util.List;
 final class Qcow2Lvs {
     /** LVM has no preallocation option: qcow2 on LVM always gets {@code metadata}; overlays subclusters. */
     static final ImageOptions OPTIONS = ImageOptions.of(Preallocation.METADATA, Subclusters.AUTO, null);
+    /**
+     * With {@code shrink-snapshot-lvs}: no preallocation, so that an image's clusters are mapped as
+     * they are written, one after another, and its end is what was written ({@link SnapshotLvSizes}).
+     */
+    static final ImageOptions UNPREALLOCATED = ImageOptions.of(Preallocation.OFF, Subclusters.AUTO, null);
 
     private final String storageId;
     private final String vg;
     private final StorageContext context;
     private final Lvm lvm;
+    /** {@code shrink-snapshot-lvs}. */
+    private final boolean shrinkSnapshotLvs;
+    /** What images are made and resized with: {@link #OPTIONS}, or {@link #UNPREALLOCATED}. */
+    private final ImageOptions images;
 
-    Qcow2Lvs(String storageId, String vg, StorageContext context, Lvm lvm) {
+    Qcow2Lvs(String storageId, String vg, StorageContext context, Lvm lvm, boolean shrinkSnapshotLvs) {
         this.storageId = requireNonNull(storageId, "storageId");
         this.vg = requireNonNull(vg, "vg");
         this.context = requireNonNull(context, "context");
         this.lvm = requireNonNull(lvm, "lvm");
+        this.shrinkSnapshotLvs = shrinkSnapshotLvs;
+        this.images = shrinkSnapshotLvs ? UNPREALLOCATED : OPTIONS;
+    }
+
+    /** The sizes of the LVs of {@code volume}'s chain (its own LV's name), for one chain operation. */
+    SnapshotLvSizes sizesOf(String volume) {
+        return new SnapshotLvSizes(vg, volume, context, lvm, this, shrinkSnapshotLvs);
     }
 
     Path path(String lv) {
@@ -70,9 +86,9 @@ final class Qcow2Lvs {
         try {
             lvm.activate(chainTarget(volume));
             if (backing == null) {
-                context.qemuImg().create(path(name), VolumeFormat.QCOW2, sizeKib, OPTIONS);
+                context.qemuImg().create(path(name), VolumeFormat.QCOW2, sizeKib, images);
             } else {
-                context.qemuImg().createBacked(path(name), backing, VolumeFormat.QCOW2.id(), OPTIONS);
+                context.qemuImg().createBacked(path(name), backing, VolumeFormat.QCOW2.id(), images);
             }
         } catch (RuntimeException e) {
             try {
@@ -91,12 +107,31 @@ final class Qcow2Lvs {
      * when it is already large enough (lvm2 refuses a size that matches).
      */
     void grow(String lv, long sizeBytes) {
+        extend(lv, sizeBytes, false);
+        context.qemuImg().resize(path(lv), VolumeFormat.QCOW2.id(), sizeBytes, images);
+    }
+
+    /**
+     * {@code lvextend -L <measure>k} of LV {@code lv} when it is smaller than an image of
+     * {@code sizeBytes} needs fully allocated ({@code backed}: measured as an overlay); nothing
+     * otherwise.
+     *
+     * @param knownSize the LV's size when the caller knows it better than {@code lvs} (a dry run), or null
+     * @return the LV's size after
+     */
+    long extend(String lv, long sizeBytes, boolean backed, Long knownSize) {
         Path path = path(lv);
-        long lvKib = lvKib((sizeBytes + 1023) / 1024, false);
-        if (lvm.lvSize(path) < lvKib * 1024) {
+        long lvKib = lvKib((sizeBytes + 1023) / 1024, backed);
+        long size = knownSize != null ? knownSize : lvm.lvSize(path);
+        if (size < lvKib * 1024) {
             lvm.lvextend(path, lvKib);
+            return lvKib * 1024;
         }
-        context.qemuImg().resize(path, VolumeFormat.QCOW2.id(), sizeBytes, OPTIONS);
+        return size;
+    }
+
+    private void extend(String lv, long sizeBytes, boolean backed) {
+        extend(lv, sizeBytes, backed, null);
     }
 
     /** The volume's LV and its snapshot LVs in this VG, by name ({@link ActivationTarget#volumeChain}). */

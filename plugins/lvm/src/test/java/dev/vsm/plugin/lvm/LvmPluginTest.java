@@ -58,6 +58,7 @@ class LvmPluginTest {
                         "saferemove_throughput",
                         "tagged_only",
                         "snapshot-as-volume-chain",
+                        "shrink-snapshot-lvs",
                         "nodes",
                         "shared",
                         "disable",
@@ -71,7 +72,7 @@ class LvmPluginTest {
     @Test
     void optionsWithPvesDefaults() {
         assertThat(LvmOptions.of(config(Map.of("vgname", "vg0"))))
-                .isEqualTo(new LvmOptions("vg0", false, 32, null, false));
+                .isEqualTo(new LvmOptions("vg0", false, 32, null, false, false));
         assertThat(LvmOptions.of(config(Map.of(
                         "vgname",
                         "vg0",
@@ -83,7 +84,7 @@ class LvmPluginTest {
                         "1048576",
                         "tagged_only",
                         true))))
-                .isEqualTo(new LvmOptions("vg0", true, 4, "1048576", true));
+                .isEqualTo(new LvmOptions("vg0", true, 4, "1048576", true, false));
     }
 
     @Test
@@ -114,6 +115,22 @@ class LvmPluginTest {
         StorageConfig plain = config(Map.of("vgname", "vg0"));
         assertThat(plugin.formats(plain)).as("pve: raw only without the option").containsExactly(VolumeFormat.RAW);
         assertThat(plugin.defaultFormat(plain)).isEqualTo(VolumeFormat.RAW);
+    }
+
+    @Test
+    void shrinkingSnapshotLvsNeedsVolumeChains() {
+        StorageConfig both =
+                config(Map.of("vgname", "vg0", "snapshot-as-volume-chain", true, "shrink-snapshot-lvs", true));
+        assertThat(LvmOptions.of(both).shrinkSnapshotLvs()).isTrue();
+        new LvmPlugin().onAdd(both, context);
+        StorageConfig alone = config(Map.of("vgname", "vg0", "shrink-snapshot-lvs", true));
+        assertThatThrownBy(() -> new LvmPlugin().onAdd(alone, context))
+                .hasMessage(
+                        "storage 'san': 'shrink-snapshot-lvs' needs 'snapshot-as-volume-chain'; set both or neither")
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(StorageException.Kind.BAD_INPUT);
+        assertThatThrownBy(() -> new LvmPlugin().onUpdate(both, alone, context))
+                .hasMessageContaining("needs 'snapshot-as-volume-chain'");
     }
 
     private static StorageConfig config(Map<String, Object> properties) {
