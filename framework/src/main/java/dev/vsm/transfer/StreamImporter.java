@@ -38,7 +38,8 @@ import java.util.Set;
  * one line, when the stream ends before the size its header announces, holds more than that
  * ({@code raw+size}: a size header that lies), or is not a consistent qcow2 image of that virtual
  * size ({@code qcow2+size}, checked with {@code qemu-img check} and {@code info}), and when vsm is
- * stopped while it writes.
+ * stopped while it writes. A {@code tar+size} stream (a subvol) is extracted by {@code tar} into
+ * the new directory, each header checked first ({@link TarStreamCheck}).
  */
 public final class StreamImporter {
     private final StorageManager manager;
@@ -164,7 +165,7 @@ public final class StreamImporter {
                 ? beforeItIsABase(target, options.allowRename())
                 : renamedIfTaken(target, options.allowRename());
         if (dryRun) {
-            long size = readHeader(in);
+            long size = readHeader(in, format);
             VolumeId volid = allocate(to, size);
             manager.context()
                     .console()
@@ -384,7 +385,7 @@ public final class StreamImporter {
 
     /** As {@link #importFrom(Target, StreamFormat, InputStream)}, deleting snapshot {@code deleteSnapshot} (if not null) before the volume counts as one. */
     private VolumeId importFrom(Target target, StreamFormat format, InputStream in, String deleteSnapshot) {
-        long size = readHeader(in);
+        long size = readHeader(in, format);
         String label =
                 target.storage() + ":" + (target.name() != null ? target.name() : "new volume of " + target.vmid());
         Optional<String> made;
@@ -446,8 +447,12 @@ public final class StreamImporter {
         return size / 1024 + (size % 1024 == 0 ? 0 : 1); // (size + 1023) / 1024 overflows near 2^63
     }
 
-    private static long readHeader(InputStream in) {
-        return readHeader(in, 1);
+    /**
+     * The size header of a volume's stream: 1 or more, but for {@code tar+size}, where it is a
+     * subvol's size, which pve writes as 0 (and a storage without subvol quotas refuses any other).
+     */
+    private static long readHeader(InputStream in, StreamFormat format) {
+        return readHeader(in, format == StreamFormat.TAR_SIZE ? 0 : 1);
     }
 
     /** The size header, taking sizes from {@code least} (0 for a file of other content than images). */
@@ -487,6 +492,16 @@ public final class StreamImporter {
             Interruption stop) {
         boolean raw = format == StreamFormat.RAW_SIZE;
         ProgressMeter meter = ProgressMeter.start("import " + label, raw ? size : 0, progress);
+        if (format == StreamFormat.TAR_SIZE) {
+            try {
+                SubvolTar.receive(in, path, meter, stop);
+            } catch (RuntimeException e) {
+                meter.abandon();
+                throw e;
+            }
+            meter.finish();
+            return;
+        }
         try (VolumeWriter out = VolumeWriter.open(path, readsZeros)) {
             long written = ByteMover.copy(in, out, raw ? size : -1, meter, stop);
             if (raw && written < size && !(file && SizeHeader.ofFile(written) == size)) {

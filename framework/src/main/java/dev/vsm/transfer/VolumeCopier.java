@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code vsm copy}: a full copy of a volume as a new volume on another (or the same) storage,
  * the storage half of moving a VM disk. When the target storage imports images, the volume is
- * converted ({@code qemu-img convert}, any format to any); otherwise the data goes as a stream
- * in a format the source exports and the target imports ({@code raw+size} first).
+ * converted ({@code qemu-img convert}, any format to any); otherwise, and for a subvol, the data
+ * goes as a stream in a format the source exports and the target imports ({@code raw+size} first;
+ * {@code tar+size} for a subvol).
  */
 public final class VolumeCopier {
     private final StorageManager manager;
@@ -78,7 +79,9 @@ public final class VolumeCopier {
             manager.checkAllocatable(targetStorage, owner, name, fmt);
         }
         Storage to = manager.activate(targetStorage);
-        if (method == Method.CONVERT || (method == null && to.operations().contains(Operation.IMPORT_IMAGE))) {
+        boolean fileImage = !from.hasFormat(VolumeFormat.SUBVOL); // a subvol's directory goes as a tar+size stream
+        if (method == Method.CONVERT
+                || (method == null && fileImage && to.operations().contains(Operation.IMPORT_IMAGE))) {
             try (ImportSource image = imports.volumeSource(source)) {
                 VolumeId copied =
                         new VolumeId(targetStorage, to.importImage(new ImageImport(owner, name, fmt, image.image())));

@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * Writes a volume as a pve stream (pve's {@code volume_export} in Plugin.pm): the 8-byte size
  * header (the virtual size), then for {@code raw+size} the guest-visible data (a raw volume read
  * as it is, any other format first converted to a raw file beside it), for {@code qcow2+size}
- * the qcow2 file to its end. A file of other content (iso, vztmpl, snippets, import) is sent as
+ * the qcow2 file to its end, for {@code tar+size} (a subvol) the header 0 and a tar archive of the
+ * directory ({@link SubvolTar}). A file of other content (iso, vztmpl, snippets, import) is sent as
  * {@code raw+size} byte for byte (pve converts an import directory's qcow2 or vmdk file to raw
  * data, which the receiver then writes under the {@code .qcow2} or {@code .vmdk} name). With a bandwidth limit the data passes through cstream.
  */
@@ -164,6 +165,9 @@ public final class VolumeExporter {
             long length = sizeOf(path);
             return send(volid, path, SizeHeader.ofFile(length), length, out, limit);
         }
+        if (format == StreamFormat.TAR_SIZE) {
+            return sendTar(volid, path, out, limit);
+        }
         long size = storage.volumeSizeInfo(name).virtualSize();
         Path temp = null;
         try {
@@ -202,6 +206,24 @@ public final class VolumeExporter {
                 throw StorageException.failed(
                         "export of '%s': '%s' ended after %d of %d bytes", volid, data, sent, dataBytes);
             }
+            meter.finish();
+            return sent;
+        } catch (IOException e) {
+            meter.abandon();
+            throw StorageException.failed(e, "export of '%s' failed: %s", volid, e.getMessage());
+        } catch (RuntimeException e) {
+            meter.abandon();
+            throw e;
+        }
+    }
+
+    /** A subvol: the header 0 (pve's size of a directory), then the archive of its directory ({@link SubvolTar}). */
+    private long sendTar(VolumeId volid, Path dir, OutputStream out, BandwidthLimit limit) {
+        ProgressMeter meter = ProgressMeter.start("export " + volid, 0, progress);
+        try (Interruption stop = Interruption.watch("export of '" + volid + "'")) {
+            SizeHeader.write(out, 0);
+            long sent = SubvolTar.send(dir, out, limit, meter, stop);
+            out.flush();
             meter.finish();
             return sent;
         } catch (IOException e) {

@@ -18,6 +18,7 @@ import dev.vsm.server.endpoint.TaskList;
 import dev.vsm.server.endpoint.TaskStatus;
 import dev.vsm.server.endpoint.Uploads;
 import dev.vsm.server.route.ApiException;
+import dev.vsm.server.route.Counted;
 import dev.vsm.server.route.RequestBody;
 import dev.vsm.server.route.Route;
 import dev.vsm.server.route.Router;
@@ -289,7 +290,13 @@ public final class VsmServer implements AutoCloseable {
             try {
                 Object data = answer(request);
                 status = 200;
-                body = envelope(data, null);
+                if (data instanceof Counted page) {
+                    Map<String, Object> m = envelope(page.data(), null);
+                    m.put("total", page.total());
+                    body = m;
+                } else {
+                    body = envelope(data, null);
+                }
             } catch (Unauthorized e) {
                 status = 401;
                 body = null;

@@ -12,7 +12,13 @@ public enum StreamFormat {
     /** The qcow2 file as it is on disk, to its end (the size is the virtual size); only with snapshots, as in pve. */
     QCOW2_SIZE("qcow2+size", VolumeFormat.QCOW2),
     /** The vmdk file as it is, to its end (the size is the virtual size); only with snapshots, as in pve. */
-    VMDK_SIZE("vmdk+size", VolumeFormat.VMDK);
+    VMDK_SIZE("vmdk+size", VolumeFormat.VMDK),
+    /**
+     * A subvol's directory as a GNU tar stream of its contents ({@code tar -C <dir> -cf - .} with
+     * pve's options: numeric owners, ACLs, xattrs, sparse files); the size is 0, as pve writes it
+     * for a directory.
+     */
+    TAR_SIZE("tar+size", VolumeFormat.SUBVOL);
 
     private final String id;
     private final VolumeFormat dataFormat;
@@ -22,12 +28,12 @@ public enum StreamFormat {
         this.dataFormat = dataFormat;
     }
 
-    /** The name on the command line: {@code raw+size}, {@code qcow2+size}, {@code vmdk+size}. */
+    /** The name on the command line: {@code raw+size}, {@code qcow2+size}, {@code vmdk+size}, {@code tar+size}. */
     public String id() {
         return id;
     }
 
-    /** The image format the data is in: raw, qcow2, vmdk. */
+    /** The format of the volume the data is: raw, qcow2, vmdk, subvol. */
     public VolumeFormat dataFormat() {
         return dataFormat;
     }
@@ -38,7 +44,7 @@ public enum StreamFormat {
                 .filter(f -> f.id.equals(id))
                 .findFirst()
                 .orElseThrow(() -> StorageException.badInput(
-                        "unknown stream format '%s' (use raw+size, qcow2+size or vmdk+size)",
+                        "unknown stream format '%s' (use raw+size, qcow2+size, vmdk+size or tar+size)",
                         VolumeId.printable(String.valueOf(id))));
     }
 

@@ -200,6 +200,18 @@ class ServeCopyTest {
         assertThat(upids(api.get(root, tasks + "?source=active"))).isEmpty();
         assertThat(upids(api.get(root, tasks + "?since=4000000000"))).isEmpty();
         assertThat(upids(api.get(root, tasks + "?start=1&limit=1"))).doesNotContain(failed);
+        // pve's total: the tasks that match, before start and limit
+        Reply page = api.get(root, tasks + "?typefilter=imgcopy&start=1&limit=1");
+        assertThat(page.data()).hasSize(1);
+        assertThat(page.json().get("total").asInt())
+                .isEqualTo(upids(api.get(root, tasks + "?typefilter=imgcopy&limit=1000"))
+                        .size())
+                .isGreaterThanOrEqualTo(2);
+        assertThat(api.get(root, tasks + "?typefilter=prunebackups")
+                        .json()
+                        .get("total")
+                        .asInt())
+                .isZero();
         // another's tasks are not listed
         assertThat(upids(api.get(ops, tasks + "?source=all"))).isEmpty();
         assertThat(api.get(root, tasks + "?source=bogus").status()).isEqualTo(400);

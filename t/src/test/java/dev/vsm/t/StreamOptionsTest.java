@@ -371,7 +371,10 @@ class StreamOptionsTest {
                 .badInput(
                         "volume export format qcow2+size not available for 'aa:100/vm-100-disk-0.raw' (storage type dir, "
                                 + "which exports none)");
-        vsm.run("export", qcow2, "tar+size", out.toString()).badInput("unknown stream format 'tar+size'");
+        vsm.run("export", qcow2, "tar+size", out.toString())
+                .badInput(
+                        "volume export format tar+size not available for '" + qcow2 + "' (storage type dir: raw+size)");
+        vsm.run("export", qcow2, "tar.size", out.toString()).badInput("unknown stream format 'tar.size'");
         vsm.run("export", qcow2, "raw+size", out.toString(), "-with-snapshots", "maybe")
                 .badInput("with-snapshots: 'maybe' is not 0 or 1");
         vsm.run("export", qcow2, "raw+size", out.toString(), "-snapshot", "a.b")

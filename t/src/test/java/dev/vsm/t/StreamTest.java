@@ -181,7 +181,8 @@ class StreamTest {
                 .badInput(
                         "cannot import format raw+size into a volume of format qcow2 on storage 'bb' (type dir, which imports none)");
         vsm.run("import-stream", "bb:100/vm-100-disk-0.raw", "tar+size", good.toString())
-                .badInput("unknown stream format 'tar+size'");
+                .badInput(
+                        "cannot import format tar+size into a volume of format raw on storage 'bb' (type dir, which takes raw+size)");
         vsm.run(
                         "import-stream",
                         "bb:100/vm-100-disk-0.raw",

@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
         name = "export",
-        description = "Write a volume as a stream: raw+size, qcow2+size or vmdk+size (pvesm export).",
+        description = "Write a volume as a stream: raw+size, qcow2+size, vmdk+size or tar+size (pvesm export).",
         footer = {
             "",
             "FILE - is standard output (messages then go to standard error). The stream is an 8-byte little-endian "
@@ -44,7 +44,7 @@ public final class ExportCommand extends VsmCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size or vmdk+size")
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size, vmdk+size or tar+size")
     String format;
 
     @Parameters(index = "2", paramLabel = "FILE")

@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "import-stream",
         description = "Make a new volume (or iso, vztmpl, snippets or import file) from a raw+size, "
-                + "qcow2+size or vmdk+size stream (pvesm import).",
+                + "qcow2+size, vmdk+size or tar+size stream (pvesm import).",
         footer = {
             "",
             "FILE - is standard input; tcp://<ip or cidr> listens on that address (or this host's one address in "
@@ -39,7 +39,7 @@ public final class ImportStreamCommand extends ChangingCommand {
     @Parameters(index = "0", paramLabel = "VOLUME")
     String volume;
 
-    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size or vmdk+size")
+    @Parameters(index = "1", paramLabel = "FORMAT", description = "raw+size, qcow2+size, vmdk+size or tar+size")
     String format;
 
     @Parameters(index = "2", paramLabel = "FILE")

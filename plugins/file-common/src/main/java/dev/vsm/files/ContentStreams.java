@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 
 /**
  * What a file storage streams (pve's path-based {@code volume_export_formats},
- * {@code volume_import_formats} and {@code volume_import} for images and for iso, vztmpl,
+ * {@code volume_import_formats} and {@code volume_import} for images, subvols and for iso, vztmpl,
  * snippets and import files), how a content file is written from a stream, and which file an
  * import or copy reads a volume from.
  */
@@ -42,19 +42,19 @@ public final class ContentStreams {
     /**
      * pve's path-based {@code volume_export_formats} for images: {@code raw+size} without
      * snapshots, {@code qcow2+size} and {@code vmdk+size} (the file as it is, internal snapshots and
-     * all) only with them.
+     * all) only with them; a subvol's directory {@code tar+size}, without snapshots only.
      */
     public Set<StreamFormat> exportFormats(VolumeName volume, boolean withSnapshots) {
         if (STREAMED_CONTENT.contains(volume.type())) {
             return contentImportFormats(volume, withSnapshots);
         }
-        if (volume.type() != ContentType.IMAGES || volume.hasFormat(VolumeFormat.SUBVOL)) {
+        if (volume.type() != ContentType.IMAGES) {
             return Set.of();
         }
         if (withSnapshots) {
             return volume.volumeFormat().map(ContentStreams::withSnapshots).orElse(Set.of());
         }
-        return Set.of(StreamFormat.RAW_SIZE);
+        return Set.of(volume.hasFormat(VolumeFormat.SUBVOL) ? StreamFormat.TAR_SIZE : StreamFormat.RAW_SIZE);
     }
 
     /** pve's {@code <format>+size} of a qcow2 or vmdk image: the file as it is, its internal snapshots in it. */
@@ -66,12 +66,19 @@ public final class ContentStreams {
         };
     }
 
-    /** pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 and vmdk only with snapshots. */
+    /**
+     * pve's {@code volume_import}: the stream's data format must be the volume's; qcow2 and vmdk
+     * only with snapshots, raw and a subvol's tar only without.
+     */
     public Set<StreamFormat> importFormats(VolumeFormat volumeFormat, boolean withSnapshots) {
         if (withSnapshots) {
             return withSnapshots(volumeFormat);
         }
-        return volumeFormat == VolumeFormat.RAW ? Set.of(StreamFormat.RAW_SIZE) : Set.of();
+        return switch (volumeFormat) {
+            case RAW -> Set.of(StreamFormat.RAW_SIZE);
+            case SUBVOL -> Set.of(StreamFormat.TAR_SIZE);
+            case QCOW2, VMDK -> Set.of();
+        };
     }
 
     /**

@@ -444,10 +444,10 @@ public final class FileVolumes {
         return importer().importImage(request);
     }
 
-    /** Images (raw, qcow2, vmdk) are made under a temporary name and named when written; subvols are not streamed. */
+    /** Images (raw, qcow2, vmdk) and subvols (directories) are made under a temporary name and named when written. */
     public Optional<String> allocWritten(AllocRequest request, Consumer<Path> writer) {
         if (request.format() == VolumeFormat.SUBVOL) {
-            return Optional.empty();
+            return Optional.of(importer().allocWrittenSubvol(request, writer));
         }
         checkFreeSpace(
                 context.qemuImg().preallocation(request.format().id(), options.get(), false),

@@ -9,6 +9,7 @@ import dev.vsm.spi.ImageOptions;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageException;
 import dev.vsm.spi.VolumeFormat;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -79,6 +80,71 @@ final class ImageImporter {
             context.qemuImg().create(temp, format, request.sizeKib(), options);
             writer.accept(temp);
         });
+    }
+
+    /**
+     * A subvol made empty under a temporary name ({@link PartialImages}), filled by {@code writer}
+     * (given the directory by descriptor, {@link StorageTree}), then named as {@link #make} names
+     * an image; a failure removes the temporary tree (no link in it followed). A subvol has no size:
+     * any other than 0 is refused as pve refuses it. Its files are not synced one by one (pve's
+     * {@code tar -x} neither): the two directories that name it are.
+     */
+    String allocWrittenSubvol(AllocRequest request, Consumer<Path> writer) {
+        if (request.sizeKib() != 0) {
+            throw StorageException.badInput("storage does not support subvol quotas");
+        }
+        int vmid = request.vmid();
+        String wantedName = request.name();
+        Path imageDir = layout.imageDir(vmid);
+        String asked = wantedName != null ? wantedName : "import.subvol";
+        layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
+        if (wantedName != null) {
+            checkName(wantedName, VolumeFormat.SUBVOL, imageDir);
+        }
+        context.locks().withStorageLock(storageId, () -> {
+            context.files().createDirectories(imageDir);
+            partials.removeAbandoned(imageDir);
+            return null;
+        });
+        Path temp = partials.temporaryFor(imageDir.resolve(asked));
+        String name;
+        try {
+            context.files().createDirectories(temp);
+            if (context.dryRun()) {
+                writer.accept(temp);
+            } else {
+                try (StorageTree.Dir dir = new StorageTree(layout.basePath()).open(temp)) {
+                    writer.accept(dir.held().path());
+                } catch (IOException e) {
+                    throw StorageException.failed(e, "unable to open subvol '%s' - %s", temp, e.getMessage());
+                }
+            }
+            name = context.locks().withStorageLock(storageId, () -> {
+                String chosen = wantedName != null
+                        ? wantedName
+                        : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, VolumeFormat.SUBVOL, true, true);
+                checkName(chosen, VolumeFormat.SUBVOL, imageDir);
+                context.files().move(temp, imageDir.resolve(chosen));
+                return chosen;
+            });
+        } catch (RuntimeException e) {
+            removeTempTree(temp, imageDir);
+            throw e;
+        }
+        if (!context.dryRun()) {
+            context.files().sync(imageDir);
+            context.files().sync(imageDir.getParent());
+        }
+        return vmid + "/" + name;
+    }
+
+    private void removeTempTree(Path temp, Path imageDir) {
+        try {
+            context.files().deleteTree(temp);
+        } catch (StorageException cleanup) {
+            context.console().warn(cleanup.getMessage());
+        }
+        context.files().deleteIfEmpty(imageDir);
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.vsm.files;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One 512-byte header block of a POSIX tar archive (ustar, with GNU and pax extensions), read
@@ -65,6 +68,11 @@ public final class TarHeader {
         return prefix.isEmpty() ? name : prefix + "/" + name;
     }
 
+    /** The link target in the header, before any GNU long link name or pax linkpath replaces it. */
+    public String linkName() {
+        return cString(Arrays.copyOfRange(h, 157, 257));
+    }
+
     /**
      * The size of the member's data (octal, or GNU base-256), or -1 when the field holds none or
      * one beyond {@code Long.MAX_VALUE}.
@@ -122,6 +130,38 @@ public final class TarHeader {
             }
         }
         return digits == 0 ? null : v;
+    }
+
+    /**
+     * Every record of a pax extended header's data ({@code <length> <keyword>=<value>\n}), a later
+     * one replacing an earlier one of its keyword, as tar applies them; empty when any part of the
+     * data is not such a record (a reader that skipped it would see other names than tar).
+     */
+    public static Optional<Map<String, String>> paxRecords(byte[] data) {
+        Map<String, String> records = new LinkedHashMap<>();
+        int i = 0;
+        while (i < data.length) {
+            int space = i;
+            long len = 0;
+            while (space < data.length && data[space] >= '0' && data[space] <= '9' && len <= data.length) {
+                len = len * 10 + (data[space++] - '0');
+            }
+            if (space == i || space >= data.length || data[space] != ' ' || len > data.length - i) {
+                return Optional.empty();
+            }
+            int end = i + (int) len; // one past the record's newline
+            if (end <= space + 1 || data[end - 1] != '\n') {
+                return Optional.empty();
+            }
+            String record = new String(data, space + 1, end - 1 - (space + 1), StandardCharsets.UTF_8);
+            int eq = record.indexOf('=');
+            if (eq <= 0) {
+                return Optional.empty();
+            }
+            records.put(record.substring(0, eq), record.substring(eq + 1));
+            i = end;
+        }
+        return Optional.of(records);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.vsm.server.endpoint;
 import dev.vsm.api.VsmStorage;
 import dev.vsm.server.route.ApiException;
 import dev.vsm.server.route.Call;
+import dev.vsm.server.route.Counted;
 import dev.vsm.server.route.Route;
 import dev.vsm.server.task.Task;
 import dev.vsm.server.task.Tasks;
@@ -20,7 +21,8 @@ import java.util.function.Predicate;
  * {@code userfilter} (a part of the user, any case), {@code typefilter}, {@code vmid} (the id),
  * {@code errors}, {@code statusfilter} ({@code ok}, {@code error}; vsm's tasks end with no
  * warnings), {@code since} and {@code until} (the start, Unix seconds), then {@code start} and
- * {@code limit} (default 50).
+ * {@code limit} (default 50); beside the page, {@code total}: how many match before {@code start} and
+ * {@code limit}, as pve counts them.
  */
 public final class TaskList {
     private static final Set<String> STATUSES = Set.of("ok", "warning", "error", "unknown");
@@ -90,12 +92,9 @@ public final class TaskList {
         shown = shown.and(task -> task.starttime() >= since && task.starttime() <= until);
         int start = TaskStatus.count(call, "start", 0);
         int limit = TaskStatus.count(call, "limit", 50);
-        return tasks.newestFirst().stream()
-                .filter(shown)
-                .skip(start)
-                .limit(limit)
-                .map(Task::listed)
-                .toList();
+        List<Task> matching = tasks.newestFirst().stream().filter(shown).toList();
+        return new Counted(
+                matching.stream().skip(start).limit(limit).map(Task::listed).toList(), matching.size());
     }
 
     /** pve's {@code pve-task-status-type-list}; null when absent. */
