@@ -288,6 +288,7 @@ class StorageWriterTest {
      * cannot be moved) and fails. Before, the writer's file stayed immutable and create-base
      * reported success.
      */
+    @RootTest
     @Test
     void aBaseSwappedBeforeItsChattrLeavesTheWritersFileMutableAndFails() throws Exception {
         Path images = Files.createDirectories(local.resolve("images/100"));
