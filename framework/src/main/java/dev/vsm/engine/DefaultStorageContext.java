@@ -13,6 +13,7 @@ import dev.vsm.spi.QemuImg;
 import dev.vsm.spi.StorageContext;
 import dev.vsm.spi.StorageLocks;
 import dev.vsm.spi.ZeroOut;
+import dev.vsm.trust.LvmEnvironment;
 import dev.vsm.zeroout.Sysfs;
 import dev.vsm.zeroout.ZeroOutEngine;
 import java.io.IOException;
@@ -25,7 +26,8 @@ import java.nio.file.Path;
 /**
  * The real {@link StorageContext}: processes through commons-exec, local files, the installed
  * qemu-img, the zero-out engine on the real block devices (sysfs at {@code $VSM_SYSFS}, else
- * {@code /sys}) and the host's storage locks. Made with {@link #builder}.
+ * {@code /sys}) and the host's storage locks. As root, the lvm2 variables of its environment that
+ * name a place must be root's alone ({@link LvmEnvironment}). Made with {@link #builder}.
  */
 public final class DefaultStorageContext implements StorageContext {
     private final boolean dryRun;
@@ -46,6 +48,7 @@ public final class DefaultStorageContext implements StorageContext {
         this.locks = b.locks;
         this.progress = b.progress != null ? b.progress : ProgressOutput.lines(console);
         this.nodeName = b.nodeName;
+        LvmEnvironment.requireTrusted(environment); // every command run inherits it, lvm2's too
         this.commands = new ProcessCommandRunner(dryRun, console, environment, locks::checkHeld);
         this.files = new LocalHostFiles(dryRun, console, locks::checkHeld, this::nodeName);
         this.zeroOut = new ZeroOutEngine(commands, console, progress, Sysfs.fromEnvironment(environment), dryRun);

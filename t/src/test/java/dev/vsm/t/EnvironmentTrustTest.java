@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * program ({@code $VSM_QEMU_IMG}), a directory ({@code $VSM_SYSFS}, the built-in storage's
  * {@code $HOME}/{@code $XDG_DATA_HOME}) or a JVM option ({@code VSM_JAVA_OPTS},
  * {@code JAVA_TOOL_OPTIONS}) that names a place user {@code nobody} may change is refused (exit
- * 2, one line) by the rule that keeps plugin jars, and nothing of theirs runs. Each attack puts
+ * 2, one line) by the rule that keeps plugin jars, and nothing of theirs runs; so is an
+ * {@code LVM_SYSTEM_DIR} whose lvm.conf they may change. Each attack puts
  * nobody's code or directory in a directory of theirs of mode 1777, runs the real
  * {@code cli/vsm} as root, and checks that the code did not run; each control runs the same from
  * a directory of root's.
@@ -94,6 +95,55 @@ class EnvironmentTrustTest {
         vsm.run("status").badInput("$VSM_SYSFS '" + sys.getParent() + "' refused as root: '" + pub + "'");
 
         vsm.env("VSM_SYSFS", "/sys").run("status").ok(); // the control
+    }
+
+    /**
+     * lvm.conf decides what lvm2, run by root, scans, runs and writes: here its log file, which
+     * root's lvm2 creates and appends to wherever the file says. Another user's lvm.conf, or one
+     * they may change inside root's directory, is refused before any lvm2 runs; root's own is read.
+     */
+    @Test
+    void anLvmConfigurationAnotherUserMayChangeIsRefused() throws IOException {
+        String conf = """
+                devices {
+                    global_filter = [ "r|.*|" ]
+                    use_devicesfile = 0
+                    obtain_device_list_from_udev = 0
+                }
+                log {
+                    file = "%s"
+                    level = 7
+                }
+                """.formatted(marker);
+        Path theirs = Files.createDirectory(pub.resolve("lvm"));
+        Files.setAttribute(Files.writeString(theirs.resolve("lvm.conf"), conf), "unix:uid", NOBODY);
+        Files.setAttribute(theirs, "unix:uid", NOBODY);
+        vsm.env("LVM_SYSTEM_DIR", theirs.toString());
+        vsm.run("scan", "lvm")
+                .badInput("$LVM_SYSTEM_DIR '" + theirs + "' refused as root: '" + theirs
+                        + "' is owned by another user (not root) (owned by uid 65534 mode 0755): chown root " + theirs
+                        + ", or use another one, or unset LVM_SYSTEM_DIR");
+        assertThat(marker).as("root's lvm2 read nobody's lvm.conf").doesNotExist();
+
+        // a directory of root's holding nobody's lvm.conf
+        Path dir = Files.createDirectory(sandbox.resolve("lvm"));
+        Path file = Files.move(theirs.resolve("lvm.conf"), dir.resolve("lvm.conf"));
+        vsm.env("LVM_SYSTEM_DIR", dir.toString());
+        vsm.run("scan", "lvm")
+                .badInput("$LVM_SYSTEM_DIR '" + dir + "' refused as root: '" + file
+                        + "' is owned by another user (not root)");
+        assertThat(marker).doesNotExist();
+        Files.setAttribute(file, "unix:uid", 0);
+        chmod(file, "0666");
+        vsm.run("scan", "lvm")
+                .badInput("$LVM_SYSTEM_DIR '" + dir + "' refused as root: '" + file
+                        + "' is writable by group or others (owned by uid 0 mode 0666): chmod go-w " + file);
+        assertThat(marker).doesNotExist();
+
+        // the control: root's own lvm.conf is read
+        chmod(file, "0644");
+        vsm.run("scan", "lvm").ok();
+        assertThat(marker).as("the control: lvm2 read root's lvm.conf").exists();
     }
 
     @Test

@@ -171,6 +171,40 @@ class LvmImportTest {
                 .isEmpty();
     }
 
+    /**
+     * An import writes its LV without the storage lock, so meanwhile another process (or node) may
+     * free that LV and make a new volume under its name. When the convert then fails, the import
+     * frees only the LV that carries its own tag: the new volume stays, and the failure says so.
+     * vsm stops itself before qemu-img (the test pause point) while the LV is swapped. Before, the
+     * import freed the name, and with it the new volume.
+     */
+    @Test
+    void aFailedImportLeavesTheVolumeMadeUnderItsLvsNameMeanwhile() throws Exception {
+        Vsm vsm = LvmSandbox.vsm(sandbox, vg).env("VSM_JAVA_OPTS", "-Dvsm.test.pause-before=qemu-img");
+        Vsm.Started importing = vsm.start("import", "san", "100", source.toString());
+        try {
+            importing.awaitPaused(60);
+            assertThat(vg.tags("vm-100-disk-0")).anySatisfy(t -> assertThat(t).matches(TAG));
+            vg.lvm("lvremove", "-f", vg.name() + "/vm-100-disk-0");
+            vg.createLv("vm-100-disk-0", 8);
+            String made = vg.uuid("vm-100-disk-0");
+            new ProcessBuilder(
+                            "kill", "-CONT", Long.toString(importing.process().pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
+            Vsm.Result r = importing.finish(60);
+            assertThat(r.exit()).as("no LV node here: the convert fails; %s", r).isEqualTo(1);
+            assertThat(r.err().strip())
+                    .doesNotContain("\n")
+                    .endsWith("('san:vm-100-disk-0' no longer holds the LV this import made: left it alone)");
+            assertThat(vg.lvNames()).containsExactly("vm-100-disk-0");
+            assertThat(vg.uuid("vm-100-disk-0")).isEqualTo(made);
+        } finally {
+            importing.process().destroyForcibly();
+        }
+    }
+
     /** On a saferemove storage a killed import's LV is removed as any volume there: renamed del-, zeroed, removed. */
     @Test
     void aKilledImportOnASaferemoveStorageIsZeroedBeforeItGoes() throws Exception {

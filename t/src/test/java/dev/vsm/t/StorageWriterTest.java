@@ -6,6 +6,8 @@ import dev.vsm.t.OvaImportTest.Tar;
 import dev.vsm.t.support.NameRace;
 import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
+import dev.vsm.testing.HostTools;
+import dev.vsm.testing.RootTest;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -276,6 +278,87 @@ class StorageWriterTest {
         assertThat(refused)
                 .as("rounds the hijacker won (each must fail safely)")
                 .isPositive();
+    }
+
+    /**
+     * create-base runs {@code chattr +i} on the new base's name in the directory it holds; vsm stops
+     * itself just before (the test pause point {@code chattr}) and a writer of the directory swaps
+     * the name for a regular file of theirs. chattr then makes that file immutable; vsm finds the
+     * name no longer holds the base it made read-only, undoes exactly that (an immutable file
+     * cannot be moved) and fails. Before, the writer's file stayed immutable and create-base
+     * reported success.
+     */
+    @RootTest
+    @Test
+    void aBaseSwappedBeforeItsChattrLeavesTheWritersFileMutableAndFails() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        Path base = images.resolve("base-100-disk-0.raw");
+        vsm.run("alloc", "local", "100", "vm-100-disk-0.raw", "64K").ok();
+        Vsm stalled = new Vsm(vsm.sandbox()).process().env("VSM_JAVA_OPTS", "-Dvsm.test.pause-before=chattr");
+        Vsm.Started s = stalled.start("create-base", "local:100/vm-100-disk-0.raw");
+        try {
+            awaitStopped(s);
+            Files.move(base, images.resolve("kept-aside"));
+            Files.writeString(images.resolve(".writer"), "the writer's own file");
+            Files.move(images.resolve(".writer"), base, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            signal("-CONT", s.process().pid());
+            Vsm.Result r = s.finish(60);
+            assertThat(r.exit()).as("vsm reports what it found: %s", r).isEqualTo(1);
+            assertThat(r.err().strip())
+                    .doesNotContain("\n")
+                    .endsWith("unable to make '" + base + "' a base - the name no longer holds the file this command "
+                            + "made read-only (replaced meanwhile by another process?): left what is there as it was");
+            assertThat(attributes(base)).as("the writer's file's flags").doesNotContain("i");
+            assertThat(Files.readString(base)).isEqualTo("the writer's own file");
+        } finally {
+            signal("-CONT", s.process().pid());
+            s.process().destroyForcibly();
+            vsm.releaseImmutable();
+        }
+    }
+
+    /**
+     * free of a base runs {@code chattr -i} before it removes the file it found; vsm stops itself
+     * just before, and meanwhile the base is freed and a new base made under its name (as another
+     * node would once this one's cluster lock expired). vsm finds the name no longer holds the file
+     * it found after its chattr, makes that file immutable again and fails: the new base stays,
+     * immutable. Before, its chattr -i left the new base mutable (and only the removal that
+     * followed refused).
+     */
+    @RootTest
+    @Test
+    void aBaseMadeAgainBeforeFreesChattrKeepsItsImmutableFlag() throws Exception {
+        Path images = Files.createDirectories(local.resolve("images/100"));
+        Path base = images.resolve("base-100-disk-0.raw");
+        vsm.run("alloc", "local", "100", "vm-100-disk-0.raw", "64K").ok();
+        vsm.run("create-base", "local:100/vm-100-disk-0.raw").ok();
+        Vsm stalled = new Vsm(vsm.sandbox()).process().env("VSM_JAVA_OPTS", "-Dvsm.test.pause-before=chattr");
+        Vsm.Started s = stalled.start("free", "local:100/base-100-disk-0.raw");
+        try {
+            awaitStopped(s);
+            // what another node's free and create-base do (this one holds the local storage lock)
+            HostTools.mustRun(Map.of(), "chattr", "-i", base.toString());
+            Files.delete(base);
+            Files.writeString(base, "another base");
+            HostTools.mustRun(Map.of(), "chattr", "+i", base.toString());
+            Object made = Files.readAttributes(base, java.nio.file.attribute.BasicFileAttributes.class)
+                    .fileKey();
+            signal("-CONT", s.process().pid());
+            Vsm.Result r = s.finish(60);
+            assertThat(r.exit()).as("%s", r).isEqualTo(1);
+            assertThat(r.err().strip())
+                    .doesNotContain("\n")
+                    .endsWith("'" + base + "' is no longer the file this command found (replaced meanwhile by "
+                            + "another node or process?): left it alone");
+            assertThat(attributes(base)).as("the new base's flags").contains("i");
+            assertThat(Files.readAttributes(base, java.nio.file.attribute.BasicFileAttributes.class)
+                            .fileKey())
+                    .isEqualTo(made);
+        } finally {
+            signal("-CONT", s.process().pid());
+            s.process().destroyForcibly();
+            vsm.releaseImmutable();
+        }
     }
 
     /**

@@ -152,7 +152,8 @@ class ThinWalkThroughTest {
                         .ok()
                         .out())
                 .isEqualTo("+ /sbin/lvchange -ay -K " + lv("data") + "\n"
-                        + "+ /sbin/lvremove -f " + lv("vm-100-disk-0") + "\n"
+                        + "+ /sbin/lvremove -f " + lv("vm-100-disk-0") + " --select lv_uuid="
+                        + vg.uuid("vm-100-disk-0") + "\n"
                         + "+ /sbin/lvcreate -kn -n vm-100-disk-0 -s " + lv("snap_vm-100-disk-0_s1") + "\n"
                         + "+ /sbin/lvchange --setautoactivation n " + lv("vm-100-disk-0") + "\n"
                         + "would roll back 'thin:vm-100-disk-0' to snapshot 's1'\n");
@@ -160,7 +161,8 @@ class ThinWalkThroughTest {
                         .ok()
                         .out())
                 .isEqualTo("+ /sbin/lvchange -ay -K " + lv("data") + "\n"
-                        + "+ /sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1") + "\n"
+                        + "+ /sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1") + " --select lv_uuid="
+                        + vg.uuid("snap_vm-100-disk-0_s1") + "\n"
                         + "would remove snapshot 's1' of 'thin:vm-100-disk-0'\n");
         assertThat(vsm.run("free", "thin:vm-100-disk-0", "--dry-run").ok().out())
                 .isEqualTo("+ /sbin/lvchange -ay -K " + lv("data") + "\n"

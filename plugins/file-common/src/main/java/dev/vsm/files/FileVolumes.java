@@ -234,7 +234,7 @@ public final class FileVolumes {
             throw StorageException.badInput("cannot remove protected volume '%s' on '%s'", volume.volname(), storageId);
         }
         if (volume.isBase()) {
-            chattr("-i", path);
+            mutableAgain(path, found.get());
         }
         context.files().deleteIdentified(path, found.get());
         if (volume.type() == ContentType.IMAGES) {
@@ -332,10 +332,66 @@ public final class FileVolumes {
                 HeldFile base = dir.openRegular(newName)) {
             context.files().makeReadOnly(base.path()); // the file opened (its /proc/<pid>/fd/<n>), never a link
             chattr("+i", dir, newPath);
+            // chattr opens the name: an immutable file cannot be renamed or unlinked, so what the
+            // name holds now is what chattr made immutable, and when it is not the base, exactly that is undone
+            if (!sameFile(entry(dir, newName), base.attributes())) {
+                chattr("-i", dir, newPath);
+                throw StorageException.failed(
+                        "unable to make '%s' a base - the name no longer holds the file this command made read-only "
+                                + "(replaced meanwhile by another process?): left what is there as it was",
+                        newPath);
+            }
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to make '%s' a base - %s", newPath, e.getMessage());
         }
         return newVolname;
+    }
+
+    /**
+     * {@code chattr -i} of a base before {@link #free} removes it, only on the file found
+     * ({@code seen}: device, inode and birth time, looked up in the directory held). chattr opens the
+     * name, so the name is checked before and after: before, a base that is no longer the one
+     * found is refused untouched; after, when the name holds another file by then (another node,
+     * whose cluster lock this process outlived, freed the base and made a new one under the name
+     * in between), that file is made immutable again, as a base's name holds only immutable files,
+     * and the free fails.
+     */
+    private void mutableAgain(Path file, BasicFileAttributes seen) {
+        if (context.dryRun()) {
+            chattr("-i", file);
+            return;
+        }
+        String name = file.getFileName().toString();
+        try (StorageTree.Dir dir = new StorageTree(layout.basePath()).open(file.getParent())) {
+            boolean found = sameFile(entry(dir, name), seen);
+            if (found) {
+                chattr("-i", dir, file);
+                found = sameFile(entry(dir, name), seen);
+                if (!found) {
+                    chattr("+i", dir, file);
+                }
+            }
+            if (!found) {
+                throw StorageException.failed(
+                        "'%s' is no longer the file this command found (replaced meanwhile by another node or "
+                                + "process?): left it alone",
+                        file);
+            }
+        } catch (IOException e) {
+            context.console().warn(String.format("chattr -i '%s' failed - %s", file, e.getMessage()));
+        }
+    }
+
+    /** {@code lstat} of the entry {@code name} of the directory held (its last name only is looked up). */
+    private static Optional<BasicFileAttributes> entry(StorageTree.Dir dir, String name) throws IOException {
+        return FileStat.lstat(dir.held().path().resolve(name));
+    }
+
+    /** Whether an entry is the file {@code seen} (device, inode and birth time). */
+    private static boolean sameFile(Optional<BasicFileAttributes> entry, BasicFileAttributes seen) {
+        return entry.isPresent()
+                && entry.get().fileKey().equals(seen.fileKey())
+                && entry.get().creationTime().equals(seen.creationTime());
     }
 
     /**

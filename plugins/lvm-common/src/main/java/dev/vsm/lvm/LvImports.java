@@ -37,18 +37,31 @@ public final class LvImports {
         String alloc(AllocRequest request, String tag);
     }
 
+    /**
+     * How the plugin removes one LV it listed, as it frees volumes, by that LV's UUID
+     * ({@link Lvm#lvremove(LogicalVolume, boolean)}): never another LV made under its name since
+     * (called under the storage lock; returns what saferemove still has to do, outside it).
+     */
+    @FunctionalInterface
+    public interface IdentifiedFree {
+        Optional<Runnable> free(LogicalVolume lv);
+    }
+
     private final Storage storage;
     private final StorageContext context;
     private final Lvm lvm;
     private final String vg;
     private final TaggedAlloc alloc;
+    private final IdentifiedFree free;
 
-    public LvImports(Storage storage, StorageContext context, Lvm lvm, String vg, TaggedAlloc alloc) {
+    public LvImports(
+            Storage storage, StorageContext context, Lvm lvm, String vg, TaggedAlloc alloc, IdentifiedFree free) {
         this.storage = requireNonNull(storage, "storage");
         this.context = requireNonNull(context, "context");
         this.lvm = requireNonNull(lvm, "lvm");
         this.vg = requireNonNull(vg, "vg");
         this.alloc = requireNonNull(alloc, "alloc");
+        this.free = requireNonNull(free, "free");
     }
 
     private String id() {
@@ -100,19 +113,28 @@ public final class LvImports {
                 return null;
             });
         } catch (RuntimeException e) {
-            throw freed(name, volume, e);
+            throw freed(name, tag, e);
         }
         return name;
     }
 
-    /** Frees the LV of a failed import; says so, or which LV stays when that fails too. */
-    private StorageException freed(String name, VolumeName volume, RuntimeException cause) {
+    /**
+     * Frees the LV of a failed import, the one that carries this import's tag (another process may
+     * have freed it and made a new volume under its name while the import wrote without the
+     * storage lock); says so, or which LV stays when that fails too.
+     */
+    private StorageException freed(String name, ImportTag tag, RuntimeException cause) {
         StorageException.Kind kind = cause instanceof StorageException se ? se.kind() : StorageException.Kind.FAILED;
         try {
-            Optional<Runnable> wipe = context.locks().withStorageLock(id(), () -> storage.freeImage(volume));
-            wipe.ifPresent(Runnable::run);
+            boolean removed = removeTagged(name, tag, null, false);
             return new StorageException(
-                    kind, cause.getMessage() + " (removed '" + id() + ":" + name + "' again)", cause);
+                    kind,
+                    cause.getMessage()
+                            + (removed
+                                    ? " (removed '" + id() + ":" + name + "' again)"
+                                    : " ('" + id() + ":" + name + "' no longer holds the LV this import made: left it"
+                                            + " alone)"),
+                    cause);
         } catch (
                 StorageException e) { // an InterruptedCommandException too: vsm is being stopped, no lvremove may start
             return new StorageException(
@@ -166,7 +188,7 @@ public final class LvImports {
             for (LogicalVolume lv : work) {
                 ImportTag tag = ImportTag.of(lv).orElseThrow();
                 try {
-                    context.locks().tryExclusive(tag.claimName(), () -> removeClaimed(lv.name(), tag));
+                    context.locks().tryExclusive(tag.claimName(), () -> removeTagged(lv.name(), tag, lv.uuid(), true));
                 } catch (StorageException e) {
                     failures.add(e.getMessage());
                 }
@@ -179,20 +201,30 @@ public final class LvImports {
         };
     }
 
-    private void removeClaimed(String lvName, ImportTag tag) {
-        Optional<Runnable> after = context.locks().withStorageLock(id(), () -> {
-            boolean stillPartial = context.dryRun()
-                    || lvm.lvs(vg)
-                            .find(vg, lvName)
-                            .filter(lv -> lv.hasTag(tag.tag()))
-                            .isPresent();
-            if (!stillPartial) {
-                return Optional.<Runnable>empty();
+    /**
+     * Removes, under the storage lock, the LV named {@code lvName} that carries the import's
+     * {@code tag} (and has {@code uuid}, when given): the one listed now, by its UUID, so that
+     * neither a volume made under the name since the import began nor one made between this
+     * listing and the removal is touched. Whether it found one to remove.
+     *
+     * @param leftover whether a killed import left it (said on the console), not the caller's own
+     */
+    private boolean removeTagged(String lvName, ImportTag tag, String uuid, boolean leftover) {
+        Optional<Optional<Runnable>> after = context.locks().withStorageLock(id(), () -> {
+            Optional<LogicalVolume> partial = lvm.lvs(vg)
+                    .find(vg, lvName)
+                    .filter(lv -> lv.hasTag(tag.tag()))
+                    .filter(lv -> uuid == null || lv.uuid().equals(uuid));
+            if (partial.isEmpty()) {
+                return Optional.<Optional<Runnable>>empty();
             }
-            context.console().info("removing " + vg + "/" + lvName + ", left by an import that did not finish");
-            return storage.freeImage(storage.parseVolname(lvName));
+            if (leftover) {
+                context.console().info("removing " + vg + "/" + lvName + ", left by an import that did not finish");
+            }
+            return Optional.of(free.free(partial.get()));
         });
-        after.ifPresent(Runnable::run);
+        after.ifPresent(wipe -> wipe.ifPresent(Runnable::run));
+        return after.isPresent();
     }
 
     /** Removes what killed imports on this node left (see {@link #abandoned}). */

@@ -281,15 +281,15 @@ public final class Lvm {
         run(LvmCommands.thinSnapshot(vg, volume, snapshotLv));
     }
 
-    public void lvremoveSnapshot(String vg, String snapshotLv) {
-        run(LvmCommands.lvremoveSnapshot(vg, snapshotLv));
-    }
-
-    /** pve's thin rollback: remove the volume, make it again from its snapshot, autoactivation off. */
-    public void thinRollback(String vg, String volume, String snapshotLv) {
-        lvremove(vg, volume);
-        run(LvmCommands.thinRollback(vg, volume, snapshotLv));
-        disableAutoactivation(vg, volume);
+    /**
+     * pve's thin rollback: remove the volume, make it again from its snapshot, autoactivation off.
+     * The volume removed is the LV {@code lvs} reported, by UUID ({@link #lvremove(LogicalVolume, boolean)}):
+     * when the name holds another LV by then, nothing is removed or made and this fails.
+     */
+    public void thinRollback(LogicalVolume volume, String snapshotLv, boolean dryRun) {
+        lvremove(volume, dryRun);
+        run(LvmCommands.thinRollback(volume.vg(), volume.name(), snapshotLv));
+        disableAutoactivation(volume.vg(), volume.name());
     }
 
     /** A linked clone {@code name} of {@code source} (a base volume or a snapshot), autoactivation off. */

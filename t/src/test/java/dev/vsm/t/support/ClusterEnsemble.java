@@ -228,9 +228,14 @@ public final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallbac
      * local config file holding just the {@code cluster:} block.
      */
     public Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds) {
+        return node(sandbox, name, root, sessionTimeoutSeconds, connectString());
+    }
+
+    /** As {@link #node(Path, String, String, int)}, reaching the servers at {@code zookeeper} (through a relay). */
+    public Vsm node(Path sandbox, String name, String root, int sessionTimeoutSeconds, String zookeeper) {
         Vsm vsm = new Vsm(createDirectories(sandbox.resolve(name)));
-        return vsm.writeConfig(clusterBlock(connectString(), name, root, sessionTimeoutSeconds) + "  secret-file: "
-                + secretFile + "\n");
+        return vsm.writeConfig(
+                clusterBlock(zookeeper, name, root, sessionTimeoutSeconds) + "  secret-file: " + secretFile + "\n");
     }
 
     /**

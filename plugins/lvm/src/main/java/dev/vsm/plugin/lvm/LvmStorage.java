@@ -275,6 +275,16 @@ final class LvmStorage implements Storage {
         if (chains && volume.hasFormat(VolumeFormat.QCOW2)) {
             doomed.addAll(snapshotLvs(volume, lvs));
         }
+        return free(doomed, lvs);
+    }
+
+    /**
+     * Removes the LVs {@code lvs} listed, each by its UUID ({@link #freeImage}'s work; an import's
+     * leftover, {@link LvImports}, alone): {@code lvremove}, or saferemove's rename and the task
+     * that zeroes and removes.
+     */
+    private Optional<Runnable> free(List<LogicalVolume> doomed, LvsReport lvs) {
+        String vg = options.vgname();
         if (!options.saferemove()) {
             for (LogicalVolume each : doomed) {
                 lvm.lvremove(each, context.dryRun());
@@ -676,7 +686,13 @@ final class LvmStorage implements Storage {
     }
 
     private LvImports imports() {
-        return new LvImports(this, context, lvm, options.vgname(), (request, tag) -> alloc(request, List.of(tag)));
+        return new LvImports(
+                this,
+                context,
+                lvm,
+                options.vgname(),
+                (request, tag) -> alloc(request, List.of(tag)),
+                lv -> free(List.of(lv), lvm.lvs(options.vgname())));
     }
 
     /** Only {@code raw+size}, without snapshots (pve). */

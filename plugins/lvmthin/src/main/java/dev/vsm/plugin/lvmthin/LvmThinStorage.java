@@ -284,9 +284,15 @@ final class LvmThinStorage implements Storage {
             lvm.lvremoveSnapshot(snapshot, context.dryRun());
         }
         if (lv.isPresent()) {
-            finishActivation(lv.get());
-            lvm.lvremove(lv.get(), context.dryRun());
+            return free(lv.get());
         }
+        return Optional.empty();
+    }
+
+    /** Removes the thin volume {@code lvs} listed, by its UUID (an import's leftover too, {@link LvImports}). */
+    private Optional<Runnable> free(LogicalVolume lv) {
+        finishActivation(lv);
+        lvm.lvremove(lv, context.dryRun());
         return Optional.empty();
     }
 
@@ -431,20 +437,25 @@ final class LvmThinStorage implements Storage {
         lvs.find(vg(), options.thinpool()).ifPresent(pool -> new ThinPoolUsage(config.id(), pool).refuseWhenFull(what));
     }
 
+    /** Removes the snapshot's LV, the one listed (by UUID, as {@link #freeImage} removes). */
     @Override
     public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
         LogicalVolume lv = existingSnapshot(lvm.lvs(vg()), volume, snapshot);
-        lvm.lvremoveSnapshot(vg(), lv.name());
+        lvm.lvremoveSnapshot(lv, context.dryRun());
     }
 
-    /** Removes the volume and makes it again as a writable thin snapshot of the snapshot. */
+    /**
+     * Removes the volume and makes it again as a writable thin snapshot of the snapshot. The volume
+     * removed is the LV listed (by UUID): a vsm that stalled past its cluster lock, or any other
+     * process that freed the volume and made a new one under its name meanwhile, leaves that one.
+     */
     @Override
     public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
         LvsReport lvs = lvm.lvs(vg());
         LogicalVolume current = existing(lvs, volume);
         LogicalVolume lv = existingSnapshot(lvs, volume, snapshot);
         finishActivation(current);
-        lvm.thinRollback(vg(), volume.name(), lv.name());
+        lvm.thinRollback(current, lv.name(), context.dryRun());
     }
 
     // --- rename (pve inherits the lvm plugin's)
@@ -532,7 +543,7 @@ final class LvmThinStorage implements Storage {
     }
 
     private LvImports imports() {
-        return new LvImports(this, context, lvm, vg(), (request, tag) -> alloc(request, List.of(tag)));
+        return new LvImports(this, context, lvm, vg(), (request, tag) -> alloc(request, List.of(tag)), this::free);
     }
 
     /** LVs of imports that did not finish (a vsm killed while converting). */

@@ -216,10 +216,10 @@ class LvmThinStorageTest {
         assertThat(console.commands())
                 .containsExactly(
                         "/sbin/lvcreate -n snap_vm-100-disk-0_s2 -pr -s " + lv("vm-100-disk-0"),
-                        "/sbin/lvremove -f " + lv("vm-100-disk-0"),
+                        removal("vm-100-disk-0"), // the LV listed, by UUID
                         "/sbin/lvcreate -kn -n vm-100-disk-0 -s " + lv("snap_vm-100-disk-0_s1"),
                         "/sbin/lvchange --setautoactivation n " + lv("vm-100-disk-0"),
-                        "/sbin/lvremove -f " + lv("snap_vm-100-disk-0_s1"));
+                        removal("snap_vm-100-disk-0_s1"));
     }
 
     @Test
