@@ -15,6 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +42,33 @@ class NoQuorumTest {
                 Fixtures.zooKeeperIn(tmp, "zookeeper2"),
                 Fixtures.zooKeeperIn(tmp, "zookeeper3")));
         ensemble.start();
+        awaitQuorum();
+    }
+
+    /**
+     * Waits (at most 60 s) until a sync round-trips through the ensemble's leader: the clusters
+     * below wait 2 s for ZooKeeper, which an election on a loaded machine may outlast.
+     */
+    private void awaitQuorum() throws Exception {
+        try (CuratorFramework probe = CuratorFrameworkFactory.newClient(
+                ensemble.getConnectString(), 10_000, 5_000, new RetryOneTime(200))) {
+            probe.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    if (probe.blockUntilConnected(5, TimeUnit.SECONDS)) {
+                        probe.sync().forPath("/");
+                        probe.checkExists().forPath("/");
+                        return;
+                    }
+                } catch (Exception e) {
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                }
+                assertThat(System.nanoTime()).as("the ensemble elected a leader in 60 s").isLessThan(deadline);
+            }
+        }
     }
 
     @AfterEach
@@ -105,6 +136,7 @@ class NoQuorumTest {
         for (InstanceSpec spec : stopped) {
             ensemble.restartServer(spec);
         }
+        awaitQuorum();
         assertThat(text(cluster("cache.yaml", false).export())).isEqualTo(Fixtures.SEED);
         Fixtures.store(cluster("cache.yaml", true), tmp).update("local", Map.of("disable", true), List.of(), null);
         assertThat(text(cluster("cache.yaml", false).export())).contains("disable: true");
