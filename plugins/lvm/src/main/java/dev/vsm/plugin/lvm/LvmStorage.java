@@ -384,9 +384,9 @@ final class LvmStorage implements Storage {
 
     /**
      * What interrupted runs left: with volume chains, every volume with an intent record recovered
-     * at once (under the storage lock) and the overlays left under their temporary names
-     * ({@code vsm-partial-*}) freed as {@link #freeImage} frees (saferemove's {@code del-} LVs
-     * finished first when there is a record: a recovery's removal needs their names); then LVs of imports that did not
+     * at once (under the storage lock; saferemove's pending {@code del-} LVs finished first, as a
+     * recovery's removal needs their names) and the overlays left under their temporary names
+     * ({@code vsm-partial-*}) freed as {@link #freeImage} frees; then LVs of imports that did not
      * finish (removed as {@link #freeImage} removes volumes), then {@code del-} LVs whose saferemove
      * did not finish.
      */
