@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A test-only pause point: with the system property {@code vsm.test.pause-before} set to a
@@ -24,6 +25,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * external command ({@code lvremove}, {@code lvrename}, {@code lvcreate}, ...). Without the
  * property nothing happens. It can do nothing but stop this process: whoever can set vsm's JVM
  * options ({@code VSM_JAVA_OPTS}) can already do far more.
+ *
+ * <p>A test that runs vsm in its own JVM can instead arm an in-process crash ({@link #crashBefore}):
+ * the step throws {@link Crash}, an {@link Error} that no handler of vsm's catches (they catch
+ * {@link RuntimeException}s), so nothing runs after it but the {@code finally} blocks on the way
+ * out, which release locks and change no storage: the storage is left as a kill -9 there leaves it.
  */
 public final class TestPause {
     /** The system property naming the step to stop before. */
@@ -32,22 +38,50 @@ public final class TestPause {
     private static final AtomicBoolean PAUSED = new AtomicBoolean();
     private static final ConcurrentHashMap<String, AtomicInteger> SEEN = new ConcurrentHashMap<>();
 
+    private static final AtomicReference<String> CRASH = new AtomicReference<>();
+    private static final ConcurrentHashMap<String, AtomicInteger> CRASH_SEEN = new ConcurrentHashMap<>();
+
     private TestPause() {}
 
-    /** Stops this process (once) when the property names {@code step} (and this is its n-th time, if it says). */
-    public static void before(String step) {
-        String wanted = System.getProperty(PROPERTY);
-        if (wanted == null) {
-            return;
+    /** What an armed step throws: a crash of vsm there, as far as the storage can tell. */
+    public static final class Crash extends Error {
+        private static final long serialVersionUID = 1L;
+
+        Crash(String step) {
+            super("test crash before '" + step + "'");
         }
+    }
+
+    /** Arms one in-process crash before {@code step} ({@code <step>#<n>}: its n-th time), counted from now. */
+    public static void crashBefore(String step) {
+        CRASH_SEEN.clear();
+        CRASH.set(step);
+    }
+
+    /** Disarms a crash that did not happen. */
+    public static void disarm() {
+        CRASH.set(null);
+    }
+
+    /** Whether {@code step} is the one {@code wanted} names, at its n-th time (counted in {@code seen}). */
+    private static boolean reached(String step, String wanted, ConcurrentHashMap<String, AtomicInteger> seen) {
         int hash = wanted.lastIndexOf('#');
         String name = hash < 0 ? wanted : wanted.substring(0, hash);
         if (!step.equals(name)) {
-            return;
+            return false;
         }
         int nth = hash < 0 ? 1 : Integer.parseInt(wanted.substring(hash + 1));
-        if (SEEN.computeIfAbsent(step, s -> new AtomicInteger()).incrementAndGet() != nth
-                || !PAUSED.compareAndSet(false, true)) {
+        return seen.computeIfAbsent(step, s -> new AtomicInteger()).incrementAndGet() == nth;
+    }
+
+    /** Stops this process (once) when the property names {@code step} (and this is its n-th time, if it says). */
+    public static void before(String step) {
+        String crash = CRASH.get();
+        if (crash != null && reached(step, crash, CRASH_SEEN) && CRASH.compareAndSet(crash, null)) {
+            throw new Crash(step);
+        }
+        String wanted = System.getProperty(PROPERTY);
+        if (wanted == null || !reached(step, wanted, SEEN) || !PAUSED.compareAndSet(false, true)) {
             return;
         }
         // SIGSTOP sent to this thread: it is the thread that takes the signal and stops the others,

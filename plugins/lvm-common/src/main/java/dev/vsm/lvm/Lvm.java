@@ -194,6 +194,10 @@ public final class Lvm {
         }
     }
 
+    public void addtag(String vg, String lv, String tag) {
+        run(LvmCommands.addtag(vg, lv, tag));
+    }
+
     public void deltag(String vg, String lv, String tag) {
         run(LvmCommands.deltag(vg, lv, tag));
     }

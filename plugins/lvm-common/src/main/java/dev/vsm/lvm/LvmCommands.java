@@ -192,6 +192,12 @@ public final class LvmCommands {
         return Command.of(argv).withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
     }
 
+    /** {@code lvchange --addtag <tag> <vg>/<lv>}: a volume chain's intent record, kept in the VG's metadata. */
+    public static Command addtag(String vg, String lv, String tag) {
+        return Command.of(LVCHANGE, "--addtag", tag, vg + "/" + lv)
+                .withErrorPrefix("lvchange '" + vg + "/" + lv + "' error");
+    }
+
     /** {@code lvchange --deltag <tag> <vg>/<lv>}: drop a tag (an import's, once its convert succeeded). */
     public static Command deltag(String vg, String lv, String tag) {
         return Command.of(LVCHANGE, "--deltag", tag, vg + "/" + lv)

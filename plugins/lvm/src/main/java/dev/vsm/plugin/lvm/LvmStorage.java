@@ -121,8 +121,12 @@ final class LvmStorage implements Storage {
 
     // --- volume activation
 
+    /** A qcow2 volume's chain is not activated while a chain operation is under way on it or was killed in it. */
     @Override
     public void activateVolume(VolumeName volume) {
+        if (chains && volume.hasFormat(VolumeFormat.QCOW2)) {
+            chainOf(volume).checkSettled();
+        }
         lvm.activate(activationTarget(volume));
     }
 
@@ -266,6 +270,7 @@ final class LvmStorage implements Storage {
      */
     @Override
     public Optional<Runnable> freeImage(VolumeName volume) {
+        recover(volume);
         String vg = options.vgname();
         LvsReport lvs = lvm.lvs(vg);
         LogicalVolume lv = lvs.find(vg, volume.name())
@@ -340,9 +345,29 @@ final class LvmStorage implements Storage {
      * Runs a chain operation on a qcow2 volume as pve's LVMPlugin.pm does: the format checked
      * ({@code wrongFormat}, with the volume's format), the volume's chain activated, then the
      * operation; LVs it freed under saferemove are zeroed and removed afterwards, also when it
-     * failed (pve's cleanup worker).
+     * failed (pve's cleanup worker). An operation that changes the chain first finishes or undoes
+     * what a killed one left ({@link VolumeChain#recover}; the caller holds the storage lock).
      */
     private <T> T onChain(VolumeName volume, String wrongFormat, Function<VolumeChain, T> operation) {
+        return onChain(volume, wrongFormat, false, operation);
+    }
+
+    /** {@link #onChain(VolumeName, String, Function)} of an operation that changes the chain: recovered first. */
+    private <T> T changing(VolumeName volume, String wrongFormat, Function<VolumeChain, T> operation) {
+        return onChain(volume, wrongFormat, true, operation);
+    }
+
+    /** A qcow2 volume's interrupted chain operation finished or undone, if it has one (under the storage lock). */
+    private void recover(VolumeName volume) {
+        if (chains
+                && volume.hasFormat(VolumeFormat.QCOW2)
+                && layersOf(volume).readIntent().isPresent()) {
+            changing(volume, "%s", chain -> null);
+        }
+    }
+
+    private <T> T onChain(
+            VolumeName volume, String wrongFormat, boolean recovering, Function<VolumeChain, T> operation) {
         if (!volume.hasFormat(VolumeFormat.QCOW2)) {
             throw StorageException.badInput(
                     wrongFormat, volume.volumeFormat().map(VolumeFormat::id).orElse("unknown"));
@@ -353,14 +378,19 @@ final class LvmStorage implements Storage {
                     config.id());
         }
         String vg = options.vgname();
-        if (lvm.lvs(vg).find(vg, volume.name()).isEmpty()) {
+        LvChainLayers layers = layersOf(volume);
+        if (lvm.lvs(vg).find(vg, volume.name()).isEmpty()
+                && !(recovering && layers.readIntent().isPresent())) {
             throw StorageException.badInput("no such volume '%s'", volume.volname());
         }
         lvm.activate(qcow2Lvs.chainTarget(volume.name()));
-        LvChainLayers layers = layersOf(volume);
         T result;
         try {
-            result = operation.apply(new VolumeChain(layers, context.qemuImg(), context.console()));
+            VolumeChain chain = new VolumeChain(layers, context.qemuImg(), context.console());
+            if (recovering) {
+                chain.recover();
+            }
+            result = operation.apply(chain);
         } catch (RuntimeException e) {
             if (!layers.removed().isEmpty()) {
                 try {
@@ -379,7 +409,7 @@ final class LvmStorage implements Storage {
 
     @Override
     public void volumeSnapshot(VolumeName volume, String snapshot) {
-        onChain(volume, "can't snapshot '%s' volume", chain -> {
+        changing(volume, "can't snapshot '%s' volume", chain -> {
             chain.snapshot(snapshot);
             return null;
         });
@@ -387,7 +417,7 @@ final class LvmStorage implements Storage {
 
     @Override
     public void volumeSnapshotRollback(VolumeName volume, String snapshot) {
-        onChain(volume, "can't rollback snapshot for '%s' volume", chain -> {
+        changing(volume, "can't rollback snapshot for '%s' volume", chain -> {
             chain.rollback(snapshot);
             return null;
         });
@@ -395,7 +425,7 @@ final class LvmStorage implements Storage {
 
     @Override
     public void volumeSnapshotDelete(VolumeName volume, String snapshot) {
-        onChain(volume, "can't delete snapshot for '%s' volume", chain -> {
+        changing(volume, "can't delete snapshot for '%s' volume", chain -> {
             chain.delete(snapshot);
             return null;
         });
@@ -448,7 +478,7 @@ final class LvmStorage implements Storage {
             volumeResize(volume, sizeBytes);
             return;
         }
-        onChain(volume, "can't resize snapshot of '%s' volume", chain -> {
+        changing(volume, "can't resize snapshot of '%s' volume", chain -> {
             snapshotLv(volume, snapshot);
             qcow2Lvs.grow(layersOf(volume).layerName(snapshot), sizeBytes);
             return null;
@@ -462,7 +492,7 @@ final class LvmStorage implements Storage {
      */
     @Override
     public void renameSnapshot(VolumeName volume, String from, String to) {
-        onChain(volume, "can't rename snapshot of '%s' volume", chain -> {
+        changing(volume, "can't rename snapshot of '%s' volume", chain -> {
             chain.renameSnapshot(from, to);
             return null;
         });
@@ -475,18 +505,43 @@ final class LvmStorage implements Storage {
     }
 
     /**
-     * What interrupted runs left: LVs of imports that did not finish (removed as {@link #freeImage}
-     * removes volumes), then {@code del-} LVs whose saferemove did not finish.
+     * What interrupted runs left: with volume chains, every volume with an intent record recovered
+     * at once (under the storage lock; saferemove's pending {@code del-} LVs finished first, as a
+     * recovery's removal needs their names) and the overlays left under their temporary names
+     * ({@code vsm-partial-*}) freed as {@link #freeImage} frees; then LVs of imports that did not
+     * finish (removed as {@link #freeImage} removes volumes), then {@code del-} LVs whose saferemove
+     * did not finish.
      */
     @Override
     public Optional<PendingCleanup> pendingCleanup() {
-        LvsReport lvs = lvm.lvs(options.vgname());
+        List<String> items = new ArrayList<>();
+        String vg = options.vgname();
+        if (chains) {
+            Set<String> recorded = LvChainLayers.volumesWithRecords(lvm.lvs(vg), vg);
+            List<LogicalVolume> earlier = recorded.isEmpty() ? List.of() : safeRemoval.pending(lvm.lvs(vg));
+            if (!earlier.isEmpty()) { // first: a recovery's removal under saferemove needs the del- name free
+                safeRemoval.finish(earlier).run();
+                earlier.forEach(lv -> items.add(lv.name()));
+            }
+            for (String name : recorded) {
+                changing(parseVolname(name), "%s", chain -> null);
+                items.add(name + " (interrupted chain operation)");
+            }
+            for (LogicalVolume partial : LvChainLayers.partials(lvm.lvs(vg), vg)) {
+                if (options.saferemove()) {
+                    safeRemoval.rename(partial); // zeroed with the other del- LVs below
+                } else {
+                    lvm.lvremove(partial, context.dryRun());
+                    items.add(partial.name());
+                }
+            }
+        }
+        LvsReport lvs = lvm.lvs(vg);
         List<LogicalVolume> imports = imports().abandoned(lvs);
         List<LogicalVolume> removals = safeRemoval.pending(lvs);
-        if (imports.isEmpty() && removals.isEmpty()) {
+        if (items.isEmpty() && imports.isEmpty() && removals.isEmpty()) {
             return Optional.empty();
         }
-        List<String> items = new ArrayList<>();
         imports.forEach(lv -> items.add(lv.name()));
         removals.forEach(lv -> items.add(lv.name()));
         Runnable importsTask = imports().remove(imports);
@@ -598,7 +653,7 @@ final class LvmStorage implements Storage {
         }
         if (format == VolumeFormat.QCOW2 && chains) {
             // pve #7280: the chain is activated first, so that qemu-img can read it
-            boolean snapshots = onChain(volume, "%s", VolumeChain::hasSnapshots);
+            boolean snapshots = changing(volume, "%s", VolumeChain::hasSnapshots);
             if (snapshots) {
                 throw StorageException.badInput(
                         "can't rename volume '%s' - external snapshot exists", volume.volname());
@@ -644,7 +699,7 @@ final class LvmStorage implements Storage {
     @Override
     public void volumeResize(VolumeName volume, long sizeBytes) {
         if (volume.hasFormat(VolumeFormat.QCOW2)) {
-            onChain(volume, "%s", chain -> {
+            changing(volume, "%s", chain -> {
                 qcow2Lvs.grow(volume.name(), sizeBytes);
                 return null;
             });

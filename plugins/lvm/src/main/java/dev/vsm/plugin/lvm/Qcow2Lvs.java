@@ -72,6 +72,11 @@ final class Qcow2Lvs {
      * @param volume the volume whose chain is activated (the volume's own name, {@code current})
      */
     void create(String volume, String name, int vmid, long sizeKib, String backing) {
+        create(volume, name, name, vmid, sizeKib, backing);
+    }
+
+    /** {@link #create(String, String, int, long, String)} of an LV that is renamed {@code finalName} once formatted (its tag's name). */
+    void create(String volume, String name, String finalName, int vmid, long sizeKib, String backing) {
         long lvKib = lvKib(sizeKib, backing != null);
         long free = lvm.vgs()
                 .group(vg)
@@ -82,7 +87,7 @@ final class Qcow2Lvs {
                     "storage '%s': not enough free space in volume group '%s' (%d bytes requested, %d bytes free)",
                     storageId, vg, lvKib * 1024, free);
         }
-        lvm.lvcreate(vg, name, lvKib, List.of(Lvm.ownerTag(vmid), Lvm.volumeTag(name)));
+        lvm.lvcreate(vg, name, lvKib, List.of(Lvm.ownerTag(vmid), Lvm.volumeTag(finalName)));
         try {
             lvm.activate(chainTarget(volume));
             if (backing == null) {

@@ -46,7 +46,8 @@ final class SafeRemoval {
 
     /**
      * The {@code del-} LVs of the storage's VG that hold one of its volumes or a snapshot of one
-     * ({@code del-snap_vm-<vmid>-..._<snapshot>.qcow2}, a volume chain's layer), in report order.
+     * ({@code del-snap_vm-<vmid>-..._<snapshot>.qcow2}, a volume chain's layer) or an overlay in the
+     * making ({@code del-vsm-partial-<name>}), in report order.
      */
     List<LogicalVolume> pending(LvsReport lvs) {
         return lvs.inGroup(options.vgname()).stream()
@@ -56,6 +57,9 @@ final class SafeRemoval {
     }
 
     private static boolean isRemovable(String name) {
+        if (name.startsWith(LvChainLayers.PARTIAL)) { // an overlay a killed chain operation was making
+            name = name.substring(LvChainLayers.PARTIAL.length());
+        }
         return LvmVolumeNames.isVolumeName(name) || LvmVolumeNames.isSnapshotLayerName(name);
     }
 
