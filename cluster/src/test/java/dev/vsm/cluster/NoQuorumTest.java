@@ -50,8 +50,8 @@ class NoQuorumTest {
      * below wait 2 s for ZooKeeper, which an election on a loaded machine may outlast.
      */
     private void awaitQuorum() throws Exception {
-        try (CuratorFramework probe = CuratorFrameworkFactory.newClient(
-                ensemble.getConnectString(), 10_000, 5_000, new RetryOneTime(200))) {
+        try (CuratorFramework probe =
+                CuratorFrameworkFactory.newClient(ensemble.getConnectString(), 10_000, 5_000, new RetryOneTime(200))) {
             probe.start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true) {
@@ -66,7 +66,9 @@ class NoQuorumTest {
                         throw e;
                     }
                 }
-                assertThat(System.nanoTime()).as("the ensemble elected a leader in 60 s").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("the ensemble elected a leader in 60 s")
+                        .isLessThan(deadline);
             }
         }
     }
