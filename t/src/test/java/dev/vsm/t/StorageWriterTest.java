@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StorageWriterTest {
     private static final int ROUNDS = 200;
+    /** Against the old code the secret was overwritten in round 0. */
+    private static final int CHAIN_ROUNDS = 100;
 
     @TempDir
     Path root;
@@ -339,6 +341,41 @@ class StorageWriterTest {
         vsm.run("alloc", "local", "100", "", "1M")
                 .badInput("'" + local.resolve("images/100") + "' is a symbolic link to '" + outside + "'");
         vsm.run("alloc", "local", "100", "", "1M", "--dry-run").badInput("is a symbolic link to");
+    }
+
+    /**
+     * A volume chain's {@code snapshot} makes the new top layer under a temporary name with
+     * {@code qemu-img create}, which truncates what it opens; the temporary is hijacked into a link
+     * to the secret as soon as it appears. qemu-img is given the file vsm created, by descriptor, so
+     * the secret is never truncated or written (before, qemu-img followed the link).
+     */
+    @Test
+    void aChainLayersTemporaryHijackedIntoALinkNeverHasTheLinksTargetWritten() throws IOException {
+        vsm.writeConfig("storages:\n  local:\n    type: dir\n    path: " + local
+                + "\n    content: [images]\n    snapshot-as-volume-chain: 1\n");
+        vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
+                .ok();
+        int made = 0;
+        int failed = 0;
+        try (NameRace race = NameRace.hijacking(local.resolve("images/100"), n -> n.contains(".vsm-tmp-"), secret)) {
+            for (int i = 0; i < CHAIN_ROUNDS; i++) {
+                Vsm.Result r = vsm.run("snapshot", "local:100/vm-100-disk-0.qcow2", "s" + i);
+                assertThat(r.exit())
+                        .as("snapshot's exit status; stderr: %s", r.err())
+                        .isIn(0, 1, 2);
+                if (r.exit() == 0) {
+                    made++;
+                } else {
+                    failed++;
+                }
+                assertThat(Files.readString(secret))
+                        .as("the secret after round %d", i)
+                        .startsWith("SECRET-LINE\n");
+            }
+            assertThat(race.changes()).isPositive();
+        }
+        System.out.printf("chain layer: %d of %d rounds made, %d failed%n", made, CHAIN_ROUNDS, failed);
+        assertThat(failed).as("rounds the hijacker won (each must fail safely)").isPositive();
     }
 
     /** The flags {@code lsattr -d} shows for a file ({@code i}: immutable). */
