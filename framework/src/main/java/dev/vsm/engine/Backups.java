@@ -2,7 +2,6 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.backup.ArchiveAuxiliaries;
 import dev.vsm.backup.ArchiveInfo;
 import dev.vsm.backup.BackupPruner;
 import dev.vsm.backup.PruneEntry;
@@ -147,7 +146,6 @@ public final class Backups {
                         "cannot remove protected archive '%s'", volume.storage().path(volume.name()));
             }
             volume.storage().freeImage(volume.name());
-            ArchiveAuxiliaries.remove(volume.storage().path(volume.name()), manager.context(), zone);
             return null;
         });
     }

@@ -136,45 +136,68 @@ final class LocalHostFiles implements HostFiles {
     }
 
     /**
-     * Below the storage's directory each missing directory is made with {@code mkdir(2)} in its
-     * parent, itself reached by descriptor (the storage's directory itself, the configuration's,
-     * by its path).
+     * Each missing directory is made with {@code mkdir(2)} in its parent, itself reached by
+     * descriptor from the deepest directory that exists ({@link StorageTree}): below the storage's
+     * directory from the storage's, else (the storage's directory itself, or a path outside it)
+     * from the deepest existing directory on the path, opened by its path as the configuration's.
+     * So a directory vsm made and a writer swapped for a link meanwhile is refused, never entered,
+     * and one that stands below the storage's directory as a link out is refused at once (bad
+     * input), even when nothing is to be made.
      */
     @Override
     public void createDirectories(Path dir) {
-        if (Files.isDirectory(dir)) {
-            return; // creates nothing, so a link on the way harms nothing here: what uses the directory refuses it
-        }
-        if (dryRun) {
-            console.info("+ mkdir -p " + ShellQuote.quote(dir.toString()));
-            return;
-        }
+        Path absolute = dir.toAbsolutePath().normalize();
+        boolean inside = tree != null && tree.contains(absolute);
         try {
-            if (tree == null || !tree.contains(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            if (inside ? exists(tree, absolute) : Files.isDirectory(absolute)) {
                 return;
             }
-            if (!Files.isDirectory(tree.base())) {
-                Files.createDirectories(tree.base(), PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            if (dryRun) {
+                console.info("+ mkdir -p " + ShellQuote.quote(dir.toString()));
+                return;
             }
-            Path relative = tree.base().relativize(dir.toAbsolutePath().normalize());
-            for (int i = 1; i <= relative.getNameCount(); i++) {
-                Path step = tree.base().resolve(relative.subpath(0, i));
-                Optional<StorageTree.Dir> there = tree.openIfExists(step);
-                if (there.isPresent()) {
-                    there.get().close();
-                    continue;
+            Path top = inside ? tree.base() : absolute;
+            if (!Files.isDirectory(top)) {
+                Path existing = top;
+                while (existing.getParent() != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+                    existing = existing.getParent();
                 }
-                try (Entry made = entry(step)) {
-                    Files.createDirectory(made.at, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
-                } catch (FileAlreadyExistsException e) {
-                    // made meanwhile, or not a directory: the walk below tells
-                }
+                makeDirectories(new StorageTree(existing), top);
             }
-            tree.open(dir).close();
+            if (inside) {
+                makeDirectories(tree, absolute);
+            }
         } catch (IOException e) {
             throw StorageException.failed(e, "unable to create directory '%s' - %s", dir, reason(e));
         }
+    }
+
+    private static boolean exists(StorageTree from, Path dir) throws IOException {
+        Optional<StorageTree.Dir> there = from.openIfExists(dir);
+        if (there.isPresent()) {
+            there.get().close();
+        }
+        return there.isPresent();
+    }
+
+    /** Makes the directories from {@code from}'s base down to {@code dir}, each in its parent held by descriptor. */
+    private static void makeDirectories(StorageTree from, Path dir) throws IOException {
+        Path relative = from.base().relativize(dir);
+        for (int i = 1; i <= relative.getNameCount(); i++) {
+            Path step = from.base().resolve(relative.subpath(0, i));
+            if (exists(from, step)) {
+                continue;
+            }
+            TestPause.before("mkdir"); // a test swaps the directory made before for a link here
+            try (StorageTree.Dir parent = from.open(step.getParent())) {
+                Files.createDirectory(
+                        parent.held().path().resolve(step.getFileName().toString()),
+                        PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            } catch (FileAlreadyExistsException e) {
+                // made meanwhile, or not a directory: the walk below tells
+            }
+        }
+        from.open(dir).close();
     }
 
     @Override
@@ -318,7 +341,7 @@ final class LocalHostFiles implements HostFiles {
             } else {
                 Files.createLink(target.at, source.at);
                 TestPause.before("moved");
-                removeIdentified(from, source.at, identity(target.at));
+                removeIdentified(from, source, identity(target.at));
             }
         } catch (FileAlreadyExistsException e) {
             throw StorageException.failed("rename '%s' to '%s' failed - target exists", from, to);
@@ -404,7 +427,7 @@ final class LocalHostFiles implements HostFiles {
         beforeChange.run();
         TestPause.before("remove");
         try (Entry entry = entry(file)) {
-            removeIdentified(file, entry.at, identity(seen));
+            removeIdentified(file, entry, identity(seen));
         } catch (IOException e) {
             throw StorageException.failed(e, "unlink '%s' failed - %s", file, reason(e));
         }
@@ -427,7 +450,8 @@ final class LocalHostFiles implements HostFiles {
      * which no listing shows as a volume and {@code vsm cleanup} removes once its process is gone
      * ({@link PartialImages#tombstoneFor}).
      */
-    private void removeIdentified(Path file, Path at, List<Object> identity) throws IOException {
+    private void removeIdentified(Path file, Entry entry, List<Object> identity) throws IOException {
+        Path at = entry.at;
         Path tombstone = PartialImages.tombstoneFor(node.get(), at);
         Files.move(at, tombstone, StandardCopyOption.ATOMIC_MOVE);
         if (!identity.equals(identity(tombstone))) {
@@ -450,11 +474,8 @@ final class LocalHostFiles implements HostFiles {
                             + "left it alone",
                     file);
         }
-        if (Files.isDirectory(tombstone, LinkOption.NOFOLLOW_LINKS)) {
-            deleteTree(tombstone);
-        } else {
-            Files.delete(tombstone);
-        }
+        TestPause.before("tombstoned"); // a test kills vsm here: the tombstone is left for vsm cleanup
+        entry.dir.deleteTree(tombstone.getFileName().toString()); // a directory's tree by descriptor, too
     }
 
     /**
@@ -471,15 +492,59 @@ final class LocalHostFiles implements HostFiles {
         return identity(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
     }
 
+    /**
+     * Below the storage's directory the file or directory is opened from the directory that holds
+     * it, by descriptor: a regular file as {@link StorageTree.Dir#openRegular} opens it, a
+     * directory (or a link to one inside the storage) as {@link StorageTree#open} does; a link out
+     * of the storage, a FIFO or a device is refused, never opened.
+     */
     @Override
     public void sync(Path path) {
         if (dryRun) {
             return;
         }
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.force(true);
+        try {
+            if (tree == null || !tree.contains(path)) {
+                try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                    channel.force(true);
+                }
+                return;
+            }
+            try (Entry entry = entry(path)) {
+                Optional<java.nio.file.attribute.PosixFileAttributes> seen = entry.dir.stat(entry.name);
+                if (seen.isPresent() && (seen.get().isDirectory() || seen.get().isSymbolicLink())) {
+                    try (StorageTree.Dir dir = tree.open(path)) {
+                        dir.held().channel().force(true);
+                    }
+                } else {
+                    try (HeldFile file = entry.dir.openRegular(entry.name)) {
+                        file.channel().force(true);
+                    }
+                }
+            }
         } catch (IOException e) {
             throw StorageException.failed(e, "fsync '%s' failed - %s", path, reason(e));
+        }
+    }
+
+    /**
+     * {@code rm -rf} by descriptor ({@link StorageTree.Dir#deleteTree}): the tree is entered from
+     * the directory that holds it, one directory at a time without following links, and each
+     * entry is removed in the directory held; under dry-run one {@code + rm -rf} line.
+     */
+    @Override
+    public void deleteTree(Path dir) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (dryRun) {
+            console.info("+ rm -rf " + ShellQuote.quote(dir.toString()));
+            return;
+        }
+        try (Entry entry = entry(dir)) {
+            entry.dir.deleteTree(entry.name);
+        } catch (IOException e) {
+            throw StorageException.failed(e, "unable to remove '%s' - %s", dir, reason(e));
         }
     }
 

@@ -2,7 +2,6 @@ package dev.vsm.engine;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.vsm.backup.ArchiveAuxiliaries;
 import dev.vsm.qemu.PreallocationRules;
 import dev.vsm.qemu.UntrustedImage;
 import dev.vsm.spi.AllocRequest;
@@ -305,9 +304,10 @@ public final class StorageManager {
 
     /**
      * Frees a volume (pve's {@code vdisk_free}); a base volume still used by linked clones is refused.
-     * A backup archive's log and notes files go with it (as pve's volume deletion does). A volume
-     * that is already gone is warned about and counts as freed, as in pve: cleanups after a migration
-     * free volumes that may be gone.
+     * A backup archive's log and notes files go with it (as pve's volume deletion does: the
+     * plugin removes them, vsm-files' {@code FileStorage} by descriptor). A volume that is already
+     * gone is warned about and counts as freed, as in pve: cleanups after a migration free volumes
+     * that may be gone.
      *
      * @return false when the volume was already gone
      */
@@ -326,9 +326,6 @@ public final class StorageManager {
             } catch (NoSuchVolumeException gone) {
                 context.console().warn("warning: " + gone.getMessage() + " - nothing to remove");
                 return Optional.empty();
-            }
-            if (name.type() == ContentType.BACKUP) {
-                ArchiveAuxiliaries.remove(storage.path(name), context, java.time.ZoneId.systemDefault());
             }
             return Optional.of(later);
         });

@@ -8,6 +8,7 @@ import dev.vsm.t.support.Tree;
 import dev.vsm.t.support.Vsm;
 import dev.vsm.testing.HostTools;
 import dev.vsm.testing.RootTest;
+import dev.vsm.testing.SlowTest;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StorageWriterTest {
     private static final int ROUNDS = 200;
+    /** Against the old code the secret became a qcow2 image of 1.7 MB in round 0. */
+    private static final int CHAIN_ROUNDS = 100;
 
     @TempDir
     Path root;
@@ -364,9 +367,9 @@ class StorageWriterTest {
     /**
      * A removal renames the volume to a private tombstone before it checks and removes it; a kill
      * in between leaves {@code .<name>.vsm-del-<node>-<pid>.<start>-<random>}. {@code vsm cleanup}
-     * removes such a regular file of this node once its process is gone, and nothing else that looks
-     * like one: a live process's, another node's, a link (a writer's, to a file outside), a
-     * directory, or a name without a node (what removals wrote before).
+     * removes such a regular file or directory (a subvol's, its tree by descriptor) of this node once
+     * its process is gone, and nothing else that looks like one: a live process's, another node's, a
+     * link (a writer's, to a file outside), or a name without a node (what removals wrote before).
      */
     @Test
     void cleanupRemovesOnlyVsmsOwnAbandonedTombstones() throws Exception {
@@ -382,19 +385,82 @@ class StorageWriterTest {
         String random = "-0123456789abcdef";
         Path abandoned =
                 Files.writeString(images.resolve(".vm-100-disk-0.raw.vsm-del-" + node + "-" + dead + random), "freed");
+        Path subvol = Files.createDirectory(
+                images.resolve(".subvol-100-disk-4.subvol.vsm-del-" + node + "-" + dead + random));
+        Files.createSymbolicLink(subvol.resolve("up"), outside); // removed, never followed
         List<Path> kept = List.of(
                 Files.writeString(images.resolve(".vm-100-disk-1.raw.vsm-del-" + node + "-" + live + random), "x"),
                 Files.writeString(images.resolve(".vm-100-disk-2.raw.vsm-del-elsewhere-" + dead + random), "x"),
                 Files.createSymbolicLink(
                         images.resolve(".vm-100-disk-3.raw.vsm-del-" + node + "-" + dead + random), secret),
-                Files.createDirectory(images.resolve(".vm-100-disk-4.raw.vsm-del-" + node + "-" + dead + random)),
                 Files.writeString(images.resolve(".vm-100-disk-5.raw.vsm-del-" + dead + random), "x"));
-        assertThat(vsm.run("cleanup", "local").ok().out()).contains("images/100/" + abandoned.getFileName());
+        assertThat(vsm.run("cleanup", "local").ok().out())
+                .contains("images/100/" + abandoned.getFileName())
+                .contains("images/100/" + subvol.getFileName());
         assertThat(abandoned).doesNotExist();
+        assertThat(subvol).doesNotExist();
         for (Path p : kept) {
             assertThat(Files.exists(p, LinkOption.NOFOLLOW_LINKS)).as("%s", p).isTrue();
         }
         assertThat(vsm.run("cleanup", "local").ok().out()).startsWith("nothing to clean up");
+    }
+
+    /**
+     * A link out of the storage already standing where a directory vsm would make is: making it
+     * is refused at once (exit 2, one line naming the link), not reported as made for the next step
+     * to refuse. Before, activation took {@code template/iso -> /elsewhere} as made and
+     * {@code alloc} went on (exit 0), and {@code images/100 -> /elsewhere} failed only at the
+     * image's creation.
+     */
+    @Test
+    void aLinkOutWhereADirectoryIsToBeMadeIsRefusedAtOnce() throws IOException {
+        Path iso = local.resolve("template/iso");
+        Files.delete(iso);
+        Files.createSymbolicLink(iso, outside);
+        vsm.run("alloc", "local", "100", "", "1M").badInput("'" + iso + "' is a symbolic link to '" + outside + "'");
+        Files.delete(iso);
+        Files.createDirectory(iso);
+
+        Files.createSymbolicLink(local.resolve("images/100"), outside);
+        vsm.run("alloc", "local", "100", "", "1M")
+                .badInput("'" + local.resolve("images/100") + "' is a symbolic link to '" + outside + "'");
+        vsm.run("alloc", "local", "100", "", "1M", "--dry-run").badInput("is a symbolic link to");
+    }
+
+    /**
+     * A volume chain's {@code snapshot} makes the new top layer under a temporary name with
+     * {@code qemu-img create}, which truncates what it opens; the temporary is hijacked into a link
+     * to the secret as soon as it appears. qemu-img is given the file vsm created, by descriptor, so
+     * the secret is never truncated or written (before, qemu-img followed the link).
+     */
+    @Test
+    @SlowTest
+    void aChainLayersTemporaryHijackedIntoALinkNeverHasTheLinksTargetWritten() throws IOException {
+        vsm.writeConfig("storages:\n  local:\n    type: dir\n    path: " + local
+                + "\n    content: [images]\n    snapshot-as-volume-chain: 1\n");
+        vsm.run("alloc", "local", "100", "vm-100-disk-0.qcow2", "1M", "--format", "qcow2")
+                .ok();
+        int made = 0;
+        int failed = 0;
+        try (NameRace race = NameRace.hijacking(local.resolve("images/100"), n -> n.contains(".vsm-tmp-"), secret)) {
+            for (int i = 0; i < CHAIN_ROUNDS; i++) {
+                Vsm.Result r = vsm.run("snapshot", "local:100/vm-100-disk-0.qcow2", "s" + i);
+                assertThat(r.exit())
+                        .as("snapshot's exit status; stderr: %s", r.err())
+                        .isIn(0, 1, 2);
+                if (r.exit() == 0) {
+                    made++;
+                } else {
+                    failed++;
+                }
+                assertThat(Files.readAllBytes(secret))
+                        .as("the secret after round %d", i)
+                        .startsWith("SECRET-LINE\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            assertThat(race.changes()).isPositive();
+        }
+        System.out.printf("chain layer: %d of %d rounds made, %d failed%n", made, CHAIN_ROUNDS, failed);
+        assertThat(failed).as("rounds the hijacker won (each must fail safely)").isPositive();
     }
 
     /** The flags {@code lsattr -d} shows for a file ({@code i}: immutable). */

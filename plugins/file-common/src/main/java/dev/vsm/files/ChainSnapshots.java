@@ -181,7 +181,7 @@ public final class ChainSnapshots {
                 Path image = owner.resolve(file.substring(1, file.length() - FileChainLayers.INTENT_SUFFIX.length()));
                 String volname = owner.getFileName() + "/" + image.getFileName();
                 new VolumeChain(
-                                new FileChainLayers(volname, image, context, options.get()),
+                                new FileChainLayers(volname, layout.basePath(), image, context, options.get()),
                                 context.qemuImg(),
                                 context.console())
                         .recover();
@@ -240,7 +240,8 @@ public final class ChainSnapshots {
     }
 
     private VolumeChain chainOf(VolumeName volume) {
-        FileChainLayers layers = new FileChainLayers(volume.volname(), layout.path(volume), context, options.get());
+        FileChainLayers layers =
+                new FileChainLayers(volume.volname(), layout.basePath(), layout.path(volume), context, options.get());
         return new VolumeChain(layers, context.qemuImg(), context.console());
     }
 }

@@ -2,6 +2,7 @@ package dev.vsm.files;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.vsm.spi.HeldFile;
 import dev.vsm.spi.HostFiles;
 import dev.vsm.spi.ImageInfo;
 import dev.vsm.spi.ImageOptions;
@@ -39,6 +40,9 @@ final class FileChainLayers implements ChainLayers {
     private static final int MAX_INTENT = 4096;
 
     private final String volname;
+    /** The storage's directory, from which the volume's is reached by descriptor. */
+    private final Path base;
+
     private final Path directory;
     private final String name;
     private final StorageContext context;
@@ -47,10 +51,12 @@ final class FileChainLayers implements ChainLayers {
 
     /**
      * @param volname the volume's name, for messages
+     * @param base    the storage's directory
      * @param image   the volume's image file ({@code current})
      */
-    FileChainLayers(String volname, Path image, StorageContext context, ImageOptions options) {
+    FileChainLayers(String volname, Path base, Path image, StorageContext context, ImageOptions options) {
         this.volname = requireNonNull(volname, "volname");
+        this.base = requireNonNull(base, "base");
         this.directory = requireNonNull(image.getParent(), "directory");
         this.name = image.getFileName().toString();
         this.context = requireNonNull(context, "context");
@@ -167,12 +173,22 @@ final class FileChainLayers implements ChainLayers {
     }
 
     /**
-     * {@code qemu-img create -F qcow2 -b <backing> -f qcow2 <temporary> -o ...} in the volume's
-     * directory, synced, renamed to {@code layerName}, the directory synced; a dry run prints the
-     * command on the final name. The temporary name is {@link PartialImages}'s.
+     * {@code qemu-img create -u -F qcow2 -b <backing> -f qcow2 <temporary> <size> -o ...} in the
+     * volume's directory, synced, renamed to {@code layerName}, the directory synced; a dry run
+     * prints the command on the final name. The temporary name is {@link PartialImages}'s; qemu-img
+     * writes the file created, opened by descriptor ({@link StorageTree.Dir#openRegular}: a link
+     * put under the name is refused), with the backing layer's virtual size.
      */
     @Override
     public void createOverlay(String layerName, String backingLayer) {
+        createOverlay(
+                layerName,
+                backingLayer,
+                context.dryRun() ? -1 : info(backingLayer).virtualSize());
+    }
+
+    @Override
+    public void createOverlay(String layerName, String backingLayer, long virtualSize) {
         Path target = path(layerName);
         if (context.dryRun()) {
             context.qemuImg().createBacked(target, backingLayer, VolumeFormat.QCOW2.id(), options);
@@ -182,7 +198,15 @@ final class FileChainLayers implements ChainLayers {
         Path temp = new PartialImages(context.nodeName(), files).temporaryFor(target);
         try {
             files.createFile(temp); // mode 0640, which qemu-img keeps
-            context.qemuImg().createBacked(temp, backingLayer, VolumeFormat.QCOW2.id(), options);
+            // qemu-img is given the file created, by descriptor, never its name: qemu-img create truncates
+            // what it opens, and a writer of the directory may have put a link out under the temporary name
+            try (StorageTree.Dir dir = new StorageTree(base).open(directory);
+                    HeldFile held = dir.openRegular(temp.getFileName().toString())) {
+                context.qemuImg()
+                        .createBacked(held.path(), backingLayer, VolumeFormat.QCOW2.id(), virtualSize, options);
+            } catch (IOException e) {
+                throw StorageException.failed(e, "unable to open '%s' - %s", temp, e.getMessage());
+            }
             files.sync(temp);
             files.move(temp, target);
         } catch (RuntimeException e) {

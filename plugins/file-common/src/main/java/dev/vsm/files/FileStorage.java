@@ -123,6 +123,9 @@ public abstract class FileStorage implements Storage {
         recoverChain(volume);
         List<Path> snapshotFiles = chains == null ? List.of() : chains.snapshotFiles(volume);
         Optional<Runnable> after = volumes.free(volume);
+        if (volume.type() == ContentType.BACKUP) {
+            ArchiveAuxiliaries.remove(path(volume), context); // its log and notes go with it
+        }
         for (Path file : snapshotFiles) {
             try {
                 context.files().delete(file);

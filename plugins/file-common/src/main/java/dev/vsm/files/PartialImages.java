@@ -11,11 +11,13 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -73,11 +75,11 @@ public final class PartialImages {
 
     /**
      * The abandoned temporary files and tombstones in one image directory (see the class comment
-     * and {@link #tombstoneFor}), sorted: regular files only (a tombstone of a directory, a subvol
-     * whose removal was killed, is left for the admin).
+     * and {@link #tombstoneFor}), sorted, each with its attributes as found (read without following
+     * links): regular files, and tombstones that are directories (a subvol whose removal was killed).
      */
-    public List<Path> abandoned(Path imageDir) {
-        List<Path> found = new ArrayList<>();
+    public Map<Path, BasicFileAttributes> abandoned(Path imageDir) {
+        Map<Path, BasicFileAttributes> found = new TreeMap<>();
         if (!Files.isDirectory(imageDir, LinkOption.NOFOLLOW_LINKS)) {
             return found;
         }
@@ -90,27 +92,34 @@ public final class PartialImages {
                 if (!m.matches()) {
                     continue;
                 }
-                String madeBy = m.group(2) != null ? m.group(2) : m.group(4);
-                String stamp = m.group(2) != null ? m.group(3) : m.group(5);
-                if (madeBy.equals(safeNode())
-                        && Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
-                        && !running(stamp)) {
-                    found.add(entry);
+                boolean tombstone = m.group(2) == null;
+                String madeBy = tombstone ? m.group(4) : m.group(2);
+                String stamp = tombstone ? m.group(5) : m.group(3);
+                if (!madeBy.equals(safeNode()) || running(stamp)) {
+                    continue;
+                }
+                BasicFileAttributes attrs;
+                try {
+                    attrs = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                } catch (IOException e) {
+                    continue; // gone meanwhile
+                }
+                if (attrs.isRegularFile() || (tombstone && attrs.isDirectory())) {
+                    found.put(entry, attrs);
                 }
             }
         } catch (IOException e) {
             return found; // unreadable: nothing provably ours to remove
         }
-        found.sort(null);
         return found;
     }
 
     /** The abandoned temporary files under every owner directory of {@code imagesDir}. */
-    public List<Path> abandonedUnder(Path imagesDir) {
-        List<Path> found = new ArrayList<>();
+    public Map<Path, BasicFileAttributes> abandonedUnder(Path imagesDir) {
+        Map<Path, BasicFileAttributes> found = new TreeMap<>();
         for (Path owner : FileStat.entries(imagesDir)) {
             if (Files.isDirectory(owner, LinkOption.NOFOLLOW_LINKS)) {
-                found.addAll(abandoned(owner));
+                found.putAll(abandoned(owner));
             }
         }
         return found;
@@ -118,9 +127,7 @@ public final class PartialImages {
 
     /** Removes what {@link #abandoned} found in {@code imageDir}; call with the storage lock held. */
     public void removeAbandoned(Path imageDir) {
-        for (Path file : abandoned(imageDir)) {
-            files.delete(file);
-        }
+        abandoned(imageDir).forEach(files::deleteIdentified);
     }
 
     /**
@@ -131,23 +138,25 @@ public final class PartialImages {
      * is released; a file already gone is no failure.
      */
     public Optional<PendingCleanup> pendingCleanup(DirLayout layout) {
-        List<Path> abandoned = new ArrayList<>(abandonedUnder(layout.subdir(ContentType.IMAGES)));
-        abandoned.addAll(abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
+        Map<Path, BasicFileAttributes> abandoned = new TreeMap<>(abandonedUnder(layout.subdir(ContentType.IMAGES)));
+        abandoned.putAll(abandoned(layout.subdir(ContentType.IMPORT))); // disks extracted from OVAs, streamed files
         for (ContentType streamed : List.of(ContentType.ISO, ContentType.VZTMPL, ContentType.SNIPPETS)) {
-            abandoned.addAll(abandoned(layout.subdir(streamed))); // files imported from a stream
+            abandoned.putAll(abandoned(layout.subdir(streamed))); // files imported from a stream
         }
-        abandoned.removeIf(p -> layout.linkOut(p).isPresent()); // never delete through a link out of the storage
+        // never delete through a link out of the storage
+        abandoned.keySet().removeIf(p -> layout.linkOut(p).isPresent());
         if (abandoned.isEmpty()) {
             return Optional.empty();
         }
-        List<String> items = abandoned.stream()
+        List<String> items = abandoned.keySet().stream()
                 .map(p -> layout.basePath().relativize(p).toString())
                 .toList();
+        // removed only while the name still holds the file judged abandoned (device, inode and birth time)
         return Optional.of(PendingCleanup.of(
                 items,
-                () -> abandoned.forEach(p -> {
+                () -> abandoned.forEach((p, seen) -> {
                     try {
-                        files.delete(p);
+                        files.deleteIdentified(p, seen);
                     } catch (StorageException e) {
                         if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
                             throw e;

@@ -21,7 +21,9 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -388,6 +390,41 @@ public final class StorageTree {
         public void delete(String name) throws IOException {
             checkName(name);
             stream.deleteFile(Path.of(name));
+        }
+
+        /**
+         * {@code rm -rf} of the entry {@code name}, by descriptor: a directory is opened from the one
+         * that holds it without following links ({@code openat} with {@code O_NOFOLLOW}), emptied the
+         * same way and removed ({@code unlinkat}); every other entry, a link included, is unlinked in
+         * the directory that holds it, never followed. A directory a writer swaps for a link meanwhile
+         * is not entered (the open fails, and so does the removal). Nothing happens when it is gone.
+         */
+        public void deleteTree(String name) throws IOException {
+            checkName(name);
+            deleteTree(stream, Path.of(name));
+        }
+
+        private static void deleteTree(SecureDirectoryStream<Path> parent, Path name) throws IOException {
+            PosixFileAttributes attrs;
+            try {
+                attrs = view(parent, name).readAttributes();
+            } catch (NoSuchFileException e) {
+                return;
+            }
+            if (!attrs.isDirectory()) {
+                parent.deleteFile(name);
+                return;
+            }
+            try (SecureDirectoryStream<Path> dir = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                List<Path> entries = new ArrayList<>();
+                for (Path entry : dir) {
+                    entries.add(entry.getFileName());
+                }
+                for (Path entry : entries) {
+                    deleteTree(dir, entry);
+                }
+            }
+            parent.deleteDirectory(name);
         }
 
         private StorageException notRegular(String name) {

@@ -163,4 +163,24 @@ class StorageTreeTest {
         Files.createSymbolicLink(Path.of(archive + ".notes"), secret);
         assertThat(BackupAttributes.readNotes(layout, archive)).isEmpty();
     }
+
+    /** A tree removed by descriptor: links in it (to a directory or a file outside) are removed, never followed. */
+    @Test
+    void aTreeIsRemovedByDescriptorItsLinksRemovedNotFollowed() throws IOException {
+        Path subvol = Files.createDirectories(base.resolve("disks/100/subvol/etc/deep"));
+        Files.writeString(subvol.resolve("file"), "mine");
+        Files.createSymbolicLink(subvol.resolve("out"), outside);
+        Files.createSymbolicLink(subvol.resolve("secret"), secret);
+        Files.createSymbolicLink(base.resolve("disks/100/subvol/etc/up"), Path.of("../../.."));
+        try (StorageTree.Dir dir = tree.open(base.resolve("disks/100"))) {
+            dir.deleteTree("subvol");
+            dir.deleteTree("subvol"); // gone: nothing happens
+        }
+        assertThat(base.resolve("disks/100/subvol")).doesNotExist();
+        assertThat(base.resolve("disks/100")).isDirectory();
+        assertThat(Files.readString(secret)).isEqualTo("SECRET\n");
+        try (var entries = Files.list(outside)) {
+            assertThat(entries).containsExactly(secret);
+        }
+    }
 }

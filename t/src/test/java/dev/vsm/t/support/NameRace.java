@@ -6,8 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -15,7 +17,8 @@ import java.util.function.Predicate;
  * Whoever may write into a storage directory, racing vsm: a thread that keeps changing names in
  * it (each change one {@code rename(2)}, which replaces the name atomically, as a local user's
  * program would) until closed. {@link #swapping} flips a name between a file and a link to a
- * target; {@link #flipping} flips a directory's name between two links, {@link #replacingDirectory} between a directory and a link; {@link #hijacking} replaces every new entry whose name matches with a link to a target.
+ * target; {@link #flipping} flips a directory's name between two links, {@link #replacingDirectory} between a directory and a link
+ * (also {@link #replacingDirectoryWhileThere}); {@link #hijacking} replaces every new entry whose name matches with a link to a target.
  */
 public final class NameRace implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -73,6 +76,15 @@ public final class NameRace implements AutoCloseable {
      * back and forth; the name always exists (each change one {@code rename(2)} of a new link over it).
      */
     public static NameRace flipping(Path name, Path inside, Path outside) {
+        return flipping(name, inside, outside, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #flipping(Path, Path, Path)}, each link standing at least {@code dwell}: a command of
+     * several steps then mostly sees one state throughout, and a flip lands between two of its steps
+     * now and then (a race that flips at full speed lets such a command through only rarely).
+     */
+    public static NameRace flipping(Path name, Path inside, Path outside, Duration dwell) {
         Path link = name.resolveSibling(".race-flip-" + name.getFileName());
         return new NameRace("flipping " + name, () -> {
             for (Path target : new Path[] {outside, inside}) {
@@ -87,6 +99,9 @@ public final class NameRace implements AutoCloseable {
                 Files.createSymbolicLink(link, target);
                 Files.move(link, name, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 Thread.yield();
+                if (!dwell.isZero()) {
+                    LockSupport.parkNanos(dwell.toNanos());
+                }
             }
             return true;
         });
@@ -113,6 +128,32 @@ public final class NameRace implements AutoCloseable {
             Files.move(aside, name, StandardCopyOption.ATOMIC_MOVE);
             Thread.yield();
             return true;
+        });
+    }
+
+    /**
+     * As {@link #replacingDirectory} (without a refill), for a directory that vsm may remove
+     * meanwhile, or rename with what holds it: {@code name} is best given through a directory
+     * descriptor the test holds ({@code /proc/<pid>/fd/<n>/<name>}), which follows the directory
+     * wherever it is renamed; once the name is gone the race idles.
+     */
+    public static NameRace replacingDirectoryWhileThere(Path name, Path outside) {
+        Path aside = name.resolveSibling(".race-aside-" + name.getFileName());
+        Path link = name.resolveSibling(".race-dirlink-" + name.getFileName());
+        return new NameRace("replacing " + name + " while there", () -> {
+            try {
+                Files.move(name, aside, StandardCopyOption.ATOMIC_MOVE);
+                Files.deleteIfExists(link);
+                Files.createSymbolicLink(link, outside);
+                Files.move(link, name, StandardCopyOption.ATOMIC_MOVE);
+                Thread.yield();
+                Files.move(name, link, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(aside, name, StandardCopyOption.ATOMIC_MOVE);
+                Thread.yield();
+                return true;
+            } catch (java.nio.file.NoSuchFileException e) {
+                return false; // vsm removed the name, the link, the directory aside or all of it: nothing left to swap
+            }
         });
     }
 

@@ -152,6 +152,9 @@ final class DirStorage extends FileStorage {
             try {
                 context().files().createDirectories(subdir);
             } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.BAD_INPUT) {
+                    throw e; // a link out of the storage where the directory should be: one line naming it
+                }
                 String reason = e.getMessage();
                 String hint = reason.matches("(?is).*(permission\\s+denied|read-?\\s?only\\s+file\\s?system).*")
                         ? " - ensure that you have read and write access to your storage!"

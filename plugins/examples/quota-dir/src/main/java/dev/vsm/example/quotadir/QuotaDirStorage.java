@@ -6,6 +6,7 @@ import dev.vsm.files.DirLayout;
 import dev.vsm.files.DirVolumeNames;
 import dev.vsm.files.FileVolumes;
 import dev.vsm.files.ImageFileName;
+import dev.vsm.files.WithinStorage;
 import dev.vsm.spi.AllocRequest;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.ImageInfo;
@@ -44,8 +45,9 @@ final class QuotaDirStorage implements Storage {
 
     QuotaDirStorage(StorageConfig config, StorageContext context) {
         this.config = requireNonNull(config, "config");
-        this.context = requireNonNull(context, "context");
         this.layout = DirLayout.of(config);
+        // its files within the storage's directory, by descriptor: as FileVolumes' are
+        this.context = WithinStorage.of(requireNonNull(context, "context"), layout.basePath());
         this.quota = Quota.of(config);
         this.volumes = new FileVolumes(config.id(), layout, context, this::imageOptions);
     }
