@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A subvol's {@code tar+size} data: pve's {@code tar} command lines (Plugin.pm's
+ * A subvol's {@code tar+size} data: pve's {@code tar} command lines (pve's
  * {@code COMMON_TAR_FLAGS}, {@code volume_export} and {@code volume_import}) and their runs. The
  * archive holds the directory's contents as {@code .}, owners as numbers, ACLs, the {@code user.*}
  * and {@code security.capability} xattrs, sparse files as sparse, and stays on the directory's

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * logging or output descriptors.
  */
 public final class LvmEnvironment {
-    /** lvm2's variables whose value is a path (lvm2's lib/commands/toolcontext.c, tools/lvmcmdline.c, lib/device/filesystem.c). */
+    /** lvm2's variables whose value is a path (those lvm2 2.03 reads from its environment and opens, runs or connects to). */
     static final List<String> PATHS =
             List.of("LVM_SYSTEM_DIR", "LVRESIZE_FS_HELPER_PATH", "LVM_LVMPOLLD_SOCKET", "LVM_LVMLOCKD_SOCKET");
 

@@ -23,12 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tar+size}: a subvol's directory ({@code subvol-<vmid>-disk-N.subvol}, a container's root)
- * exported and imported through the real cli/vsm as pve streams it (Plugin.pm's
+ * exported and imported through the real cli/vsm as pve streams it (pve's
  * {@code volume_export} and {@code volume_import}: the size header 0, then GNU tar with pve's
  * options), and an untrusted stream refused, whole, before tar acts on what it refuses.
  */
 class SubvolStreamTest {
-    /** pve's {@code @COMMON_TAR_FLAGS} (Plugin.pm), written out here on purpose: the test's own account of pve. */
+    /** pve's {@code @COMMON_TAR_FLAGS}, written out here on purpose: the test's own account of pve. */
     private static final List<String> PVE_TAR_FLAGS = List.of(
             "--one-file-system",
             "-p",
