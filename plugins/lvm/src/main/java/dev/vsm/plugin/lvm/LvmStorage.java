@@ -454,18 +454,21 @@ final class LvmStorage implements Storage {
     @Override
     public List<SnapshotLayer> volumeSnapshotInfo(VolumeName volume) {
         String vg = options.vgname();
-        if (!chains
-                || !volume.hasFormat(VolumeFormat.QCOW2)
-                || lvm.lvs(vg).find(vg, volume.name()).isEmpty()) {
+        if (!chains || !volume.hasFormat(VolumeFormat.QCOW2)) {
             return List.of();
         }
-        return onChain(volume, "%s", chain -> {
-            LvsReport lvs = lvm.lvs(vg);
-            return chain.snapshotInfo(
-                    layer -> config.id() + ":" + layer.name(),
-                    layer ->
-                            lvs.find(vg, layer.name()).map(LogicalVolume::ctime).orElse(null));
-        });
+        LvsReport lvs = lvm.lvs(vg); // lv_time is the same before the chain's activation and after
+        if (lvs.find(vg, volume.name()).isEmpty()) {
+            return List.of();
+        }
+        return onChain(
+                volume,
+                "%s",
+                chain -> chain.snapshotInfo(
+                        layer -> config.id() + ":" + layer.name(),
+                        layer -> lvs.find(vg, layer.name())
+                                .map(LogicalVolume::ctime)
+                                .orElse(null)));
     }
 
     /**
