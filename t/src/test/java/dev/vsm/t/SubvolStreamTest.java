@@ -181,6 +181,53 @@ class SubvolStreamTest {
         assertThat(tree(b.resolve("images/101/subvol-101-disk-0.subvol"))).isEqualTo(tree(subvol));
     }
 
+    /**
+     * An import killed after tar has written the subvol under its temporary name, before the name
+     * is given: the temporary directory is never listed, and the next import into the same guest
+     * directory or {@code vsm cleanup} removes it as a tree, without following the links in it.
+     */
+    @Test
+    void aKilledImportLeavesATemporaryTreeThatTheNextRunOrCleanupRemoves() throws IOException {
+        Path outside = sandbox.resolve("outside");
+        Files.createDirectories(outside);
+        Files.writeString(outside.resolve("keep"), "not the subvol's\n");
+        Files.createSymbolicLink(subvol.resolve("out"), outside);
+        Path stream = sandbox.resolve("vsm.stream");
+        vsm.run("export", "aa:100/subvol-100-disk-0.subvol", "tar+size", stream.toString(), "-q")
+                .ok();
+        Path guest = b.resolve("images/101");
+
+        killBeforePublishing(stream, "bb:101/subvol-101-disk-1.subvol", guest);
+        assertThat(vsm.run("list", "bb").ok().lines()).as("nothing listed").hasSize(1);
+        vsm.run("import-stream", "bb:101/subvol-101-disk-0.subvol", "tar+size", stream.toString(), "-q")
+                .ok();
+        assertThat(Images.files(guest))
+                .as("the next import removed the killed one's tree")
+                .containsExactly("subvol-101-disk-0.subvol");
+
+        killBeforePublishing(stream, "bb:101/subvol-101-disk-1.subvol", guest);
+        assertThat(vsm.run("cleanup", "bb").ok().out()).contains("images/101/.subvol-101-disk-1.subvol.vsm-tmp-");
+        assertThat(Images.files(guest)).containsExactly("subvol-101-disk-0.subvol");
+        assertThat(vsm.run("cleanup", "bb").ok().out()).startsWith("nothing to clean up");
+        assertThat(outside.resolve("keep")).as("the link's target").hasContent("not the subvol's\n");
+        assertThat(tree(guest.resolve("subvol-101-disk-0.subvol"))).isEqualTo(tree(subvol));
+    }
+
+    /** Starts the import, stops it where it is about to give the written tree its name, and kills it. */
+    private void killBeforePublishing(Path stream, String volid, Path guest) {
+        Vsm.Started started = vsm.env("VSM_JAVA_OPTS", "-Dvsm.test.pause-before=move")
+                .start("import-stream", volid, "tar+size", stream.toString());
+        vsm.env("VSM_JAVA_OPTS", ""); // the next commands run through
+        try {
+            started.awaitPaused(120);
+            assertThat(Images.files(guest))
+                    .anyMatch(n -> n.startsWith("." + volid.substring(volid.indexOf('/') + 1) + ".vsm-tmp-"));
+        } finally {
+            started.process().destroyForcibly(); // the process this test started, by its handle
+        }
+        assertThat(started.finish().exit()).isEqualTo(137);
+    }
+
     /** Each stream is refused with one line and exit 2; nothing is made in the storage or outside it. */
     @Test
     void hostileStreamsAreRefusedWholeAndLeaveNothing() throws IOException {

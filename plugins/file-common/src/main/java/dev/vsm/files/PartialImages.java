@@ -76,7 +76,8 @@ public final class PartialImages {
     /**
      * The abandoned temporary files and tombstones in one image directory (see the class comment
      * and {@link #tombstoneFor}), sorted, each with its attributes as found (read without following
-     * links): regular files, and tombstones that are directories (a subvol whose removal was killed).
+     * links): regular files, and directories (a subvol whose import or removal was killed), which
+     * are removed as trees by descriptor, never through a link inside them.
      */
     public Map<Path, BasicFileAttributes> abandoned(Path imageDir) {
         Map<Path, BasicFileAttributes> found = new TreeMap<>();
@@ -104,7 +105,7 @@ public final class PartialImages {
                 } catch (IOException e) {
                     continue; // gone meanwhile
                 }
-                if (attrs.isRegularFile() || (tombstone && attrs.isDirectory())) {
+                if (attrs.isRegularFile() || attrs.isDirectory()) {
                     found.put(entry, attrs);
                 }
             }
