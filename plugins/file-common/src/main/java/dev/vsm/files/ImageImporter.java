@@ -94,19 +94,8 @@ final class ImageImporter {
             throw StorageException.badInput("storage does not support subvol quotas");
         }
         int vmid = request.vmid();
-        String wantedName = request.name();
         Path imageDir = layout.imageDir(vmid);
-        String asked = wantedName != null ? wantedName : "import.subvol";
-        layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
-        if (wantedName != null) {
-            checkName(wantedName, VolumeFormat.SUBVOL, imageDir);
-        }
-        context.locks().withStorageLock(storageId, () -> {
-            context.files().createDirectories(imageDir);
-            partials.removeAbandoned(imageDir);
-            return null;
-        });
-        Path temp = partials.temporaryFor(imageDir.resolve(asked));
+        Path temp = prepare(vmid, request.name(), VolumeFormat.SUBVOL);
         String name;
         try {
             context.files().createDirectories(temp);
@@ -119,14 +108,11 @@ final class ImageImporter {
                     throw StorageException.failed(e, "unable to open subvol '%s' - %s", temp, e.getMessage());
                 }
             }
-            name = context.locks().withStorageLock(storageId, () -> {
-                String chosen = wantedName != null
-                        ? wantedName
-                        : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, VolumeFormat.SUBVOL, true, true);
-                checkName(chosen, VolumeFormat.SUBVOL, imageDir);
-                context.files().move(temp, imageDir.resolve(chosen));
-                return chosen;
-            });
+            name = publish(
+                    vmid,
+                    request.name(),
+                    VolumeFormat.SUBVOL,
+                    path -> context.files().move(temp, path));
         } catch (RuntimeException e) {
             removeTempTree(temp, imageDir);
             throw e;
@@ -155,41 +141,18 @@ final class ImageImporter {
      */
     private String make(int vmid, String wantedName, VolumeFormat format, Consumer<Path> fill) {
         Path imageDir = layout.imageDir(vmid);
-        String asked = wantedName != null ? wantedName : "import." + format.id();
-        layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
-        if (wantedName != null) {
-            checkName(wantedName, format, imageDir);
-        }
-        context.locks().withStorageLock(storageId, () -> {
-            context.files().createDirectories(imageDir);
-            partials.removeAbandoned(imageDir);
-            return null;
-        });
-        Path temp = partials.temporaryFor(imageDir.resolve(wantedName != null ? wantedName : "import." + format.id()));
+        Path temp = prepare(vmid, wantedName, format);
         if (context.dryRun()) {
             fill.accept(temp);
+            // prints what it would do
             return vmid + "/"
-                    + context.locks().withStorageLock(storageId, () -> {
-                        String chosen = wantedName != null
-                                ? wantedName
-                                : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
-                        checkName(chosen, format, imageDir);
-                        context.files().move(temp, imageDir.resolve(chosen)); // prints what it would do
-                        return chosen;
-                    });
+                    + publish(vmid, wantedName, format, path -> context.files().move(temp, path));
         }
         String name;
         // mode 0640, which qemu-img keeps; qemu-img and the writer get the file created, by descriptor,
         // and that file, by descriptor, gets the name
         try (StorageTree.Made made = new StorageTree(layout.basePath()).make(temp, fill)) {
-            name = context.locks().withStorageLock(storageId, () -> {
-                String chosen = wantedName != null
-                        ? wantedName
-                        : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
-                checkName(chosen, format, imageDir);
-                made.publish(context.files(), imageDir.resolve(chosen));
-                return chosen;
-            });
+            name = publish(vmid, wantedName, format, path -> made.publish(context.files(), path));
         } catch (RuntimeException e) {
             removeTemp(temp, imageDir);
             throw e;
@@ -202,6 +165,42 @@ final class ImageImporter {
             throw e;
         }
         return vmid + "/" + name;
+    }
+
+    /**
+     * Before anything is made: the name asked for checked (pve's rules, and inside the storage),
+     * the guest's directory made and the abandoned temporaries in it removed, under the storage
+     * lock; returns the temporary name for the new volume.
+     */
+    private Path prepare(int vmid, String wantedName, VolumeFormat format) {
+        Path imageDir = layout.imageDir(vmid);
+        String asked = wantedName != null ? wantedName : "import." + format.id();
+        layout.inside(storageId, vmid + "/" + asked, imageDir.resolve(asked));
+        if (wantedName != null) {
+            checkName(wantedName, format, imageDir);
+        }
+        context.locks().withStorageLock(storageId, () -> {
+            context.files().createDirectories(imageDir);
+            partials.removeAbandoned(imageDir);
+            return null;
+        });
+        return partials.temporaryFor(imageDir.resolve(asked));
+    }
+
+    /**
+     * Under the storage lock: the name asked for, else the guest's next free one, checked again
+     * and given to the new volume by {@code give}; returns the name.
+     */
+    private String publish(int vmid, String wantedName, VolumeFormat format, Consumer<Path> give) {
+        Path imageDir = layout.imageDir(vmid);
+        return context.locks().withStorageLock(storageId, () -> {
+            String chosen = wantedName != null
+                    ? wantedName
+                    : DiskNames.nextFree(names.volnames(vmid), storageId, vmid, format, true, true);
+            checkName(chosen, format, imageDir);
+            give.accept(imageDir.resolve(chosen));
+            return chosen;
+        });
     }
 
     /** pve's alloc checks: the extension must be the format's, and the image must not exist yet. */
