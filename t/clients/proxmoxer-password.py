@@ -1,14 +1,28 @@
 #!/usr/bin/python3
 """Logs in with a password through python3-proxmoxer, unchanged, as a script written for Proxmox VE
-would, then lists a storage's content, allocates a disk and frees it (changes that need the CSRF
-token proxmoxer sends with the ticket); prints what it got as one JSON object.
+would, then lists a storage's content, allocates a disk and frees it, waiting for the free's task
+(changes that need the CSRF token proxmoxer sends with the ticket); prints what it got as one JSON
+object.
 
 usage: proxmoxer-password.py PORT CERTIFICATE USER@REALM PASSWORD STORAGE VMID
 """
 import json
 import sys
+import time
 
 from proxmoxer import ProxmoxAPI
+
+
+def wait(api, node, upid):
+    """Waits for a task to end, as pve's frees run in the background, and fails unless it ended well."""
+    while True:
+        status = api.nodes(node).tasks(upid).status.get()
+        if status["status"] == "stopped":
+            if status["exitstatus"] != "OK":
+                sys.exit("task %s: %s" % (upid, status["exitstatus"]))
+            return
+        time.sleep(0.2)
+
 
 port, certificate, user, password, storage, vmid = sys.argv[1:7]
 api = ProxmoxAPI("127.0.0.1", port=port, user=user, password=password,
@@ -17,7 +31,7 @@ node = api.nodes.get()[0]["node"]
 content = api.nodes(node).storage(storage).content
 volid = content.post(vmid=vmid, filename="vm-%s-disk-0.raw" % vmid, size="1M")
 listed = [v["volid"] for v in content.get()]
-content(volid).delete()
+wait(api, node, content(volid).delete())
 print(json.dumps({
     "volid": volid,
     "listed": listed,

@@ -1,16 +1,29 @@
 #!/usr/bin/python3
 """Drives vsm serve through python3-proxmoxer, unchanged, as a script written for Proxmox VE would:
 lists the nodes, storages and a storage's content, allocates a disk, sets a backup's notes, uploads
-an ISO and reads its task's status, then deletes the disk and the ISO; prints what it got as one
-JSON object.
+an ISO and reads its task's status, then deletes the disk and the ISO, waiting for each free's
+task; prints what it got as one JSON object.
 
 usage: proxmoxer-upload.py PORT CERTIFICATE USER@REALM TOKENID SECRET STORAGE BACKUP ISO
 """
 import json
 import os
 import sys
+import time
 
 from proxmoxer import ProxmoxAPI
+
+
+def wait(api, node, upid):
+    """Waits for a task to end, as pve's frees run in the background, and fails unless it ended well."""
+    while True:
+        status = api.nodes(node).tasks(upid).status.get()
+        if status["status"] == "stopped":
+            if status["exitstatus"] != "OK":
+                sys.exit("task %s: %s" % (upid, status["exitstatus"]))
+            return
+        time.sleep(0.2)
+
 
 port, certificate, user, token, secret, storage, backup, iso = sys.argv[1:9]
 api = ProxmoxAPI("127.0.0.1", port=port, user=user, token_name=token, token_value=secret,
@@ -26,8 +39,8 @@ with open(iso, "rb") as f:
     upid = store.upload.post(content="iso", filename=f)
 task = api.nodes(node).tasks(upid).status.get()
 listed = [v["volid"] for v in content.get()]
-content(volid).delete()
-content("%s:iso/%s" % (storage, os.path.basename(iso))).delete()
+wait(api, node, content(volid).delete())
+wait(api, node, content("%s:iso/%s" % (storage, os.path.basename(iso))).delete())
 print(json.dumps({
     "node": node,
     "storages": storages,

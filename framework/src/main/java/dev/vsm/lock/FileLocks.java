@@ -12,6 +12,7 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.Channels;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -254,7 +255,8 @@ public final class FileLocks {
                         Alarm.TIMER.schedule(() -> closeQuietly(channel), left, TimeUnit.NANOSECONDS);
                 try {
                     channel.lock();
-                } catch (ClosedByInterruptException e) {
+                } catch (ClosedByInterruptException | FileLockInterruptionException e) {
+                    // the latter is lock()'s when its wait is interrupted
                     alarm.cancel(false);
                     throw interrupted();
                 } catch (AsynchronousCloseException e) {

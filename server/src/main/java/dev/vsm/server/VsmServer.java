@@ -45,6 +45,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpCookie;
 import org.eclipse.jetty.http.HttpHeader;
@@ -96,10 +101,27 @@ public final class VsmServer implements AutoCloseable {
     /** The server's threads, for requests and for connections' I/O and TLS handshakes alike. */
     private static final int THREADS = 32;
 
+    private static final int LOGIN_THREADS = 2;
+    private static final int LOGINS_WAITING = 64;
+
+    /** pve answers a failed authentication this long after the request began, to slow the guessing of passwords. */
+    static final Duration AUTH_FAILURE_DELAY = Duration.ofSeconds(3);
+
     private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
     private final Server server;
     private final ServerConnector connector;
+    /**
+     * Where logins' passwords are checked (PBKDF2, CPU-bound, about 0.3 s each): {@value
+     * #LOGIN_THREADS} at once, {@value #LOGINS_WAITING} more waiting without a thread of the
+     * server's, so that a flood of logins takes neither the server's threads nor its limits' room.
+     */
+    private final ThreadPoolExecutor logins = new ThreadPoolExecutor(
+            LOGIN_THREADS, LOGIN_THREADS, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(LOGINS_WAITING), r -> {
+                Thread t = new Thread(r, "vsm-login");
+                t.setDaemon(true);
+                return t;
+            });
 
     private VsmServer(Builder b) {
         QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
@@ -140,8 +162,8 @@ public final class VsmServer implements AutoCloseable {
         routes.addAll(new TaskList(tasks).routes());
         routes.addAll(new Prunes(tasks).routes());
         server.setErrorHandler(new JsonErrors());
-        server.setHandler(new GracefulHandler(
-                limited(new Api(new Router(routes, b.storage), b.access, b.tickets), THREADS - 12, 8)));
+        Api api = new Api(new Router(routes, b.storage), b.access, b.tickets);
+        server.setHandler(new GracefulHandler(new Gate(api, limited(api, THREADS - 12, 8), logins)));
         // in-flight requests get this long to finish when the server stops (SIGTERM)
         server.setStopTimeout(30_000);
     }
@@ -256,6 +278,8 @@ public final class VsmServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             throw new IllegalStateException("the server did not stop cleanly", e);
+        } finally {
+            logins.shutdownNow();
         }
     }
 
@@ -271,7 +295,78 @@ public final class VsmServer implements AutoCloseable {
         }
     }
 
-    /** The one handler: authenticate, route, answer. */
+    /** An answer: its HTTP status and its JSON body (null: none). */
+    record Outcome(int status, Object body) {}
+
+    /**
+     * Authentication, before the limits ({@link #limited}): a request that fails it (a wrong
+     * password, token secret, ticket or CSRF token: every 401) is answered, as pve answers it,
+     * {@link #AUTH_FAILURE_DELAY} after it began, from the server's scheduler, holding neither a
+     * thread nor a limit's room meanwhile, so that a flood of them cannot keep others waiting. A
+     * login's password is checked on the {@code logins} executor (a full one: 503); other
+     * requests go on, as the caller they authenticated as, to the limits and the API.
+     */
+    private static final class Gate extends Handler.Wrapper {
+        /** The request's attribute that holds who made it. */
+        static final String WHO = "vsm.who";
+
+        private final Api api;
+        private final Executor logins;
+
+        Gate(Api api, Handler limited, Executor logins) {
+            super(limited);
+            this.api = api;
+            this.logins = logins;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            String path = request.getHttpURI().getPath();
+            if (request.getMethod().equalsIgnoreCase("POST")
+                    && (path.equals(PREFIX + "access/ticket") || path.equals(PREFIX + "access/ticket/"))) {
+                Map<String, String> params;
+                try {
+                    params = Api.parameters(request, "POST");
+                } catch (RuntimeException e) {
+                    Api.respond(request, response, callback, api.failure(request, e));
+                    return true;
+                }
+                try {
+                    logins.execute(
+                            () -> answer(request, response, callback, api.outcome(request, () -> api.login(params))));
+                } catch (RejectedExecutionException e) {
+                    Api.respond(
+                            request,
+                            response,
+                            callback,
+                            new Outcome(503, error("too many logins at once: try again", Map.of())));
+                }
+                return true;
+            }
+            try {
+                request.setAttribute(WHO, api.authenticate(request));
+            } catch (RuntimeException e) {
+                answer(request, response, callback, api.failure(request, e));
+                return true;
+            }
+            return super.handle(request, response, callback);
+        }
+
+        /** Answers now, or a failed authentication (401) {@link #AUTH_FAILURE_DELAY} after the request began. */
+        private void answer(Request request, Response response, Callback callback, Outcome outcome) {
+            if (outcome.status() != 401) {
+                Api.respond(request, response, callback, outcome);
+                return;
+            }
+            boolean close = !Api.drained(request);
+            long left = request.getBeginNanoTime() + AUTH_FAILURE_DELAY.toNanos() - System.nanoTime();
+            getServer()
+                    .getScheduler()
+                    .schedule(() -> Api.write(response, callback, outcome, close), left, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The API: route and answer, as whom {@link Gate} found the request made by. */
     private static final class Api extends Handler.Abstract {
         private final Router router;
         private final AccessFile access;
@@ -285,63 +380,73 @@ public final class VsmServer implements AutoCloseable {
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
-            int status;
-            Object body;
+            respond(request, response, callback, outcome(request, () -> answer(request)));
+            return true;
+        }
+
+        /** What {@code work} answers, or its {@link #failure}. */
+        Outcome outcome(Request request, Supplier<Object> work) {
+            Object data;
             try {
-                Object data = answer(request);
-                status = 200;
-                if (data instanceof Counted page) {
-                    Map<String, Object> m = envelope(page.data(), null);
-                    m.put("total", page.total());
-                    body = m;
-                } else {
-                    body = envelope(data, null);
-                }
-            } catch (Unauthorized e) {
-                status = 401;
-                body = null;
-            } catch (ApiException e) {
-                status = e.status();
-                body = error(e.getMessage(), e.errors());
-            } catch (StorageException e) {
-                status = e.kind() == StorageException.Kind.BAD_INPUT ? 400 : 500;
-                body = error(e.getMessage(), Map.of());
-            } catch (AccessException e) {
-                status = 500;
-                LOG.error("the access file: {}", e.getMessage());
-                body = error("the server's access file is unusable: see its log", Map.of());
+                data = work.get();
             } catch (RuntimeException e) {
-                status = 500;
-                LOG.error(
-                        "{} {} failed",
-                        request.getMethod(),
-                        request.getHttpURI().getPath(),
-                        e);
-                body = error("internal error: see the server's log", Map.of());
+                return failure(request, e);
             }
-            response.setStatus(status);
-            if (status != 200 && !drained(request)) {
-                // Jetty closes a connection whose request body is left unread: say so, or the
-                // client sends its next request into it
+            if (data instanceof Counted page) {
+                Map<String, Object> m = envelope(page.data(), null);
+                m.put("total", page.total());
+                return new Outcome(200, m);
+            }
+            return new Outcome(200, envelope(data, null));
+        }
+
+        /** A request's failure as pve answers it. */
+        Outcome failure(Request request, RuntimeException failure) {
+            if (failure instanceof Unauthorized) {
+                return new Outcome(401, null);
+            } else if (failure instanceof ApiException e) {
+                return new Outcome(e.status(), error(e.getMessage(), e.errors()));
+            } else if (failure instanceof StorageException e) {
+                return new Outcome(
+                        e.kind() == StorageException.Kind.BAD_INPUT ? 400 : 500, error(e.getMessage(), Map.of()));
+            } else if (failure instanceof AccessException e) {
+                LOG.error("the access file: {}", e.getMessage());
+                return new Outcome(500, error("the server's access file is unusable: see its log", Map.of()));
+            }
+            LOG.error("{} {} failed", request.getMethod(), request.getHttpURI().getPath(), failure);
+            return new Outcome(500, error("internal error: see the server's log", Map.of()));
+        }
+
+        /** Answers now: what is left of a refused request's body is read first ({@link #drained}). */
+        static void respond(Request request, Response response, Callback callback, Outcome outcome) {
+            write(response, callback, outcome, outcome.status() != 200 && !drained(request));
+        }
+
+        /**
+         * Writes the answer; {@code close}: Jetty closes a connection whose request body is left
+         * unread, so say so, or the client sends its next request into it.
+         */
+        static void write(Response response, Callback callback, Outcome outcome, boolean close) {
+            response.setStatus(outcome.status());
+            if (close) {
                 response.getHeaders().put(HttpHeader.CONNECTION, "close");
             }
-            if (body == null) {
+            if (outcome.body() == null) {
                 response.write(true, null, callback);
-                return true;
+                return;
             }
             try {
-                byte[] bytes = JSON.writeValueAsBytes(body);
+                byte[] bytes = JSON.writeValueAsBytes(outcome.body());
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json;charset=UTF-8");
                 response.getHeaders().put(HttpHeader.CACHE_CONTROL, "max-age=0");
                 response.write(true, ByteBuffer.wrap(bytes), callback);
             } catch (IOException e) {
                 callback.failed(e);
             }
-            return true;
         }
 
         /** Reads and drops what is left of a refused request's body, up to {@link #MAX_DRAINED}; false when more is left. */
-        private static boolean drained(Request request) {
+        static boolean drained(Request request) {
             if (request.getLength() == 0) {
                 return true;
             }
@@ -360,11 +465,7 @@ public final class VsmServer implements AutoCloseable {
         private Object answer(Request request) {
             String method = request.getMethod().toUpperCase(Locale.ROOT);
             String path = request.getHttpURI().getPath();
-            if (method.equals("POST")
-                    && (path.equals(PREFIX + "access/ticket") || path.equals(PREFIX + "access/ticket/"))) {
-                return login(parameters(request, method));
-            }
-            Permissions who = authenticate(request, method);
+            Permissions who = request.getAttribute(Gate.WHO) instanceof Permissions p ? p : authenticate(request);
             if (!path.startsWith(PREFIX)) {
                 throw ApiException.of(501, "Method '" + method + " " + printable(path) + "' not implemented");
             }
@@ -394,7 +495,8 @@ public final class VsmServer implements AutoCloseable {
          * browser sends the cookie to any page's request, but only the API's own pages can read
          * the token), checked before anything is read or changed.
          */
-        private Permissions authenticate(Request request, String method) {
+        Permissions authenticate(Request request) {
+            String method = request.getMethod().toUpperCase(Locale.ROOT);
             AccessFile.Contents contents = access.read();
             String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
             if (header != null) {
@@ -424,7 +526,7 @@ public final class VsmServer implements AutoCloseable {
          * apart in {@code realm}) and {@code password}, or a valid ticket of the same user in
          * place of the password (a renewal, as proxmoxer does every hour).
          */
-        private Object login(Map<String, String> params) {
+        Object login(Map<String, String> params) {
             for (String name : params.keySet()) {
                 if (!Set.of("username", "password", "realm", "otp", "path", "privs", "new-format")
                         .contains(name)) {
@@ -472,7 +574,7 @@ public final class VsmServer implements AutoCloseable {
         }
 
         /** The query's parameters and, for a change, the form body's (pve's 64 KiB at most). */
-        private static Map<String, String> parameters(Request request, String method) {
+        static Map<String, String> parameters(Request request, String method) {
             Map<String, String> params = new HashMap<>();
             parse(request.getHttpURI().getQuery(), params);
             if (method.equals("GET")) {

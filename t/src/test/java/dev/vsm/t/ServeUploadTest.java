@@ -332,10 +332,13 @@ class ServeUploadTest {
         assertThat(item.get("notes").asText()).isEqualTo("nightly run");
         assertThat(sandbox.resolve("store/dump/" + BACKUP + ".notes")).content().isEqualTo("nightly run\nsecond line");
         assertThat(item.get("protected").asInt()).isEqualTo(1);
+        // as pve: the free is a task, and it fails
         Reply free = api.delete(root, path + volume);
-        assertThat(free.status())
-                .as("a protected backup is not freed: %s", free.body())
-                .isNotEqualTo(200);
+        assertThat(free.status()).as(free.body()).isEqualTo(200);
+        assertThat(task(root, free.data().asText(), "status").get("exitstatus").asText())
+                .as("a protected backup is not freed")
+                .contains("protected");
+        assertThat(sandbox.resolve("store/dump/" + BACKUP)).exists();
 
         assertThat(put(root, path + "backup%2F" + BACKUP, "protected=0&notes=").status())
                 .isEqualTo(200);

@@ -9,6 +9,7 @@ import dev.vsm.server.access.Privilege;
 import dev.vsm.server.route.ApiException;
 import dev.vsm.server.route.Call;
 import dev.vsm.server.route.Route;
+import dev.vsm.server.task.Task;
 import dev.vsm.server.task.Tasks;
 import dev.vsm.spi.ContentType;
 import dev.vsm.spi.StorageException;
@@ -33,7 +34,7 @@ public final class Contents {
 
     private final Tasks tasks;
 
-    /** {@code tasks}: where a copy's task is kept. */
+    /** {@code tasks}: where a copy's and a free's tasks are kept. */
     public Contents(Tasks tasks) {
         this.tasks = tasks;
     }
@@ -185,16 +186,46 @@ public final class Contents {
         }
     }
 
-    /** pve asks for Datastore.Allocate on the storage to free a volume. */
+    /**
+     * pve's {@code DELETE .../content/{volume}}: the free runs as a task {@code imgdel} (id
+     * {@code [VMID@]STORAGE}, the volume's owner and storage) whose UPID is returned and whose log
+     * says {@code Removed volume 'VOLID'}; a free that fails fails the task. The privilege
+     * ({@code Datastore.Allocate}), the id, the storage and the volume's name are checked first
+     * (400, 403). With pve's {@code delay} (1 to 30 s to wait for the task), {@code null} when the
+     * task ended well, else its error (500): vsm's task has ended when the answer comes.
+     */
     private Object delete(Call call) {
         VolumeId volume = volume(call);
         call.check("/storage/" + volume.storage(), Privilege.ALLOCATE);
-        if (call.param("delay") != null) {
-            throw ApiException.badParameter("delay", "vsm frees a volume at once: leave 'delay' out");
+        long delay = call.integer("delay", 0);
+        if (call.param("delay") != null && delay < 1) {
+            throw ApiException.badParameter("delay", "value must have a minimum value of 1");
+        }
+        if (delay > 30) {
+            throw ApiException.badParameter("delay", "value must have a maximum value of 30");
         }
         try (VsmStorage vsm = call.vsm()) {
             Nodes.check(call, vsm);
-            vsm.free(volume);
+            StorageStatus.exists(vsm, volume.storage());
+            vsm.path(volume); // a name its storage's plugin refuses is bad input, as elsewhere: 400, no task
+            Integer owner;
+            try {
+                owner = vsm.info(volume).vmid();
+            } catch (StorageException e) {
+                owner = null; // gone, or unreadable: the free says why, in its task
+            }
+            String id = (owner == null ? "" : owner + "@") + volume.storage();
+            Task task = tasks.start(vsm.nodeName(), "imgdel", id, call.subject());
+            String upid = task.run(t -> {
+                vsm.free(volume);
+                t.log("Removed volume '" + volume + "'");
+            });
+            if (call.param("delay") == null) {
+                return upid;
+            }
+            if (!task.exitstatus().equals("OK")) {
+                throw ApiException.failed(task.exitstatus());
+            }
             return null;
         }
     }

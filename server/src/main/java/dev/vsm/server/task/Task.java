@@ -17,6 +17,9 @@ public final class Task {
     /** A task's log keeps at most this many lines (the last one says how it ended). */
     static final int MAX_LINES = 1000;
 
+    /** pve's exit status of a task that was stopped while it ran (its worker's words for SIGTERM). */
+    public static final String INTERRUPTED = "received interrupt";
+
     private final String upid;
     private final String node;
     private final long pid;
@@ -28,6 +31,10 @@ public final class Task {
     private final List<String> log = new ArrayList<>();
     private String exitstatus;
     private long endtime;
+    /** The thread doing the work, while it does. */
+    private Thread worker;
+
+    private boolean stopping;
 
     Task(String node, long pid, long pstart, long starttime, String type, String id, String user) {
         this.node = node;
@@ -66,11 +73,21 @@ public final class Task {
      * Does the task's work and ends the task by how it ended, so that none stays running: {@code
      * TASK OK} when it returns, the message of a {@link StorageException} (the work's own failure,
      * as pve's), and anything else the task's failure too before it goes on up (a broken request,
-     * a bug: the server answers it).
+     * a bug: the server answers it). A work that {@link #stop} interrupted and that failed for it
+     * ends as {@link #INTERRUPTED}, its own error a line of the log before; one that finished all
+     * the same ends well. The thread's interrupt does not outlive the work.
      *
      * @return the task's UPID
      */
     public String run(Work work) {
+        synchronized (this) {
+            if (stopping) {
+                end(INTERRUPTED);
+                log.add("TASK ERROR: " + INTERRUPTED);
+                return upid;
+            }
+            worker = Thread.currentThread();
+        }
         try {
             work.run(this);
             ok();
@@ -79,8 +96,31 @@ public final class Task {
         } catch (RuntimeException | Error e) {
             failed(e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage());
             throw e;
+        } finally {
+            synchronized (this) {
+                worker = null;
+            }
+            // the request's thread goes back to the server's pool: a stop that came late must not reach its next
+            // request
+            Thread.interrupted();
         }
         return upid;
+    }
+
+    /**
+     * Stops the task as pve's {@code DELETE /nodes/{node}/tasks/{upid}} does: the thread doing its
+     * work is interrupted, so that a wait for a lock, a child process (stopped, as at vsm's own
+     * shutdown) or a channel's I/O ends, and the work undoes what it began as it does on any
+     * failure. Nothing when it has ended.
+     */
+    public synchronized void stop() {
+        if (exitstatus != null || stopping) {
+            return;
+        }
+        stopping = true;
+        if (worker != null) {
+            worker.interrupt();
+        }
     }
 
     /** It ended well: {@code TASK OK}. */
@@ -89,9 +129,13 @@ public final class Task {
         log.add("TASK OK");
     }
 
-    /** It failed with {@code message}: {@code TASK ERROR: message}. */
+    /** It failed with {@code message}: {@code TASK ERROR: message}; when it was stopped, {@link #INTERRUPTED}, the message before it. */
     public synchronized void failed(String message) {
         String line = message.strip();
+        if (stopping) {
+            log(line);
+            line = INTERRUPTED;
+        }
         end(line);
         log.add("TASK ERROR: " + line);
     }
