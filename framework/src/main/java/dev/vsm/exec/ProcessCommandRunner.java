@@ -13,6 +13,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +38,15 @@ import org.slf4j.LoggerFactory;
  * <p>Every child is registered with {@link ChildProcesses}: when vsm is stopped (Ctrl-C,
  * SIGTERM) the running command is stopped too, and a command that ended on SIGINT or SIGTERM
  * raises {@link InterruptedCommandException} rather than an ordinary failure.
+ *
+ * <p>A changing qemu-img dies with vsm, also when vsm is killed with SIGKILL: it runs under
+ * {@code setpriv --pdeathsig KILL} (util-linux), which sets the parent-death signal before it
+ * execs qemu-img. An orphaned qemu-img would go on writing (a commit into a snapshot, a rebase that
+ * switches a backing name at its end) while the next operation or {@code vsm cleanup} recovers
+ * what the killed run left, and undo what the recovery decided (docs/volume-chains.md, "Crash
+ * safety"). Killed, it leaves what a kill of vsm before its end leaves, which the recovery knows.
+ * lvm2's commands are left to finish: a kill could leave a device suspended, their metadata
+ * commits are atomic, and lvm2's VG lock makes the next command wait for one that still runs.
  */
 public final class ProcessCommandRunner implements CommandRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCommandRunner.class);
@@ -48,6 +59,9 @@ public final class ProcessCommandRunner implements CommandRunner {
             java.util.regex.Pattern.compile("Run `\\S+ --help' for more information\\.");
 
     private static final ChildProcesses CHILDREN = ChildProcesses.jvm();
+
+    /** util-linux's setpriv, which qemu-img runs under to die with vsm; null on a host without it. */
+    private static final String SETPRIV = Files.isExecutable(Path.of("/usr/bin/setpriv")) ? "/usr/bin/setpriv" : null;
 
     private final boolean dryRun;
     private final Console console;
@@ -78,7 +92,7 @@ public final class ProcessCommandRunner implements CommandRunner {
 
     @Override
     public Result query(Command command) {
-        return execute(command);
+        return execute(command, false);
     }
 
     @Override
@@ -89,7 +103,12 @@ public final class ProcessCommandRunner implements CommandRunner {
         }
         beforeChange.run();
         TestPause.before(program(command));
-        return execute(command);
+        return execute(command, diesWithVsm(command));
+    }
+
+    /** Whether a changing command dies with vsm (see the class comment): qemu-img's, where setpriv is. */
+    private static boolean diesWithVsm(Command command) {
+        return SETPRIV != null && program(command).equals("qemu-img");
     }
 
     /** The file name of the command's program ({@code lvremove}), for {@link TestPause}. */
@@ -111,7 +130,7 @@ public final class ProcessCommandRunner implements CommandRunner {
     public Result queryStatus(Command command) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = execute(command, out, err);
+        int exit = execute(command, out, err, false);
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -137,25 +156,32 @@ public final class ProcessCommandRunner implements CommandRunner {
         TestPause.before(program(command));
         LineSplitter out = new LineSplitter(OutputListener.Channel.STDOUT, listener);
         LineSplitter err = new LineSplitter(OutputListener.Channel.STDERR, listener);
-        int exit = execute(command, out, err);
+        int exit = execute(command, out, err, diesWithVsm(command));
         return finish(command, exit, out.text(), err.text());
     }
 
-    private Result execute(Command command) {
+    private Result execute(Command command, boolean diesWithVsm) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = execute(command, out, err);
+        int exit = execute(command, out, err, diesWithVsm);
         return finish(command, exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** Starts the command, pumps its outputs into {@code out} and {@code err}, and returns its exit status. */
-    private int execute(Command command, OutputStream out, OutputStream err) {
+    /**
+     * Starts the command, pumps its outputs into {@code out} and {@code err}, and returns its exit
+     * status. {@code diesWithVsm}: it runs under {@code setpriv --pdeathsig KILL}; the parent whose
+     * death kills it is the thread that starts it, which waits here until it ends.
+     */
+    private int execute(Command command, OutputStream out, OutputStream err, boolean diesWithVsm) {
         List<String> argv = command.argv();
         if (CHILDREN.stopping()) {
             throw new InterruptedCommandException(
                     String.format("not starting '%s': vsm is being stopped", ShellQuote.join(argv)));
         }
-        CommandLine line = new CommandLine(argv.get(0));
+        CommandLine line = new CommandLine(diesWithVsm ? SETPRIV : argv.get(0));
+        if (diesWithVsm) {
+            line.addArguments(new String[] {"--pdeathsig", "KILL", "--", argv.get(0)}, false);
+        }
         for (String arg : argv.subList(1, argv.size())) {
             line.addArgument(arg, false);
         }

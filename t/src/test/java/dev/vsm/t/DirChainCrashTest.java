@@ -1,6 +1,7 @@
 package dev.vsm.t;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vsm.t.support.QemuImg;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @SlowTest
 class DirChainCrashTest {
-    private static final int SIZE = 1024 * 1024;
+    private static final int MIB = 1024 * 1024;
     private static final String VOLID = "chain:100/vm-100-disk-0.qcow2";
     private static final String FILE = "vm-100-disk-0.qcow2";
 
@@ -41,17 +43,24 @@ class DirChainCrashTest {
 
     private Vsm vsm;
     private Path images;
+    /** The volume's size. */
+    private int size;
     /** What the guest sees in the volume now. */
     private byte[] current;
     /** Each snapshot's data, oldest first: the chain below current. */
     private final Map<String, byte[]> snapshots = new LinkedHashMap<>();
 
     private Vsm.Started killed;
+    /** The qemu-img of a killed vsm, stopped by the test. */
+    private ProcessHandle orphan;
 
     @AfterEach
     void killLeftover() {
         if (killed != null && killed.process().isAlive()) {
             killed.process().destroyForcibly(); // only the process this test started, by its handle
+        }
+        if (orphan != null && orphan.isAlive()) {
+            orphan.destroyForcibly(); // the qemu-img it started, stopped by this test, by its handle
         }
     }
 
@@ -115,6 +124,111 @@ class DirChainCrashTest {
         if (finished) {
             expectDone(args);
         }
+        recoverAndGoOn(step, finished, byCleanup);
+    }
+
+    /**
+     * kill -9 of vsm while the qemu-img it runs writes: {@code qemu-img commit} of {@code s2} into
+     * {@code s1} (the delete of the oldest), or the safe {@code qemu-img rebase} of {@code s3} onto
+     * {@code s1} (the delete of a middle one), both copying the 32 MiB {@code s2} holds. vsm stops
+     * before it starts qemu-img ({@code qemu-img#1}); once let go, it is killed as soon as its
+     * qemu-img child has the layer it writes open, mid-way through the copy (which takes some 100
+     * ms). The child dies with vsm (docs/volume-chains.md, "Crash safety": an orphan would go on
+     * writing while the next operation recovers, and switch the child's backing name after the
+     * recovery undid the rebase). The delete by commit is finished by the recovery (it commits
+     * again), the delete by rebase undone (the child still names {@code s2}; finished if the kill
+     * came after its switch).
+     */
+    @ParameterizedTest(name = "{0}, vsm killed while its qemu-img runs, recovered by cleanup: {1}")
+    @MethodSource("childRounds")
+    void aKillWhileQemuImgWritesIsFinishedOrUndone(String command, boolean byCleanup) throws Exception {
+        setUpChain(32);
+        String[] args = command.split(" ");
+        Vsm stopping = new Vsm(sandbox).env("VSM_JAVA_OPTS", "-Dvsm.test.pause-before=qemu-img#1");
+        killed = stopping.start(args);
+        killed.awaitPaused(120);
+        Path written = images.resolve("snap-" + (args[2].equals("s1") ? "s2" : "s3") + "-" + FILE);
+        ProcessHandle qemuImg = killWhenItsQemuImgHasOpen(killed.process(), written);
+        assertThat(killed.finish().exit()).isEqualTo(137);
+        // its qemu-img is gone too, before anything runs on the chain again
+        try {
+            qemuImg.onExit().get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            fail("vsm's qemu-img (pid %d) lived on after vsm was killed", qemuImg.pid());
+        }
+        // a rebase is done once the child names s1, its last step (the kill may have come after it)
+        boolean finished = args[2].equals("s1")
+                || QemuImg.backingChain(written).get(1).get("filename").asText().endsWith("/snap-s1-" + FILE);
+        if (finished) {
+            expectDone(args);
+        }
+        recoverAndGoOn("qemu-img#1", finished, byCleanup);
+    }
+
+    static Stream<Arguments> childRounds() {
+        String commit = "snapshot-delete " + VOLID + " s1";
+        String rebase = "snapshot-delete " + VOLID + " s2";
+        return Stream.of(
+                Arguments.of(commit, true),
+                Arguments.of(commit, false),
+                Arguments.of(rebase, true),
+                Arguments.of(rebase, false));
+    }
+
+    /**
+     * Lets the stopped vsm go on; as soon as a qemu-img it started has {@code layer} open (it opens
+     * the images before it copies), stops that qemu-img (SIGSTOP: frozen where it is) and kills vsm
+     * with SIGKILL. Returns that qemu-img: it dies with vsm, stopped or not; an orphan would stay
+     * stopped, and the test fail waiting for its end.
+     */
+    private ProcessHandle killWhenItsQemuImgHasOpen(Process vsm, Path layer) throws Exception {
+        ProcessHandle child = null;
+        signal("CONT", vsm.pid());
+        while (child == null) {
+            assertThat(vsm.isAlive())
+                    .as("vsm runs until its qemu-img opened %s", layer)
+                    .isTrue();
+            child = vsm.toHandle()
+                    .descendants()
+                    .filter(h -> h.info().command().orElse("").endsWith("/qemu-img") && hasOpen(h, layer))
+                    .findFirst()
+                    .orElse(null);
+            Thread.onSpinWait();
+        }
+        orphan = child;
+        signal("STOP", child.pid());
+        vsm.destroyForcibly(); // SIGKILL, while its qemu-img is stopped mid-way
+        return child;
+    }
+
+    private static boolean hasOpen(ProcessHandle process, Path file) {
+        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
+            return fds.anyMatch(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).equals(file);
+                } catch (IOException e) {
+                    return false; // closed meanwhile
+                }
+            });
+        } catch (IOException e) {
+            return false; // ended meanwhile
+        }
+    }
+
+    /** kill -{@code signal} {@code pid}: a process this test started. */
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("/bin/kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .start();
+        assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.exitValue()).as("kill -%s %d", signal, pid).isZero();
+    }
+
+    /**
+     * The next operation after the kill, {@code vsm cleanup} or another snapshot, finishes or
+     * undoes what it left; every layer reads back; then the volume goes on.
+     */
+    private void recoverAndGoOn(String step, boolean finished, boolean byCleanup) throws IOException {
         if (byCleanup) {
             assertThat(vsm.run("cleanup", "chain").ok().out()).startsWith("cleanup of storage 'chain' done");
         } else {
@@ -138,16 +252,22 @@ class DirChainCrashTest {
 
     /** {@code alloc}, then three snapshots with data written before and after each (in this JVM). */
     private void setUpChain() {
+        setUpChain(1);
+    }
+
+    /** As {@link #setUpChain()}, the volume {@code mib} MiB, and {@code s2} holding all of it when more than 1. */
+    private void setUpChain(int mib) {
         Path store = sandbox.resolve("store");
         vsm = new Vsm(sandbox)
                 .writeConfig("storages:\n  chain:\n    type: dir\n    path: " + store
                         + "\n    content: images\n    snapshot-as-volume-chain: 1\n");
         images = store.resolve("images/100");
-        current = new byte[SIZE];
-        vsm.run("alloc", "chain", "100", "", "1M", "--format", "qcow2").ok();
+        size = mib * MIB;
+        current = new byte[size];
+        vsm.run("alloc", "chain", "100", "", mib + "M", "--format", "qcow2").ok();
         write(0x11, 0, 256 * 1024);
         snapshot("s1");
-        write(0x22, 128 * 1024, 64 * 1024);
+        write(0x22, mib > 1 ? 0 : 128 * 1024, mib > 1 ? size : 64 * 1024);
         write(0x23, 4096, 4096);
         snapshot("s2");
         write(0x33, 512 * 1024, 128 * 1024);
