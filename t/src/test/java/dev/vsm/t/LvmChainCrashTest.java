@@ -45,6 +45,8 @@ class LvmChainCrashTest {
     private static final int MIB = 1024 * 1024;
     static final long SEED = Long.getLong("vsm.chain-crash.seed", System.nanoTime());
     static final int STEPS = Integer.getInteger("vsm.chain-crash.steps", 4);
+    /** The operations whose steps are drawn, by the rounds' names (e.g. {@code rename,commit}); all when not set. */
+    static final String ONLY = System.getProperty("vsm.chain-crash.only", "");
 
     @RegisterExtension
     static final InGuest GUEST = InGuest.withDisksMiB(128);
@@ -86,8 +88,9 @@ class LvmChainCrashTest {
      * One process per operation, each stopped at its most dangerous step and killed there: a
      * snapshot after {@code current}'s rename (no {@code current}), a rollback after its removal, a
      * delete by commit after the commit (the snapshot holds its child's data), a delete by rebase
-     * after the rebase. An activation is refused while a record is there; then {@code vsm cleanup}
-     * recovers all four.
+     * after the rebase, a snapshot's rename after its {@code lvrename} (the layer above names an LV
+     * that is gone). An activation is refused while a record is there; then {@code vsm cleanup}
+     * recovers all five.
      */
     @Test
     void processesKilledAtEachOperationsMostDangerousStepAreRecoveredByCleanup() {
@@ -96,30 +99,34 @@ class LvmChainCrashTest {
         Chain rollback = chain(101);
         Chain commit = chain(102);
         Chain rebase = chain(103);
+        Chain rename = chain(104);
         Map<Vsm.Started, String> rounds = new LinkedHashMap<>();
         rounds.put(start(snapshot, "lvcreate#1", "snapshot", snapshot.volid(), "s3"), "snapshot");
         rounds.put(start(rollback, "lvcreate#1", "rollback", rollback.volid(), "s2"), "rollback");
         rounds.put(start(commit, "lvremove#1", "snapshot-delete", commit.volid(), "s1"), "commit");
         rounds.put(start(rebase, "lvremove#1", "snapshot-delete", rebase.volid(), "s2"), "rebase");
+        rounds.put(start(rename, "qemu-img#1", "rename-snapshot", rename.volid(), "s1", "r1"), "rename");
         killEachAtItsPause(rounds);
 
         assertThat(vg.lvNames())
                 .as("the killed runs' state")
                 .doesNotContain(snapshot.lv(), rollback.lv())
-                .contains(snapshot.snapLv("s3"));
-        assertThat(records()).hasSize(4);
+                .contains(snapshot.snapLv("s3"), rename.snapLv("r1"))
+                .doesNotContain(rename.snapLv("s1")); // s2's layer names it still
+        assertThat(records()).hasSize(5);
         Vsm.Result refused = vsm.run("activate", snapshot.volid());
         assertThat(refused.exit()).isEqualTo(1);
         assertThat(refused.err()).contains("volume '" + snapshot.lv() + "' is in the middle of 'snapshot s3'");
         assertThat(vsm.run("activate", commit.volid()).err()).contains("is in the middle of 'delete-commit s1 s2'");
 
         Vsm.Result cleanup = vsm.run("cleanup", "san").ok();
-        for (Chain c : List.of(snapshot, rollback, commit, rebase)) {
+        for (Chain c : List.of(snapshot, rollback, commit, rebase, rename)) {
             assertThat(cleanup.out()).contains(c.lv() + " (interrupted chain operation)");
         }
         rollback.current = rollback.snapshots.get("s2").clone();
         commit.snapshots.remove("s1");
         rebase.snapshots.remove("s2");
+        rename.expectDone(new String[] {"rename-snapshot", rename.volid(), "s1", "r1"});
         verify();
         vsm.run("activate", snapshot.volid()).ok();
         // and a volume goes on: a write, a snapshot, a delete of the oldest
@@ -138,9 +145,11 @@ class LvmChainCrashTest {
      * recovery, else it is undone. {@code qemu-img check} of every layer at the end.
      *
      * <p>A round costs about 25 lvm2 and qemu processes, some 25 s under TCG: each run takes
-     * {@link #STEPS} of the 21 steps, drawn with a new seed (in the order below), so that runs
-     * cover every step over time within the full suite's time. {@code -Dvsm.chain-crash.steps=21}
-     * takes them all (passed, 2026-12-06); {@code -Dvsm.chain-crash.seed} repeats a run's draw.
+     * {@link #STEPS} of the 25 steps, drawn with a new seed (in the order below), so that runs
+     * cover every step over time within the full suite's time. {@code -Dvsm.chain-crash.steps=25}
+     * takes them all (passed, 2026-12-06); {@code -Dvsm.chain-crash.seed} repeats a run's draw;
+     * {@code -Dvsm.chain-crash.only=rename} (operations, comma-separated: {@code snapshot},
+     * {@code rollback}, {@code commit}, {@code rebase}, {@code rename}) draws from their steps only.
      */
     @Test
     void aCrashAtEveryStepIsFinishedOrUndone() {
@@ -169,8 +178,15 @@ class LvmChainCrashTest {
                 new Round("rebase", "lvchange#3", false, false),
                 new Round("rebase", "qemu-img#1", true, false), // qemu-img rebase of the child
                 new Round("rebase", "lvremove#1", true, true), // the snapshot removed
-                new Round("rebase", "lvchange#4", true, true));
-        List<Round> drawn = draw(rounds);
+                new Round("rebase", "lvchange#4", true, true),
+                // rename-snapshot of the oldest: the record on its LV, which it renames
+                new Round("rename", "lvchange#3", false, false),
+                new Round("rename", "lvrename#1", true, false), // snap_..._S -> snap_..._NEW
+                new Round("rename", "qemu-img#1", true, true), // qemu-img rebase -u of the child onto NEW
+                new Round("rename", "lvchange#4", true, true));
+        List<Round> drawn = draw(rounds.stream()
+                .filter(r -> ONLY.isEmpty() || List.of(ONLY.split(",")).contains(r.op()))
+                .toList());
         int next = 0;
         for (int i = 0; i < drawn.size(); i++) {
             Round round = drawn.get(i);
@@ -183,6 +199,7 @@ class LvmChainCrashTest {
                 case "snapshot" -> new String[] {"snapshot", chain.volid(), "n" + next++};
                 case "rollback" -> new String[] {"rollback", chain.volid(), names.get(names.size() - 1)};
                 case "commit" -> new String[] {"snapshot-delete", chain.volid(), names.get(0)};
+                case "rename" -> new String[] {"rename-snapshot", chain.volid(), names.get(0), "n" + next++};
                 default -> new String[] {"snapshot-delete", chain.volid(), names.get(1)};
             };
             String where = String.join(" ", args) + ", crashed before " + round.step() + " (seed " + SEED + ")";
@@ -375,6 +392,12 @@ class LvmChainCrashTest {
                 case "snapshot" -> snapshots.put(args[2], current.clone());
                 case "rollback" -> current = snapshots.get(args[2]).clone();
                 case "snapshot-delete" -> snapshots.remove(args[2]);
+                case "rename-snapshot" -> {
+                    Map<String, byte[]> renamed = new LinkedHashMap<>();
+                    snapshots.forEach((k, v) -> renamed.put(k.equals(args[2]) ? args[3] : k, v));
+                    snapshots.clear();
+                    snapshots.putAll(renamed);
+                }
                 default -> throw new IllegalArgumentException(args[0]);
             }
         }
