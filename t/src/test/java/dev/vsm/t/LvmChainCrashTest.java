@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Crash safety of volume chains on thick LVM (docs/volume-chains.md, "lvm"), on a real kernel
  * ({@link InGuest}): the intent record is an LV tag, and what a crash at any step of
- * {@code snapshot}, {@code rollback} and {@code snapshot-delete} (by commit, by rebase) left is
+ * {@code snapshot}, {@code rollback}, {@code snapshot-delete} (by commit, by rebase) and
+ * {@code rename-snapshot} left is
  * finished or undone by {@code vsm cleanup} or the volume's next change. After each recovery every
  * layer reads back byte for byte, {@code qemu-img info --backing-chain} is whole and exactly the
  * snapshots' LVs under the volume's, every layer passes {@code qemu-img check}, and the VG holds
