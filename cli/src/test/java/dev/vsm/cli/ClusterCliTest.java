@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vsm.testing.FreePorts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -31,7 +32,7 @@ class ClusterCliTest {
     void start() throws Exception {
         // its data directory, and the configuration file ZooKeeper writes beside it, inside tmp (not /tmp)
         Path data = Files.createDirectories(tmp.resolve("zookeeper/data"));
-        server = new TestingServer(new InstanceSpec(data.toFile(), -1, -1, -1, true, -1), true);
+        server = new TestingServer(new InstanceSpec(data.toFile(), FreePorts.next(), -1, -1, true, -1), true);
         config = tmp.resolve("storage.yaml");
         Files.writeString(
                 config,

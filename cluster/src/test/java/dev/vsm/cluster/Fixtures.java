@@ -9,6 +9,7 @@ import dev.vsm.spi.ContentType;
 import dev.vsm.spi.PluginSchema;
 import dev.vsm.spi.PropertySpec;
 import dev.vsm.spi.VolumeFormat;
+import dev.vsm.testing.FreePorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,13 +58,14 @@ final class Fixtures {
     }
 
     /**
-     * A ZooKeeper server on a free port whose files all stay under {@code dir/name}. ZooKeeper's
-     * embedded server writes its configuration file next to the data directory, which Curator
-     * otherwise makes straight under /tmp: each server would leave a file there.
+     * A ZooKeeper server on free ports below the ephemeral range ({@link FreePorts} says why) whose
+     * files all stay under {@code dir/name}. ZooKeeper's embedded server writes its configuration
+     * file next to the data directory, which Curator otherwise makes straight under /tmp: each
+     * server would leave a file there.
      */
     static InstanceSpec zooKeeperIn(Path dir, String name) throws IOException {
         Path data = Files.createDirectories(dir.resolve(name).resolve("data"));
-        return new InstanceSpec(data.toFile(), -1, -1, -1, true, -1);
+        return new InstanceSpec(data.toFile(), FreePorts.next(), FreePorts.next(), FreePorts.next(), true, -1);
     }
 
     static byte[] bytes(String text) {

@@ -1,5 +1,6 @@
 package dev.vsm.t.support;
 
+import dev.vsm.testing.FreePorts;
 import dev.vsm.testing.Trees;
 import java.io.File;
 import java.io.IOException;
@@ -73,8 +74,19 @@ public final class ClusterEnsemble implements BeforeAllCallback, AfterAllCallbac
             for (int id = 1; id <= 3; id++) {
                 File data = Files.createDirectories(home.resolve("server" + id + "/data"))
                         .toFile();
-                // ports -1: free ones; maxClientCnxns 0: no per-address limit (24 vsm processes share 127.0.0.1)
-                specs.add(new InstanceSpec(data, -1, -1, -1, true, id, TICK_MILLIS, 0, Map.of(), "127.0.0.1"));
+                // ports below the ephemeral range (FreePorts says why); maxClientCnxns 0: no
+                // per-address limit (24 vsm processes share 127.0.0.1)
+                specs.add(new InstanceSpec(
+                        data,
+                        FreePorts.next(),
+                        FreePorts.next(),
+                        FreePorts.next(),
+                        true,
+                        id,
+                        TICK_MILLIS,
+                        0,
+                        Map.of(),
+                        "127.0.0.1"));
             }
             cluster = new TestingCluster(specs);
             cluster.start();
