@@ -152,6 +152,18 @@ class DirChainTest {
                 "'snap-s1-vm-100-disk-0.qcow2' is a snapshot filename, not a volume!",
                 "free",
                 "chain:100/snap-s1-vm-100-disk-0.qcow2");
+        // pve's dir exports no chain with its snapshots (its layers are files of their own)
+        String stream = sandbox.resolve("stream").toString();
+        refused(
+                "volume export format qcow2+size not available for '" + VOLID
+                        + "' (storage type dir, which exports none)",
+                "export",
+                VOLID,
+                "qcow2+size",
+                stream,
+                "--with-snapshots",
+                "1");
+        assertThat(Path.of(stream)).doesNotExist();
 
         // a dry run of every chain operation prints its steps and changes nothing
         assertThat(vsm.run("snapshot", VOLID, "s3", "--dry-run").ok().out())
