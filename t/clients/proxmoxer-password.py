@@ -8,20 +8,10 @@ usage: proxmoxer-password.py PORT CERTIFICATE USER@REALM PASSWORD STORAGE VMID
 """
 import json
 import sys
-import time
 
 from proxmoxer import ProxmoxAPI
 
-
-def wait(api, node, upid):
-    """Waits for a task to end, as pve's frees run in the background, and fails unless it ended well."""
-    while True:
-        status = api.nodes(node).tasks(upid).status.get()
-        if status["status"] == "stopped":
-            if status["exitstatus"] != "OK":
-                sys.exit("task %s: %s" % (upid, status["exitstatus"]))
-            return
-        time.sleep(0.2)
+from pve_tasks import wait
 
 
 port, certificate, user, password, storage, vmid = sys.argv[1:7]

@@ -9,20 +9,10 @@ usage: proxmoxer-upload.py PORT CERTIFICATE USER@REALM TOKENID SECRET STORAGE BA
 import json
 import os
 import sys
-import time
 
 from proxmoxer import ProxmoxAPI
 
-
-def wait(api, node, upid):
-    """Waits for a task to end, as pve's frees run in the background, and fails unless it ended well."""
-    while True:
-        status = api.nodes(node).tasks(upid).status.get()
-        if status["status"] == "stopped":
-            if status["exitstatus"] != "OK":
-                sys.exit("task %s: %s" % (upid, status["exitstatus"]))
-            return
-        time.sleep(0.2)
+from pve_tasks import wait
 
 
 port, certificate, user, token, secret, storage, backup, iso = sys.argv[1:9]

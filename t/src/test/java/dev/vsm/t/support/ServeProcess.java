@@ -112,7 +112,8 @@ public final class ServeProcess implements AutoCloseable {
                 Integer.toString(port),
                 certificate.toString()));
         argv.addAll(List.of(args));
-        return HostTools.run(Map.of(), argv.toArray(String[]::new));
+        // no __pycache__ of t/clients' shared module in the checkout
+        return HostTools.run(Map.of("PYTHONDONTWRITEBYTECODE", "1"), argv.toArray(String[]::new));
     }
 
     /** {@link #proxmoxer}, the token ({@code USER@REALM!NAME=SECRET}) given as its user, name and secret before {@code args}. */
