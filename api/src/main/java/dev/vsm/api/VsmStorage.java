@@ -271,6 +271,15 @@ public final class VsmStorage implements AutoCloseable {
         manager().free(volume);
     }
 
+    /**
+     * The guest that owns a volume, from its name as its storage's plugin parses it (pve's
+     * {@code parse_volname}); null for a volume no guest owns. Nothing is read or activated; a
+     * name the plugin refuses is bad input.
+     */
+    public Integer owner(VolumeId volume) {
+        return manager().parse(volume).vmid();
+    }
+
     /** Where a volume lives; nothing needs to exist, nothing is activated ({@code vsm path}). */
     public Path path(VolumeId volume) {
         return manager().path(volume);

@@ -207,13 +207,7 @@ public final class Contents {
         try (VsmStorage vsm = call.vsm()) {
             Nodes.check(call, vsm);
             StorageStatus.exists(vsm, volume.storage());
-            vsm.path(volume); // a name its storage's plugin refuses is bad input, as elsewhere: 400, no task
-            Integer owner;
-            try {
-                owner = vsm.info(volume).vmid();
-            } catch (StorageException e) {
-                owner = null; // gone, or unreadable: the free says why, in its task
-            }
+            Integer owner = vsm.owner(volume); // a name its storage's plugin refuses is bad input: 400, no task
             String id = (owner == null ? "" : owner + "@") + volume.storage();
             Task task = tasks.start(vsm.nodeName(), "imgdel", id, call.subject());
             String upid = task.run(t -> {
